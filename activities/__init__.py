@@ -1,0 +1,1 @@
+"""Activities: every side effect of a run (LLM calls, tools, storage), one typed input each."""

@@ -1,0 +1,30 @@
+"""Heartbeat while an activity awaits something slow, so a dead worker is noticed quickly."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from temporalio import activity
+
+
+@asynccontextmanager
+async def heartbeating() -> AsyncIterator[None]:
+    """Send heartbeats at a third of the activity's heartbeat timeout while the block runs."""
+    timeout = activity.info().heartbeat_timeout
+    if not timeout:
+        yield
+        return
+    interval = max(timeout.total_seconds() / 3, 0.05)
+
+    async def beat() -> None:
+        while True:
+            activity.heartbeat()
+            await asyncio.sleep(interval)
+
+    task = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()

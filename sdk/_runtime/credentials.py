@@ -1,0 +1,72 @@
+"""Credentials resolved on the worker from references, never carried in workflow payloads.
+
+A :class:`ProviderSpec` names its key by reference: ``env:NAME`` reads the worker's
+environment; ``local:<token>`` looks the key up in this process's :class:`CredentialVault`,
+which is how the embedded default hands a ``Provider(api_key=...)`` to its in-process worker.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import threading
+
+from rath.errors import ConfigError
+
+_SECRET_SHAPES = re.compile(r"\b(sk|pk|rk|key|tok)[-_][A-Za-z0-9_\-*.]{6,}")
+
+
+class CredentialVault:
+    """In-memory keys of this process, by opaque token. Labelled global state: one per process."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, str] = {}
+        self._by_key: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def register(self, key: str) -> str:
+        """Keep ``key`` and return its reference ``local:<token>`` (the same key, the same ref)."""
+        with self._lock:
+            ref = self._by_key.get(key)
+            if ref is None:
+                ref = f"local:{secrets.token_hex(8)}"
+                self._keys[ref] = key
+                self._by_key[key] = ref
+            return ref
+
+    def resolve(self, ref: str | None, *, default_env: str) -> str | None:
+        """The key a reference names, or ``None`` when the worker has none.
+
+        Raises:
+            ConfigError: A ``local:`` reference from another process (a remote worker cannot
+                see keys held in the client's memory).
+        """
+        if ref is None:
+            return os.environ.get(default_env) or None
+        if ref.startswith("env:"):
+            return os.environ.get(ref[4:]) or None
+        with self._lock:
+            key = self._keys.get(ref)
+        if key is None:
+            raise ConfigError(
+                "this worker cannot resolve the run's API key (it was given to another process "
+                "as Provider(api_key=...)); set the key in the worker's environment and use "
+                "Provider(api_key_env='NAME') instead"
+            )
+        return key
+
+    def redact(self, text: str) -> str:
+        """``text`` with every known key and anything shaped like a key replaced by ``***``."""
+        with self._lock:
+            known = list(self._keys.values())
+        for key in [*known, *(os.environ.get(n, "") for n in _KEY_ENV_NAMES)]:
+            if key:
+                text = text.replace(key, "***")
+        return _SECRET_SHAPES.sub("***", text)
+
+
+_KEY_ENV_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+
+VAULT = CredentialVault()
+"""The process-wide vault (global state: keys registered by clients in this process)."""

@@ -1,0 +1,190 @@
+"""The client-side runtime behind the synchronous, lazy API.
+
+One background thread runs one asyncio loop holding the Temporal client and, in the embedded
+default, an in-process worker. ``agent(session)`` submits a coroutine here and returns at once;
+reading the result waits on its future. This is process-global state (one runtime per settings),
+torn down at interpreter exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.worker import Worker
+
+from rath._runtime.devserver import ensure_server
+from rath._runtime.settings import Settings
+from rath.errors import RunFailedError
+from rath.plugin import RathPlugin
+
+T = TypeVar("T")
+_SHUTDOWN_TIMEOUT = 10.0
+
+
+class Runtime:
+    """A background event loop with a connected client (and the embedded worker)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="rath-runtime", daemon=True
+        )
+        self._thread.start()
+        self._client: asyncio.Future[Client] | None = None
+        self._worker: Worker | None = None
+        self._worker_task: asyncio.Task[None] | None = None
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule ``coro`` on the runtime loop; never blocks."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the runtime loop and wait for its result."""
+        return self.submit(coro).result()
+
+    async def client(self) -> Client:
+        """The connected client; the first call starts the embedded server and worker."""
+        if self._client is None:
+            self._client = asyncio.ensure_future(self._connect())
+        return await asyncio.shield(self._client)
+
+    async def _connect(self) -> Client:
+        settings = self.settings
+        address = settings.address
+        if address is None:
+            info = await asyncio.to_thread(ensure_server, settings.home)
+            address = info.address
+            verb = "started" if info.started else "using"
+            _notice(f"{verb} embedded Temporal at {address} (Web UI: {info.ui_url})")
+        client = await Client.connect(
+            address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
+        )
+        if settings.embedded:
+            self._worker = Worker(client, task_queue=settings.task_queue)
+            self._worker_task = asyncio.ensure_future(self._worker.run())
+        return client
+
+    def shutdown(self) -> None:
+        """Stop the in-process worker (bounded) and the loop thread."""
+        if self._worker is not None and self._worker_task is not None:
+            worker = self._worker
+
+            async def stop() -> None:
+                await worker.shutdown()
+
+            try:
+                self.submit(stop()).result(timeout=_SHUTDOWN_TIMEOUT)
+            except Exception:  # interpreter exit: never turn a clean run into a failure
+                pass
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=_SHUTDOWN_TIMEOUT)
+
+
+_runtimes: dict[Settings, Runtime] = {}
+_lock = threading.Lock()
+
+
+def get_runtime(settings: Settings | None = None) -> Runtime:
+    """The runtime for ``settings`` (from the environment by default), created on first use."""
+    settings = settings or Settings.from_env()
+    with _lock:
+        runtime = _runtimes.get(settings)
+        if runtime is None:
+            runtime = _runtimes[settings] = Runtime(settings)
+        return runtime
+
+
+def shutdown_runtime(settings: Settings | None = None) -> None:
+    """Shut down the runtime for ``settings`` (all runtimes when ``None``); a no-op if absent."""
+    with _lock:
+        if settings is None:
+            runtimes = list(_runtimes.values())
+            _runtimes.clear()
+        else:
+            found = _runtimes.pop(settings, None)
+            runtimes = [found] if found is not None else []
+    for runtime in runtimes:
+        runtime.shutdown()
+
+
+atexit.register(shutdown_runtime)
+
+
+class RunHandle:
+    """The pending result of one durable run (implements the session's ``PendingResult``)."""
+
+    def __init__(self, run_id: str, future: concurrent.futures.Future[Any]) -> None:
+        self._run_id = run_id
+        self._future = future
+
+    @property
+    def run_id(self) -> str:
+        """The workflow id."""
+        return self._run_id
+
+    def done(self) -> bool:
+        """True once the run has finished."""
+        return self._future.done()
+
+    def result(self) -> Any:
+        """Wait for the run; failures become :class:`RunFailedError` naming the workflow id."""
+        return self._future.result()
+
+    async def wait(self) -> None:
+        """Await the run from asyncio code without blocking the loop."""
+        await asyncio.wrap_future(self._future)
+
+
+async def run_workflow(
+    runtime: Runtime,
+    *,
+    workflow: str,
+    workflow_id: str,
+    make_input: Callable[[], Any],
+    result_type: type[T],
+    wait_for: tuple[Callable[[], Awaitable[None]], ...] = (),
+    static_summary: str | None = None,
+) -> T:
+    """Start a workflow once its inputs are ready, and wait for its result."""
+    for ready in wait_for:
+        await ready()
+    client = await runtime.client()
+    handle = await client.start_workflow(
+        workflow,
+        make_input(),
+        id=workflow_id,
+        task_queue=runtime.settings.task_queue,
+        result_type=result_type,
+        static_summary=static_summary,
+    )
+    try:
+        return await handle.result()
+    except WorkflowFailureError as exc:
+        raise RunFailedError(
+            f"run {workflow_id!r} failed: {describe_failure(exc)}", workflow_id=workflow_id
+        ) from exc
+
+
+def describe_failure(exc: BaseException) -> str:
+    """The messages of a Temporal failure's cause chain, outermost first."""
+    parts: list[str] = []
+    current: BaseException | None = exc.__cause__ if isinstance(exc, WorkflowFailureError) else exc
+    while current is not None:
+        message = str(current) or type(current).__name__
+        if not parts or parts[-1] != message:
+            parts.append(message)
+        current = getattr(current, "cause", None) or current.__cause__
+    return ": ".join(parts) if parts else str(exc)
+
+
+def _notice(message: str) -> None:
+    sys.stderr.write(f"rath: {message}\n")
+    sys.stderr.flush()

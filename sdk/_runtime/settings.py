@@ -1,0 +1,67 @@
+"""Process settings read from the environment, and the chunk store they point at."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from rath.store import ChunkStore
+
+DEFAULT_TASK_QUEUE = "rath"
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Where Rath keeps its state and which Temporal it talks to.
+
+    Attributes:
+        home: The data dir (``RATH_HOME``, default ``~/.rath``): embedded server database,
+            chunk store, allocated workspaces.
+        address: ``TEMPORAL_ADDRESS``; ``None`` selects the embedded dev server.
+        namespace: ``TEMPORAL_NAMESPACE`` (default ``default``).
+        task_queue: ``RATH_TASK_QUEUE`` (default ``rath``).
+        store_dir: ``RATH_STORE_DIR`` (default ``<home>/store``), shared by client and workers.
+    """
+
+    home: Path
+    address: str | None
+    namespace: str
+    task_queue: str
+    store_dir: Path
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        """Read the settings from environment variables (see the class docstring)."""
+        home = Path(os.environ.get("RATH_HOME") or "~/.rath").expanduser().resolve()
+        store = os.environ.get("RATH_STORE_DIR")
+        return cls(
+            home=home,
+            address=os.environ.get("TEMPORAL_ADDRESS") or None,
+            namespace=os.environ.get("TEMPORAL_NAMESPACE") or DEFAULT_NAMESPACE,
+            task_queue=os.environ.get("RATH_TASK_QUEUE") or DEFAULT_TASK_QUEUE,
+            store_dir=Path(store).expanduser().resolve() if store else home / "store",
+        )
+
+    @property
+    def embedded(self) -> bool:
+        """True when no ``TEMPORAL_ADDRESS`` is set: Rath runs its own dev server and worker."""
+        return self.address is None
+
+    @property
+    def workspaces_dir(self) -> Path:
+        """Where workspaces are allocated for sessions placed with no ``working_dir``."""
+        return self.home / "workspaces"
+
+
+@lru_cache(maxsize=8)
+def store_at(path: Path) -> ChunkStore:
+    """The (cached) chunk store rooted at ``path``."""
+    return ChunkStore(path)
+
+
+def current_store() -> ChunkStore:
+    """The chunk store the current environment points at."""
+    return store_at(Settings.from_env().store_dir)

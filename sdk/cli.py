@@ -1,0 +1,85 @@
+"""The ``rath`` command: ``rath server``, ``rath worker``, ``rath demo``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from rath._runtime.settings import Settings
+
+DEMO_PROMPT = "Create notes.txt saying hi, then read it back."
+
+
+def _server(args: argparse.Namespace) -> int:
+    from rath._runtime.devserver import run_foreground, server_status, stop_server
+
+    home = Settings.from_env().home
+    if args.action == "stop":
+        stopped = stop_server(home)
+        print("stopped the embedded Temporal server" if stopped else "no embedded server running")
+        return 0
+    if args.action == "status":
+        info = server_status(home)
+        if info is None:
+            print(f"no embedded Temporal server running for {home}")
+            return 1
+        print(f"Temporal gRPC: {info.address}\nTemporal UI:   {info.ui_url}\nData dir:      {home}")
+        return 0
+    return run_foreground(home)
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from rath.worker.main import main as worker_main
+
+    worker_main(["--task-queue", args.task_queue] if args.task_queue else [])
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from rath import flow
+    from rath.session import Session
+
+    agent = flow.Agent(
+        "Use tools when helpful.", provider=flow.Provider(model=args.model), name="demo"
+    )
+    user = Session.from_user_message(args.prompt).to("local", spec=args.workspace)
+    out = agent(user)
+    print(f"started {out.run_id} (open the Temporal UI to watch it)")
+    print(out)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``rath`` command."""
+    parser = argparse.ArgumentParser(prog="rath", description="Rath: durable agents on Temporal")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    server = commands.add_parser("server", help="run the embedded Temporal dev server")
+    server.add_argument(
+        "action", nargs="?", choices=("run", "stop", "status"), default="run",
+        help="run in the foreground (default), stop the background one, or show its status",
+    )
+    server.set_defaults(func=_server)
+
+    worker = commands.add_parser("worker", help="run a worker (TEMPORAL_ADDRESS or embedded)")
+    worker.add_argument("--task-queue", help="override RATH_TASK_QUEUE")
+    worker.set_defaults(func=_worker)
+
+    demo = commands.add_parser("demo", help="run one agent on the embedded default")
+    demo.add_argument("--prompt", default=DEMO_PROMPT)
+    demo.add_argument("--workspace", default="./work")
+    demo.add_argument("--model", default="gpt-4o-mini")
+    demo.set_defaults(func=_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``rath`` command."""
+    args = build_parser().parse_args(argv)
+    code = args.func(args)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter finalisation: the Temporal core can abort there (sdk-python#300) and
+    # turn a successful command into a failed one.
+    os._exit(code)

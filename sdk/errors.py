@@ -1,0 +1,93 @@
+"""Rath's error tree. Every error Rath raises derives from :class:`RathError`.
+
+::
+
+    RathError
+    ├── UserError                 a developer mistake: fix the code or config (never retried)
+    │   ├── ConfigError           bad configuration (env vars, provider fields, placement)
+    │   ├── ToolNameConflictError a user tool reuses a built-in or another tool's name
+    │   └── NotReadyError         a lazy session was read inside a workflow before it finished
+    └── RunError                  something failed while a run was executing
+        ├── RunFailedError        a durable run failed; carries the workflow id
+        ├── LLMError              the model endpoint answered with a terminal error
+        ├── StoreError            the chunk store is missing an object or is unreadable
+        └── SandboxError          a sandbox could not be opened or used
+
+Foreign exceptions (openai, httpx, Temporal) are translated once, at the activity or client
+boundary; nothing below that boundary sees them.
+"""
+
+from __future__ import annotations
+
+
+class RathError(Exception):
+    """Root of every error raised by Rath."""
+
+
+class UserError(RathError):
+    """A developer mistake: wrong arguments, bad configuration, unknown names.
+
+    Raised inside workflow code it fails the workflow (it is registered as a workflow failure
+    type), instead of leaving a workflow task retrying forever.
+    """
+
+
+class ConfigError(UserError):
+    """Configuration is missing or invalid; the message names the setting and the fix."""
+
+
+class ToolNameConflictError(UserError):
+    """Two tools share a name, or a user tool shadows a built-in tool."""
+
+
+class NotReadyError(UserError):
+    """A lazy session's content was read inside workflow code before it was ready."""
+
+
+class RunError(RathError):
+    """A failure that happened while a run was executing."""
+
+
+class RunFailedError(RunError):
+    """A durable run (a Temporal workflow) failed.
+
+    Attributes:
+        workflow_id: The id of the failed workflow, for the Temporal UI or CLI.
+    """
+
+    def __init__(self, message: str, *, workflow_id: str) -> None:
+        super().__init__(message)
+        self.workflow_id = workflow_id
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_run_failed, (str(self), self.workflow_id))
+
+
+def _rebuild_run_failed(message: str, workflow_id: str) -> RunFailedError:
+    return RunFailedError(message, workflow_id=workflow_id)
+
+
+class LLMError(RunError):
+    """The model endpoint answered with an error that retrying will not fix."""
+
+
+class StoreError(RunError):
+    """The chunk store does not hold an object it should, or cannot be read."""
+
+
+class SandboxError(RunError):
+    """A sandbox backend could not be opened or used."""
+
+
+__all__ = [
+    "ConfigError",
+    "LLMError",
+    "NotReadyError",
+    "RathError",
+    "RunError",
+    "RunFailedError",
+    "SandboxError",
+    "StoreError",
+    "ToolNameConflictError",
+    "UserError",
+]

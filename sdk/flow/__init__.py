@@ -1,0 +1,8 @@
+"""Composable agent modules: ``Workflow`` (like ``nn.Module``), ``AgentParam``, ``Agent``."""
+
+from rath.flow._agent import Agent
+from rath.flow._module import Workflow
+from rath.flow._param import AgentParam
+from rath.llm._provider import Provider
+
+__all__ = ["Agent", "AgentParam", "Provider", "Workflow"]

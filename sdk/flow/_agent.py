@@ -1,0 +1,85 @@
+"""``Agent``: a ``Workflow`` with one system prompt and one provider, running the agent loop."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from rath.errors import ConfigError
+from rath.flow._module import Workflow
+from rath.flow._param import AgentParam
+from rath.llm._provider import Provider
+from rath.session._loop import run_session_loop
+from rath.session._session import Session
+
+
+class Agent(Workflow):
+    """An LLM agent: ``agent(session)`` runs the durable agent loop and returns a lazy session.
+
+    Args:
+        system_prompt: The agent's instructions (its prompt session's single SYSTEM row).
+        provider: Which model to call. Either this or ``model`` is required.
+        tools: Extra tools (reserved; the six built-in tools are always offered to a session
+            placed on a sandbox).
+        model: A model name; builds ``Provider(model=model)``, or fills a provider's missing
+            model.
+        name: Names the agent in workflow ids and the Temporal UI. Defaults to the attribute
+            name it is assigned to in a parent ``Workflow``, else ``"agent"``.
+        max_tool_rounds: LLM calls per run before the loop stops (``loop.truncated``).
+        options: A ``LoopOptions`` with activity timeouts and retries.
+
+    Example:
+        agent = flow.Agent("Use tools when helpful.", model="gpt-4o-mini")
+        out = agent(Session.from_user_message("hi").to("local", spec="./work"))
+        print(out)
+    """
+
+    def __init__(
+        self,
+        system_prompt: str,
+        provider: Provider | None = None,
+        tools: Sequence[Any] | None = None,
+        *,
+        model: str | None = None,
+        name: str | None = None,
+        max_tool_rounds: int = 64,
+        options: Any = None,
+    ) -> None:
+        super().__init__()
+        if provider is None and model is None:
+            raise ConfigError("Agent needs a provider or a model: Agent(prompt, model='gpt-4o-mini')")
+        if provider is None:
+            provider = Provider(model=model)
+        elif model is not None and provider.model is None:
+            provider = dataclasses.replace(provider, model=model)
+        self.agent = AgentParam(Session.from_agent_prompt(system_prompt), provider)
+        self.tools = list(tools or ())
+        self.max_tool_rounds = max_tool_rounds
+        self.options = options
+        self._name = name
+        self._named_explicitly = name is not None
+
+    @property
+    def name(self) -> str:
+        """The agent's display name."""
+        return self._name or "agent"
+
+    def _on_registered(self, name: str) -> None:
+        if not self._named_explicitly:
+            self._name = name
+
+    def forward(self, session: Session) -> Session:
+        """Run the agent loop over ``session`` (returns at once; the result is lazy)."""
+        return run_session_loop(
+            session,
+            self.agent.agent_session,
+            agent_provider=self.agent.provider,
+            tools=self.tools,
+            max_tool_rounds=self.max_tool_rounds,
+            agent_name=self.name,
+            options=self.options,
+        )
+
+    def extra_repr(self) -> str:
+        return f"name={self.name!r}"

@@ -1,0 +1,182 @@
+"""``Workflow``: a composable agent module that behaves like ``torch.nn.Module``.
+
+Assigning an :class:`AgentParam` or another ``Workflow`` to an attribute registers it;
+``__call__`` runs :meth:`Workflow.forward`; ``named_agents``, ``named_children`` and
+``named_workflows`` walk the tree with dotted names; ``state_dict`` saves every agent's prompt
+and (secret-free) provider settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from rath.flow._param import AgentParam
+from rath.session._chunks import ChunkRow
+from rath.session._session import Session
+from rath.session._table_ref import TableRef
+
+_STATE_PROVIDER_FIELDS = ("model", "base_url", "api_key_env", "provider_kind")
+
+
+class Workflow:
+    """Base class of agent modules. Subclasses call ``super().__init__()`` and define ``forward``.
+
+    Example:
+        class Pair(flow.Workflow):
+            def __init__(self, provider):
+                super().__init__()
+                self.writer = flow.Agent("Write.", provider=provider)
+                self.editor = flow.Agent("Edit.", provider=provider)
+
+            def forward(self, session):
+                return self.editor(self.writer(session))
+    """
+
+    _agents: dict[str, AgentParam]
+    _children: dict[str, Workflow]
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_agents", {})
+        object.__setattr__(self, "_children", {})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        registries = self.__dict__.get("_agents"), self.__dict__.get("_children")
+        if isinstance(value, AgentParam | Workflow):
+            if registries[0] is None or registries[1] is None:
+                raise AttributeError(
+                    f"cannot assign {type(value).__name__} {name!r} before "
+                    f"Workflow.__init__() call; add super().__init__() to "
+                    f"{type(self).__name__}.__init__"
+                )
+            self._check_name(name)
+        for registry in registries:
+            if registry is not None:
+                registry.pop(name, None)
+        if isinstance(value, AgentParam):
+            self._agents[name] = value
+        elif isinstance(value, Workflow):
+            self._children[name] = value
+            value._on_registered(name)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._agents.pop(name, None)
+        self._children.pop(name, None)
+        object.__delattr__(self, name)
+
+    def _check_name(self, name: str) -> None:
+        if not name or "." in name:
+            raise KeyError(f"module name {name!r} must be non-empty and contain no '.'")
+
+    def _on_registered(self, name: str) -> None:
+        """Hook: called when this module is assigned to a parent attribute ``name``."""
+
+    # -- running --------------------------------------------------------------------------
+
+    def forward(self, session: Session) -> Session:
+        """Compute the output session. Subclasses must override this."""
+        raise NotImplementedError(f"{type(self).__name__}.forward is not implemented")
+
+    def __call__(self, session: Session, *args: Any, **kwargs: Any) -> Session:
+        return self.forward(session, *args, **kwargs)
+
+    # -- walking --------------------------------------------------------------------------
+
+    def named_children(self) -> tuple[tuple[str, Workflow], ...]:
+        """Direct child modules, in assignment order."""
+        return tuple(self._children.items())
+
+    def named_workflows(self, prefix: str = "") -> Iterator[tuple[str, Workflow]]:
+        """This module and every descendant, with dotted names (this one is ``prefix``)."""
+        seen: set[int] = set()
+        stack: list[tuple[str, Workflow]] = [(prefix, self)]
+        while stack:
+            name, module = stack.pop(0)
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            yield name, module
+            stack.extend(
+                (f"{name}.{child_name}" if name else child_name, child)
+                for child_name, child in module._children.items()
+            )
+
+    def named_agents(self, *, recurse: bool = True) -> tuple[tuple[str, AgentParam], ...]:
+        """Every registered ``AgentParam`` with its dotted name, sorted by name."""
+        found: dict[str, AgentParam] = {}
+        modules = self.named_workflows() if recurse else iter([("", self)])
+        for module_name, module in modules:
+            for name, param in module._agents.items():
+                found[f"{module_name}.{name}" if module_name else name] = param
+        return tuple(sorted(found.items()))
+
+    def get_submodule(self, target: str) -> Workflow:
+        """The descendant at dotted path ``target`` (``""`` is this module).
+
+        Raises:
+            AttributeError: No such child; the message names the missing part.
+        """
+        module = self
+        for part in filter(None, target.split(".")):
+            child = module._children.get(part)
+            if child is None:
+                raise AttributeError(f"{type(module).__name__} has no child workflow {part!r}")
+            module = child
+        return module
+
+    # -- state ----------------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """Every agent's prompt rows and provider settings (never API keys), by dotted name."""
+        state: dict[str, Any] = {}
+        for name, param in self.named_agents():
+            rows = param.agent_session.table.inline_rows() or ()
+            state[f"{name}.agent_session"] = [row.model_dump(mode="json") for row in rows]
+            provider = param.provider
+            state[f"{name}.provider"] = {
+                field: getattr(provider, field) for field in _STATE_PROVIDER_FIELDS
+            } | {"options": provider.sampling_options()}
+        return state
+
+    def load_state_dict(self, state: dict[str, Any], *, strict: bool = True) -> tuple[list[str], list[str]]:
+        """Load agent prompts saved by :meth:`state_dict`.
+
+        Returns:
+            ``(missing_keys, unexpected_keys)``.
+
+        Raises:
+            KeyError: ``strict`` and some keys are missing or unexpected (all are listed).
+        """
+        agents = dict(self.named_agents())
+        expected = {f"{name}.agent_session" for name in agents} | {
+            f"{name}.provider" for name in agents
+        }
+        missing = sorted(expected - state.keys())
+        unexpected = sorted(state.keys() - expected)
+        if strict and (missing or unexpected):
+            raise KeyError(f"state_dict mismatch: missing {missing}, unexpected {unexpected}")
+        for name, param in agents.items():
+            rows = state.get(f"{name}.agent_session")
+            if rows is not None:
+                param.agent_session = Session(
+                    table=TableRef.inline(*(ChunkRow.model_validate(row) for row in rows))
+                )
+        return missing, unexpected
+
+    # -- display --------------------------------------------------------------------------
+
+    def extra_repr(self) -> str:
+        """Extra text shown inside this module's repr parentheses."""
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"({name}): {param!r}" for name, param in self._agents.items()]
+        for name, child in self._children.items():
+            child_lines = repr(child).splitlines()
+            lines.append(f"({name}): " + "\n  ".join(child_lines))
+        extra = self.extra_repr()
+        if not lines:
+            return f"{type(self).__name__}({extra})"
+        body = "\n".join("  " + line for line in lines)
+        return f"{type(self).__name__}({extra}\n{body}\n)"

@@ -1,0 +1,141 @@
+"""``Provider``: which model to call and how, as a user writes it (secrets included).
+
+A ``Provider`` never travels through Temporal. :func:`provider_spec` turns it into a
+:class:`ProviderSpec`, the serialisable stand-in that does: the same fields with the API key
+replaced by a *reference* (``env:NAME`` or ``local:<token>``) that only a worker can resolve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+ProviderKind = Literal["openai", "demo"]
+
+# Provider fields copied verbatim into the chat-completions request when set.
+SAMPLING_FIELDS: tuple[str, ...] = (
+    "temperature",
+    "top_p",
+    "max_completion_tokens",
+    "max_tokens",
+    "stop",
+    "n",
+    "seed",
+    "frequency_penalty",
+    "presence_penalty",
+    "tool_choice",
+    "parallel_tool_calls",
+    "response_format",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "reasoning_effort",
+    "verbosity",
+    "metadata",
+    "user",
+    "store",
+    "service_tier",
+)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Provider:
+    """A model endpoint and its sampling preferences (OpenRath's ``Provider`` fields).
+
+    Args:
+        model: Model name, e.g. ``"gpt-4o-mini"``.
+        base_url: An OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, a proxy). ``None``
+            means OpenAI's.
+        api_key: A key for this process only. It never enters workflow history: the embedded
+            worker receives it in memory; remote workers use their own environment instead.
+        api_key_env: Name of the environment variable the *worker* reads the key from
+            (default ``OPENAI_API_KEY``).
+        provider_kind: ``"openai"`` (any OpenAI-compatible server) or ``"demo"`` (Rath's
+            offline scripted demo model).
+        retry_max_attempts: Attempts per LLM call before the run fails (Temporal retries).
+        retry_base_seconds: First retry delay; later ones back off exponentially.
+        request_timeout: Seconds one HTTP request may take before it is retried.
+        budget_total_tokens: Warn (and call ``on_budget_exceeded``) once a run passes this.
+        on_budget_exceeded: Client-side callback ``(session, usage)``.
+        extra_create_args: Extra keyword arguments for ``chat.completions.create``.
+
+    The sampling fields (``temperature`` ... ``service_tier``) are passed to the endpoint
+    as-is when set.
+    """
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    api_key_env: str | None = None
+    provider_kind: ProviderKind | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_completion_tokens: int | None = None
+    max_tokens: int | None = None
+    stop: str | list[str] | None = None
+    n: int | None = None
+    seed: int | None = None
+    frequency_penalty: float | None = None
+    presence_penalty: float | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    parallel_tool_calls: bool | None = None
+    response_format: dict[str, Any] | None = None
+    logit_bias: dict[str, int] | None = None
+    logprobs: bool | None = None
+    top_logprobs: int | None = None
+    reasoning_effort: str | None = None
+    verbosity: str | None = None
+    metadata: dict[str, str] | None = None
+    user: str | None = None
+    store: bool | None = None
+    service_tier: str | None = None
+    extra_create_args: Mapping[str, Any] = field(default_factory=dict)
+    retry_max_attempts: int | None = None
+    retry_base_seconds: float | None = None
+    request_timeout: float | None = None
+    budget_total_tokens: int | None = None
+    on_budget_exceeded: Callable[[Any, Any], None] | None = field(default=None, repr=False)
+
+    def __str__(self) -> str:
+        return self.model or "(no model)"
+
+    def __repr__(self) -> str:
+        return f"Provider({self.model or '(no model)'})"
+
+    def sampling_options(self) -> dict[str, Any]:
+        """The request fields this provider sets (sampling fields + ``extra_create_args``)."""
+        options = {name: getattr(self, name) for name in SAMPLING_FIELDS}
+        options = {name: value for name, value in options.items() if value is not None}
+        options.update(self.extra_create_args)
+        return options
+
+
+class ProviderSpec(BaseModel):
+    """What a workflow knows about a provider: everything but the secret.
+
+    ``api_key_ref`` is ``"env:NAME"`` (the worker reads ``NAME`` from its environment) or
+    ``"local:<token>"`` (a key handed to the in-process worker of the embedded default).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ProviderKind = "openai"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_ref: str | None = None
+    options: dict[str, Any] = {}
+    retry_max_attempts: int | None = None
+    retry_base_seconds: float | None = None
+    request_timeout: float | None = None
+
+    def label(self) -> str:
+        """A short human label: ``model`` or ``kind``, for summaries and the UI."""
+        return self.model or self.kind
+
+
+def provider_field_names() -> tuple[str, ...]:
+    """All ``Provider`` field names (for docs and validation)."""
+    return tuple(f.name for f in fields(Provider))

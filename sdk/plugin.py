@@ -1,0 +1,65 @@
+"""``RathPlugin``: all of Rath's Temporal wiring in one object, for clients and workers alike.
+
+It sets the pydantic data converter, registers the session-loop workflow and the LLM and tool
+activities, passes Rath's (deterministic, side-effect-free at import) modules through the
+workflow sandbox, and makes :class:`~rath.errors.UserError` fail a workflow instead of retrying
+its task forever. Give it to ``Client.connect(plugins=[...])``; workers built from that client
+inherit it.
+
+Example:
+    client = await Client.connect("localhost:7233", plugins=[RathPlugin()])
+    worker = Worker(client, task_queue="rath")
+"""
+
+from __future__ import annotations
+
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.plugin import SimplePlugin
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from rath._runtime.credentials import VAULT, CredentialVault
+from rath._runtime.settings import Settings, store_at
+from rath.activities.llm import LLMActivities
+from rath.activities.tools import ToolActivities
+from rath.errors import UserError
+from rath.store import ChunkStore
+from rath.workflows.session_loop import SessionLoopWorkflow
+
+PASSTHROUGH_MODULES = ("rath", "pydantic", "pydantic_core", "annotated_types", "openai", "httpx")
+
+
+def workflow_runner() -> SandboxedWorkflowRunner:
+    """The sandboxed runner with Rath's modules passed through (imported once, not per run)."""
+    return SandboxedWorkflowRunner(
+        restrictions=SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
+    )
+
+
+class RathPlugin(SimplePlugin):
+    """Rath's Temporal plugin (converter, workflows, activities, sandbox, failure types).
+
+    Args:
+        settings: Data dir and store location; read from the environment by default.
+        store: The chunk store activities use (default: the one ``settings`` names).
+        vault: Where ``local:`` credential references resolve (the process vault by default).
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings | None = None,
+        store: ChunkStore | None = None,
+        vault: CredentialVault = VAULT,
+    ) -> None:
+        settings = settings or Settings.from_env()
+        store = store or store_at(settings.store_dir)
+        llm = LLMActivities(store, vault)
+        tools = ToolActivities(store, settings.workspaces_dir)
+        super().__init__(
+            "rath.RathPlugin",
+            data_converter=pydantic_data_converter,
+            activities=[llm.complete, tools.run],
+            workflows=[SessionLoopWorkflow],
+            workflow_runner=workflow_runner(),
+            workflow_failure_exception_types=[UserError],
+        )

@@ -1,0 +1,139 @@
+"""The chunk model: a session's transcript is an append-only table of typed rows.
+
+There are exactly four kinds of row, with fixed payloads (the same as OpenRath's):
+
+=============  ==========================================================================
+``system``     ``{"content": str}``
+``user``       ``{"content": str}``
+``assistant``  ``{"content": str | None, "tool_calls": [OpenAI wire tool call] | None}``
+``tool_result`` ``{"tool_call_id": str, "name": str, "content": <JSON string>}``
+=============  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ChunkKind(str, Enum):
+    """The kind of a transcript row."""
+
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL_RESULT = "tool_result"
+
+
+class ChunkRow(BaseModel):
+    """One immutable transcript row: a kind and its payload."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ChunkKind
+    payload: dict[str, Any]
+
+    def canonical_json(self) -> bytes:
+        """The row as canonical JSON bytes: what the chunk store keeps and hashes."""
+        return canonical_json({"kind": self.kind.value, "payload": self.payload})
+
+    def digest(self) -> str:
+        """The content address of this row (sha256 of its canonical JSON)."""
+        return hashlib.sha256(self.canonical_json()).hexdigest()
+
+
+class ChunkTable(BaseModel):
+    """A materialised transcript: an immutable tuple of rows."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rows: tuple[ChunkRow, ...] = ()
+
+    def extend(self, *additional: ChunkRow) -> ChunkTable:
+        """Return a new table with ``additional`` rows appended."""
+        return ChunkTable(rows=self.rows + additional)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def canonical_json(value: Any) -> bytes:
+    """Serialise ``value`` deterministically (sorted keys, no spaces, UTF-8)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def system_text_chunk(text: str) -> ChunkRow:
+    """A SYSTEM row with ``text``."""
+    return ChunkRow(kind=ChunkKind.SYSTEM, payload={"content": text})
+
+
+def user_text_chunk(text: str) -> ChunkRow:
+    """A USER row with ``text``."""
+    return ChunkRow(kind=ChunkKind.USER, payload={"content": text})
+
+
+def assistant_turn_chunk(
+    *, content: str | None, tool_calls: Sequence[dict[str, Any]] | None = None
+) -> ChunkRow:
+    """An ASSISTANT row; ``tool_calls`` are OpenAI wire dicts (``id``, ``type``, ``function``)."""
+    return ChunkRow(
+        kind=ChunkKind.ASSISTANT,
+        payload={"content": content, "tool_calls": list(tool_calls) if tool_calls else None},
+    )
+
+
+def tool_feedback_chunk(tool_call_id: str, name: str, body: str) -> ChunkRow:
+    """A TOOL_RESULT row; ``body`` is the JSON string the model will read."""
+    return ChunkRow(
+        kind=ChunkKind.TOOL_RESULT,
+        payload={"tool_call_id": tool_call_id, "name": name, "content": body},
+    )
+
+
+def chunk_table_to_messages(rows: Iterable[ChunkRow]) -> list[dict[str, Any]]:
+    """Flatten rows into OpenAI chat messages (only non-None keys are kept)."""
+    messages: list[dict[str, Any]] = []
+    for row in rows:
+        payload = row.payload
+        if row.kind is ChunkKind.TOOL_RESULT:
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": payload["tool_call_id"],
+                    "content": payload["content"],
+                }
+            )
+        elif row.kind is ChunkKind.ASSISTANT:
+            message: dict[str, Any] = {"role": "assistant", "content": payload.get("content")}
+            if payload.get("tool_calls"):
+                message["tool_calls"] = payload["tool_calls"]
+            messages.append(message)
+        else:
+            messages.append({"role": row.kind.value, "content": payload["content"]})
+    return messages
+
+
+def format_chunk_row_brief(index: int, row: ChunkRow, *, max_payload: int = 256) -> str:
+    """One line describing ``row``: index, kind and a truncated, newline-escaped preview."""
+    payload = row.payload
+    if row.kind is ChunkKind.ASSISTANT and payload.get("tool_calls"):
+        calls = ", ".join(
+            f"{call['function']['name']}({_clip(call['function']['arguments'], 160)})"
+            for call in payload["tool_calls"]
+        )
+        text = (f"{payload['content']} " if payload.get("content") else "") + f"-> {calls}"
+    elif row.kind is ChunkKind.TOOL_RESULT:
+        text = f"{payload['name']}: {payload['content']}"
+    else:
+        text = str(payload.get("content"))
+    return f"[{index}] {row.kind.value:<11} {_clip(text, max_payload)}"
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 3] + "..."

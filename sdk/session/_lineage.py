@@ -1,0 +1,19 @@
+"""Lineage: how a session came to be (OpenRath's ``LineageKind`` values)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class LineageKind(str, Enum):
+    """The operation that produced a session."""
+
+    UNKNOWN = "unknown"
+    LEAF_USER = "leaf_user"
+    LEAF_SYSTEM = "leaf_system"
+    OP_CREATE = "op_create"
+    OP_SESSION_LOOP = "op_session_loop"
+    OP_FORK = "op_fork"
+    OP_DETACH = "op_detach"
+    OP_MERGE = "op_merge"
+    OP_SESSION_COMPRESS = "op_session_compress"

@@ -1,0 +1,162 @@
+"""Content-addressed chunk storage: the bulk of every transcript lives here, not in history.
+
+Objects are immutable JSON blobs named by the sha256 of their bytes, so writes are idempotent
+(an activity retried after a crash writes the same names again) and any process that can read
+the directory can rebuild any transcript. Two object shapes exist: a chunk row
+(``{"kind", "payload"}``) and a sealed table node (``{"parts": [digest], "rows": [digest]}``).
+
+The store must be readable by every worker and by clients that read results. With the embedded
+default that is one directory under ``RATH_HOME``; with several worker hosts, mount one shared
+directory and point ``RATH_STORE_DIR`` at it on every host.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from rath.errors import StoreError
+from rath.session._chunks import ChunkRow, canonical_json
+from rath.session._table_ref import TableRef
+
+_NODE_CACHE_SIZE = 256
+
+
+class ChunkStore:
+    """A directory of content-addressed objects, with a small in-process read cache.
+
+    Args:
+        root: The directory holding the objects (created on first write).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._nodes: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+
+    def __repr__(self) -> str:
+        return f"ChunkStore({str(self.root)!r})"
+
+    def _path(self, digest: str) -> Path:
+        return self.root / digest[:2] / digest[2:]
+
+    def put_bytes(self, data: bytes) -> str:
+        """Store ``data`` and return its digest; storing the same bytes twice is a no-op."""
+        digest = hashlib.sha256(data).hexdigest()
+        path = self._path(digest)
+        if path.exists():
+            return digest
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return digest
+
+    def get_bytes(self, digest: str) -> bytes:
+        """Read the object named ``digest``.
+
+        Raises:
+            StoreError: The object is missing (the message names the store directory).
+        """
+        try:
+            return self._path(digest).read_bytes()
+        except FileNotFoundError:
+            raise StoreError(
+                f"chunk store object {digest[:16]}... is missing from {str(self.root)!r}; "
+                "clients and workers must share one store (set RATH_STORE_DIR to a shared "
+                "directory on every host)"
+            ) from None
+
+    def put_row(self, row: ChunkRow) -> str:
+        """Store one chunk row and return its digest."""
+        return self.put_bytes(row.canonical_json())
+
+    def get_row(self, digest: str) -> ChunkRow:
+        """Read one chunk row."""
+        return ChunkRow.model_validate(json.loads(self.get_bytes(digest)))
+
+    def seal(self, ref: TableRef) -> str:
+        """Store every inline row of ``ref`` and one node naming the whole table.
+
+        Returns:
+            The digest of a node whose rows are exactly ``ref``'s rows.
+        """
+        if len(ref.parts) == 1 and not ref.rows and isinstance(ref.parts[0], str):
+            return ref.parts[0]
+        parts = [part if isinstance(part, str) else self.seal(part) for part in ref.parts]
+        rows = [row if isinstance(row, str) else self.put_row(row) for row in ref.rows]
+        return self.put_bytes(canonical_json({"parts": parts, "rows": rows}))
+
+    def row_digests(self, ref: TableRef) -> tuple[str, ...]:
+        """The chunk digests of ``ref``'s rows, in order (stores inline rows it meets)."""
+        out: list[str] = []
+        for part in ref.parts:
+            out.extend(self._node_rows(part) if isinstance(part, str) else self.row_digests(part))
+        out.extend(row if isinstance(row, str) else self.put_row(row) for row in ref.rows)
+        return tuple(out)
+
+    def load_rows(self, ref: TableRef) -> tuple[ChunkRow, ...]:
+        """Materialise ``ref`` into its rows."""
+        inline = ref.inline_rows()
+        if inline is not None:
+            return inline
+        parts: list[ChunkRow] = []
+        for part in ref.parts:
+            digests = self._node_rows(part) if isinstance(part, str) else self.row_digests(part)
+            parts.extend(self.get_row(d) for d in digests)
+        parts.extend(row if isinstance(row, ChunkRow) else self.get_row(row) for row in ref.rows)
+        return tuple(parts)
+
+    def _node_rows(self, digest: str) -> tuple[str, ...]:
+        cached = self._nodes.get(digest)
+        if cached is not None:
+            self._nodes.move_to_end(digest)
+            return cached
+        # Iterative expansion: a long session is a deep chain of nodes (one per round).
+        resolved: dict[str, tuple[str, ...]] = {}
+        stack: list[str] = [digest]
+        while stack:
+            current = stack[-1]
+            if current in resolved:
+                stack.pop()
+                continue
+            node = self._read_node(current)
+            pending: list[str] = []
+            for part in node["parts"]:
+                if part in resolved:
+                    continue
+                if part in self._nodes:
+                    resolved[part] = self._nodes[part]
+                else:
+                    pending.append(part)
+            if pending:
+                stack.extend(pending)
+                continue
+            rows: list[str] = []
+            for part in node["parts"]:
+                rows.extend(resolved[part])
+            rows.extend(node["rows"])
+            resolved[current] = tuple(rows)
+            self._remember(current, resolved[current])
+            stack.pop()
+        return resolved[digest]
+
+    def _read_node(self, digest: str) -> dict[str, Any]:
+        node = json.loads(self.get_bytes(digest))
+        if not isinstance(node, dict) or "parts" not in node or "rows" not in node:
+            raise StoreError(f"chunk store object {digest[:16]}... is not a table node")
+        return node
+
+    def _remember(self, digest: str, rows: tuple[str, ...]) -> None:
+        self._nodes[digest] = rows
+        while len(self._nodes) > _NODE_CACHE_SIZE:
+            self._nodes.popitem(last=False)

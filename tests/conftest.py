@@ -1,0 +1,50 @@
+"""Shared fixtures: one real Temporal dev server per test session, in a temporary data dir."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+
+from rath._runtime.devserver import ensure_server, stop_server
+from rath._runtime.runtime import shutdown_runtime
+from rath._runtime.settings import Settings
+from rath.plugin import RathPlugin
+
+
+@pytest.fixture(scope="session")
+def rath_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A data dir for the whole session, with the embedded server stopped at the end."""
+    home = tmp_path_factory.mktemp("rath-home")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("RATH_HOME", str(home))
+    for name in ("TEMPORAL_ADDRESS", "OPENAI_API_KEY", "OPENAI_BASE_URL", "RATH_STORE_DIR"):
+        patch.delenv(name, raising=False)
+    yield home
+    shutdown_runtime()
+    stop_server(home)
+    patch.undo()
+
+
+@pytest.fixture(scope="session")
+def server_address(rath_home: Path) -> str:
+    """The embedded dev server's gRPC address (started once per session)."""
+    return ensure_server(rath_home).address
+
+
+@pytest.fixture
+def rath_env(rath_home: Path, server_address: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+    """Embedded-default settings with a task queue of this test's own (so a fresh worker)."""
+    monkeypatch.setenv("RATH_TASK_QUEUE", f"test-{uuid.uuid4().hex[:10]}")
+    settings = Settings.from_env()
+    yield settings
+    shutdown_runtime(settings)
+
+
+@pytest.fixture
+async def client(server_address: str, rath_env: Settings) -> AsyncIterator[Client]:
+    """A client with Rath's plugin, for tests that work with workflows directly."""
+    yield await Client.connect(server_address, plugins=[RathPlugin(settings=rath_env)])

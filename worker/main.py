@@ -1,0 +1,64 @@
+"""Run a worker against ``TEMPORAL_ADDRESS`` (or the embedded dev server when it is unset).
+
+Configuration comes from the environment (see :class:`rath._runtime.settings.Settings`):
+``TEMPORAL_ADDRESS``, ``TEMPORAL_NAMESPACE``, ``RATH_TASK_QUEUE``, ``RATH_HOME``,
+``RATH_STORE_DIR``, and the model credentials the worker resolves (``OPENAI_API_KEY``, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from rath._runtime.devserver import ensure_server
+from rath._runtime.settings import Settings
+from rath.plugin import RathPlugin
+
+
+async def run_worker(settings: Settings | None = None) -> None:
+    """Connect and run a worker until SIGINT/SIGTERM, then shut down gracefully."""
+    settings = settings or Settings.from_env()
+    address = settings.address
+    if address is None:
+        address = (await asyncio.to_thread(ensure_server, settings.home)).address
+    client = await Client.connect(
+        address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
+    )
+    worker = Worker(client, task_queue=settings.task_queue)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    print(
+        f"rath worker: {address} namespace={settings.namespace} "
+        f"task queue={settings.task_queue} store={settings.store_dir}",
+        flush=True,
+    )
+    async with worker:
+        await stop.wait()
+    print("rath worker: stopped", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of ``rath worker`` and ``python -m rath.worker``."""
+    parser = argparse.ArgumentParser(prog="rath worker", description=__doc__)
+    parser.add_argument("--task-queue", help="override RATH_TASK_QUEUE")
+    args = parser.parse_args(argv)
+    if args.task_queue:
+        os.environ["RATH_TASK_QUEUE"] = args.task_queue
+    try:
+        asyncio.run(run_worker())
+        code = 0
+    except KeyboardInterrupt:
+        code = 130
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # The Temporal core can abort during interpreter finalisation (sdk-python#300);
+    # a worker that stopped cleanly must exit 0, so skip finalisation.
+    os._exit(code)

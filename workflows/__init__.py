@@ -1,0 +1,1 @@
+"""Temporal workflow definitions: deterministic code only (no I/O, clock, randomness, env)."""

@@ -1,0 +1,233 @@
+"""``SessionLoopWorkflow``: OpenRath's agent loop as a durable, replayable Temporal workflow.
+
+Each round calls the model (one activity); if it asked for tools, the calls run as activities
+grouped by resource key (same key in order, different keys concurrently) and their results are
+appended in the model's call order; a completion without tool calls ends the run. Invalid,
+unknown and failed calls come back to the model as JSON error bodies and the loop goes on.
+
+History stays flat: the state is a :class:`TableRef` (a digest plus this round's new row
+digests), so each round adds O(new content) bytes. When the server suggests it, the run
+continues as new with that state, keeping the output session's id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from rath.activities.llm import CompleteArgs, CompleteResult, LLMActivities, ToolCallPlan
+    from rath.activities.tools import RunToolArgs, ToolActivities
+    from rath.llm._provider import ProviderSpec
+    from rath.llm._usage import TokenUsage, add_usage
+    from rath.session._chunks import ChunkRow, tool_feedback_chunk
+    from rath.session._lineage import LineageKind
+    from rath.session._session import Session
+    from rath.session._table_ref import TableRef
+    from rath.tools.builtins import BUILTIN_TOOLS, error_body
+
+SUMMARY_LIMIT = 380
+
+
+class LoopOptions(BaseModel):
+    """How a session loop runs: round limit, activity timeouts and retries."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_tool_rounds: int = 64
+    llm_timeout_seconds: float = 600.0
+    llm_heartbeat_seconds: float = 30.0
+    llm_max_attempts: int = 6
+    llm_retry_base_seconds: float = 1.0
+    tool_timeout_seconds: float = 300.0
+    tool_heartbeat_seconds: float = 30.0
+    tool_max_attempts: int = 5
+    continue_as_new_after_rounds: int | None = None
+
+
+class LoopCarry(BaseModel):
+    """State carried across continue-as-new (and exposed by the ``progress`` query)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    transcript: TableRef
+    rounds: int = 0
+    usage: TokenUsage | None = None
+    runs: int = 1
+
+
+class SessionLoopInput(BaseModel):
+    """Input of :class:`SessionLoopWorkflow`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    user: Session
+    agent: Session
+    agent_name: str
+    provider: ProviderSpec
+    output_id: UUID
+    options: LoopOptions = LoopOptions()
+    carry: LoopCarry | None = None
+
+
+@workflow.defn(name="rath.SessionLoop")
+class SessionLoopWorkflow:
+    """One agent pass over a user session: rounds of LLM calls and tool calls."""
+
+    def __init__(self) -> None:
+        self._carry: LoopCarry | None = None
+
+    @workflow.query
+    def progress(self) -> LoopCarry | None:
+        """The transcript so far (by reference), rounds used and usage."""
+        return self._carry
+
+    @workflow.run
+    async def run(self, input: SessionLoopInput) -> Session:
+        """Run rounds until a completion without tool calls or ``max_tool_rounds``."""
+        options = input.options
+        carry = input.carry or LoopCarry(transcript=input.user.table)
+        self._carry = carry
+        tools = tuple(sorted(BUILTIN_TOOLS)) if input.user.sandbox is not None else ()
+        finished = False
+        rounds_this_run = 0
+        while carry.rounds < options.max_tool_rounds:
+            if rounds_this_run and self._should_continue_as_new(rounds_this_run, options):
+                workflow.continue_as_new(
+                    input.model_copy(update={"carry": carry.model_copy(update={"runs": carry.runs + 1})})
+                )
+            rounds_this_run += 1
+            round_no = carry.rounds + 1
+            result = await self._complete(input, carry.transcript, tools, round_no)
+            transcript = TableRef.sealed(result.transcript).append(result.assistant)
+            carry = carry.model_copy(
+                update={
+                    "transcript": transcript,
+                    "rounds": round_no,
+                    "usage": add_usage(carry.usage, result.usage),
+                }
+            )
+            self._carry = carry
+            if not result.tool_calls:
+                # Any completion without tool calls ends the loop (OpenRath re-asked the model
+                # on odd finish reasons, appending duplicate assistant rows).
+                finished = True
+                break
+            rows = await self._dispatch_round(input, result, tools)
+            carry = carry.model_copy(update={"transcript": transcript.append(*rows)})
+            self._carry = carry
+        extras: tuple[tuple[str, object], ...] = ()
+        if not finished:
+            workflow.logger.warning(
+                "session loop stopped after max_tool_rounds=%d", options.max_tool_rounds
+            )
+            extras = (("loop.truncated", True),)
+        return Session(
+            id=input.output_id,
+            table=carry.transcript,
+            parent_session_ids=(input.user.id, input.agent.id),
+            lineage_kind=LineageKind.OP_SESSION_LOOP,
+            lineage_operator="run_session_loop",
+            lineage_extras=extras,
+            sandbox=input.user.sandbox,
+            usage=carry.usage,
+        )
+
+    def _should_continue_as_new(self, rounds_this_run: int, options: LoopOptions) -> bool:
+        limit = options.continue_as_new_after_rounds
+        if limit is not None and rounds_this_run >= limit:
+            return True
+        return workflow.info().is_continue_as_new_suggested()
+
+    async def _complete(
+        self, input: SessionLoopInput, transcript: TableRef, tools: tuple[str, ...], round_no: int
+    ) -> CompleteResult:
+        options = input.options
+        workflow.set_current_details(
+            f"**{input.agent_name}** · {input.provider.label()} · round {round_no}"
+            f"/{options.max_tool_rounds}"
+        )
+        return await workflow.execute_activity_method(
+            LLMActivities.complete,
+            CompleteArgs(
+                agent_name=input.agent_name,
+                provider=input.provider,
+                system=input.agent.table,
+                transcript=transcript,
+                tool_names=tools,
+                round=round_no,
+            ),
+            start_to_close_timeout=timedelta(seconds=options.llm_timeout_seconds),
+            heartbeat_timeout=timedelta(seconds=options.llm_heartbeat_seconds),
+            retry_policy=RetryPolicy(
+                initial_interval=timedelta(seconds=options.llm_retry_base_seconds),
+                maximum_attempts=options.llm_max_attempts,
+                non_retryable_error_types=["ConfigError"],
+            ),
+            summary=_clip(f"{input.agent_name} · {input.provider.label()} · round {round_no}"),
+        )
+
+    async def _dispatch_round(
+        self, input: SessionLoopInput, result: CompleteResult, tools: tuple[str, ...]
+    ) -> list[str | ChunkRow]:
+        rows: dict[int, str | ChunkRow] = {}
+        lanes: dict[tuple[str, ...], list[ToolCallPlan]] = {}
+        for call in result.tool_calls:
+            if call.name not in tools:
+                message = f"unknown tool {call.name!r}; available: {', '.join(tools) or 'none'}"
+                if input.user.sandbox is None and call.name in BUILTIN_TOOLS:
+                    message = (
+                        f"tool {call.name!r} needs a sandbox; place the session with "
+                        "session.to('local', spec=...)"
+                    )
+                rows[call.index] = _error_row(call, "unknown_tool", message)
+            elif call.arguments_error is not None:
+                rows[call.index] = _error_row(call, "invalid_tool_arguments", call.arguments_error)
+            else:
+                lanes.setdefault(call.resource_key, []).append(call)
+
+        async def run_lane(calls: list[ToolCallPlan]) -> None:
+            for call in calls:
+                rows[call.index] = await self._run_tool(input, result.assistant, call)
+
+        await asyncio.gather(*(run_lane(calls) for calls in lanes.values()))
+        return [rows[call.index] for call in result.tool_calls]
+
+    async def _run_tool(
+        self, input: SessionLoopInput, assistant: str, call: ToolCallPlan
+    ) -> str | ChunkRow:
+        assert input.user.sandbox is not None
+        options = input.options
+        workflow.set_current_details(f"**{input.agent_name}** · tool `{call.name}`")
+        try:
+            done = await workflow.execute_activity_method(
+                ToolActivities.run,
+                RunToolArgs(
+                    agent_name=input.agent_name,
+                    placement=input.user.sandbox,
+                    assistant=assistant,
+                    call_index=call.index,
+                ),
+                start_to_close_timeout=timedelta(seconds=options.tool_timeout_seconds),
+                heartbeat_timeout=timedelta(seconds=options.tool_heartbeat_seconds),
+                retry_policy=RetryPolicy(maximum_attempts=options.tool_max_attempts),
+                summary=_clip(f"{input.agent_name} · {call.name} {call.preview}"),
+            )
+        except ActivityError as exc:
+            cause = exc.cause or exc
+            return _error_row(call, "tool_execution_exception", f"{type(cause).__name__}: {cause}")
+        return done.result
+
+
+def _error_row(call: ToolCallPlan, kind: str, message: str) -> ChunkRow:
+    return tool_feedback_chunk(call.id, call.name, error_body(kind, message))
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= SUMMARY_LIMIT else text[: SUMMARY_LIMIT - 3] + "..."
