@@ -91,6 +91,7 @@ class Session(BaseModel):
 
     _pending: PendingResult | None = PrivateAttr(default=None)
     _rows: tuple[ChunkRow, ...] | None = PrivateAttr(default=None)
+    _run_id: str | None = PrivateAttr(default=None)
 
     # -- construction ---------------------------------------------------------------------
 
@@ -137,12 +138,13 @@ class Session(BaseModel):
 
     @property
     def run_id(self) -> str | None:
-        """The workflow id of the run that produces this session, if it is a run's result."""
-        return self._pending.run_id if self._pending is not None else None
+        """The workflow id of the run that produced this session, if it is a run's result."""
+        return self._run_id
 
     def attach_pending(self, pending: PendingResult) -> None:
         """Make this session the lazy result of ``pending`` (used by the runtime)."""
         self._pending = pending
+        self._run_id = pending.run_id
 
     def synchronize(self) -> Session:
         """Wait for a lazy session's run, then publish its rows, usage and extras.

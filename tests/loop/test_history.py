@@ -1,0 +1,163 @@
+"""What a run leaves in Temporal history: lanes, flat growth, continue-as-new, no secrets."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from support import FAST, activity_events, fake_provider, history_of, kinds, tool_bodies
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+
+from rath import flow
+from rath._runtime.settings import Settings
+from rath.errors import RunFailedError
+from rath.session import Session
+from rath.testing import FakeChatServer, error_reply, text_reply, tool_call_reply
+
+
+def _call_index_by_scheduled_id(history: object) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for event in history.events:  # type: ignore[attr-defined]
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            attrs = event.activity_task_scheduled_event_attributes
+            if attrs.activity_type.name == "rath.tools.run":
+                out[event.event_id] = json.loads(attrs.input.payloads[0].data)["call_index"]
+    return out
+
+
+async def test_same_resource_key_is_serial_and_different_keys_overlap(
+    rath_env: Settings, client: Client, tmp_path: Path
+) -> None:
+    script = [
+        tool_call_reply(
+            ("run_shell_command", {"cmd": "echo one > one.txt"}),
+            ("write_workspace_file", {"path": "a.txt", "content": "A"}),
+            ("run_shell_command", {"cmd": "cat one.txt"}),
+            ("write_workspace_file", {"path": "b.txt", "content": "B"}),
+        ),
+        text_reply("done"),
+    ]
+    with FakeChatServer(script) as server:
+        agent = flow.Agent("x", provider=fake_provider(server), options=FAST)
+        out = agent(Session.from_user_message("go").to("local", spec=tmp_path))
+        bodies = tool_bodies(out)
+    # Results come back in the model's call order, whatever order they finished in.
+    assert bodies[0]["exit_code"] == 0
+    assert bodies[1] == {"bytes_written": 1}
+    assert bodies[2]["stdout"] == "one\n"  # the second shell call ran after the first
+    assert bodies[3] == {"bytes_written": 1}
+    assert out.run_id is not None
+    history = await history_of(client, out.run_id)
+    index_of = _call_index_by_scheduled_id(history)
+    order = [(kind, index_of[sid]) for kind, sid in activity_events(history) if sid in index_of]
+    position = {item: n for n, item in enumerate(order)}
+    # Same lane ("exec"): call 2 is scheduled only after call 0 completed.
+    assert position[("completed", 0)] < position[("scheduled", 2)]
+    # Different lanes: the writes (calls 1 and 3) are both scheduled before call 0 completes.
+    assert position[("scheduled", 1)] < position[("completed", 0)]
+    assert position[("scheduled", 3)] < position[("completed", 0)]
+
+
+async def test_history_grows_with_new_content_not_with_the_transcript(
+    rath_env: Settings, client: Client, tmp_path: Path
+) -> None:
+    rounds = 16
+    content = "x" * 20_000
+    script = [
+        tool_call_reply(("write_workspace_file", {"path": f"f{i}.txt", "content": content}))
+        for i in range(rounds)
+    ] + [text_reply("done")]
+    with FakeChatServer(script) as server:
+        agent = flow.Agent("x", provider=fake_provider(server), options=FAST)
+        out = agent(Session.from_user_message("go").to("local", spec=tmp_path))
+        assert len(kinds(out)) == 2 + 2 * rounds
+    assert out.run_id is not None
+    history = await history_of(client, out.run_id)
+    per_round: list[int] = []
+    for event in history.events:
+        attrs = event.activity_task_scheduled_event_attributes
+        if (
+            event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+            and attrs.activity_type.name == "rath.llm.complete"
+        ):
+            per_round.append(0)
+        if per_round:
+            per_round[-1] += event.ByteSize()
+    early, late = per_round[2], per_round[rounds - 1]
+    # Flat: a late round costs about what an early one did, although the transcript is ~8x
+    # longer; and no round carries the 20 KB it wrote (the content stays in the chunk store).
+    assert late <= early * 1.15, per_round
+    assert max(per_round) < 5_000, per_round
+
+
+def test_long_sessions_continue_as_new_with_the_same_session_id(
+    rath_env: Settings, tmp_path: Path
+) -> None:
+    options = FAST.model_copy(update={"continue_as_new_after_rounds": 2})
+    script = [
+        tool_call_reply(("write_workspace_file", {"path": f"{i}.txt", "content": str(i)}))
+        for i in range(5)
+    ] + [text_reply("done")]
+    with FakeChatServer(script) as server:
+        agent = flow.Agent("x", provider=fake_provider(server), options=options)
+        user = Session.from_user_message("go").to("local", spec=tmp_path)
+        out = agent(user)
+        expected_id = out.id
+        assert kinds(out) == ["user"] + ["assistant", "tool_result"] * 5 + ["assistant"]
+    assert out.id == expected_id
+    assert out.parent_session_ids == (user.id, agent.agent.agent_session.id)
+    assert [b["bytes_written"] for b in tool_bodies(out)] == [1] * 5
+
+
+async def test_runs_continued_as_new_are_visible_in_temporal(
+    rath_env: Settings, client: Client, tmp_path: Path
+) -> None:
+    options = FAST.model_copy(update={"continue_as_new_after_rounds": 1})
+    script = [tool_call_reply(("workspace_path_exists", {"path": "a"}))] * 2 + [text_reply("ok")]
+    with FakeChatServer(script) as server:
+        agent = flow.Agent("x", provider=fake_provider(server), options=options)
+        out = agent(Session.from_user_message("go").to("local", spec=tmp_path))
+        out.synchronize()
+    runs = [wf async for wf in client.list_workflows(f"WorkflowId = '{out.run_id}'")]
+    assert len(runs) == 3
+
+
+SECRET = "sk-test-NOT-A-REAL-KEY-7f3a9c2e5b"
+
+
+async def test_api_key_never_reaches_history_or_logs(
+    rath_env: Settings, client: Client, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    script = [tool_call_reply(("workspace_path_exists", {"path": "a"})), text_reply("ok")]
+    with FakeChatServer(script) as server:
+        provider = flow.Provider(model="fake-model", base_url=server.base_url, api_key=SECRET)
+        agent = flow.Agent("x", provider=provider, options=FAST)
+        out = agent(Session.from_user_message("go").to("local", spec=tmp_path))
+        out.synchronize()
+        # The key did reach the model endpoint...
+        assert server.requests[0].headers["authorization"] == f"Bearer {SECRET}"
+    assert out.run_id is not None
+    # ...but not the workflow's history (inputs, results, memo, search attributes) or logs.
+    history = await history_of(client, out.run_id)
+    assert SECRET not in history.to_json()
+    description = await client.get_workflow_handle(out.run_id).describe()
+    assert SECRET not in str(description.raw_description)
+    assert SECRET not in caplog.text
+
+
+async def test_auth_error_messages_are_redacted(
+    rath_env: Settings, client: Client
+) -> None:
+    reply = error_reply(401, f"Incorrect API key provided: {SECRET}")
+    with FakeChatServer([reply]) as server:
+        provider = flow.Provider(model="fake-model", base_url=server.base_url, api_key=SECRET)
+        out = flow.Agent("x", provider=provider, options=FAST)(Session.from_user_message("go"))
+        with pytest.raises(RunFailedError, match="HTTP 401") as info:
+            out.synchronize()
+    assert SECRET not in str(info.value)
+    assert out.run_id is not None
+    assert SECRET not in (await history_of(client, out.run_id)).to_json()
