@@ -1,0 +1,1 @@
+"""Private runtime: embedded server, background client loop."""
