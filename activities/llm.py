@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ConfigDict
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -159,7 +160,10 @@ class LLMActivities:
     ) -> Any:
         where = spec.base_url or ("demo model" if spec.kind == "demo" else "OpenAI")
         try:
-            return await client.chat.completions.create(**request)
+            # The messages and tools are already in wire form: post them as they are. The
+            # typed `chat.completions.create` would re-walk them (milliseconds per call) for
+            # the same request, errors and parsed ChatCompletion.
+            return await client.post("/chat/completions", body=request, cast_to=ChatCompletion)
         except openai.APIStatusError as exc:
             status = exc.status_code
             message = self._vault.redact(_error_message(exc))

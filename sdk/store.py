@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from rath.session._chunks import ChunkRow, canonical_json
 from rath.session._table_ref import TableRef
 
 _NODE_CACHE_SIZE = 256
+_ROW_CACHE_SIZE = 8192
 
 
 class ChunkStore:
@@ -37,6 +39,8 @@ class ChunkStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._nodes: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self._rows: OrderedDict[str, ChunkRow] = OrderedDict()
+        self._cache_lock = threading.Lock()  # activities use the store from worker threads
 
     def __repr__(self) -> str:
         return f"ChunkStore({str(self.root)!r})"
@@ -81,8 +85,18 @@ class ChunkStore:
         return self.put_bytes(row.canonical_json())
 
     def get_row(self, digest: str) -> ChunkRow:
-        """Read one chunk row."""
-        return ChunkRow.model_validate(json.loads(self.get_bytes(digest)))
+        """Read one chunk row (rows are immutable, so recently read ones are cached)."""
+        with self._cache_lock:
+            row = self._rows.get(digest)
+            if row is not None:
+                self._rows.move_to_end(digest)
+                return row
+        row = ChunkRow.model_validate(json.loads(self.get_bytes(digest)))
+        with self._cache_lock:
+            self._rows[digest] = row
+            while len(self._rows) > _ROW_CACHE_SIZE:
+                self._rows.popitem(last=False)
+        return row
 
     def seal(self, ref: TableRef) -> str:
         """Store every inline row of ``ref`` and one node naming the whole table.
@@ -117,10 +131,11 @@ class ChunkStore:
         return tuple(parts)
 
     def _node_rows(self, digest: str) -> tuple[str, ...]:
-        cached = self._nodes.get(digest)
-        if cached is not None:
-            self._nodes.move_to_end(digest)
-            return cached
+        with self._cache_lock:
+            cached = self._nodes.get(digest)
+            if cached is not None:
+                self._nodes.move_to_end(digest)
+                return cached
         # Iterative expansion: a long session is a deep chain of nodes (one per round).
         resolved: dict[str, tuple[str, ...]] = {}
         stack: list[str] = [digest]
@@ -134,8 +149,10 @@ class ChunkStore:
             for part in node["parts"]:
                 if part in resolved:
                     continue
-                if part in self._nodes:
-                    resolved[part] = self._nodes[part]
+                with self._cache_lock:
+                    known = self._nodes.get(part)
+                if known is not None:
+                    resolved[part] = known
                 else:
                     pending.append(part)
             if pending:
@@ -157,6 +174,7 @@ class ChunkStore:
         return node
 
     def _remember(self, digest: str, rows: tuple[str, ...]) -> None:
-        self._nodes[digest] = rows
-        while len(self._nodes) > _NODE_CACHE_SIZE:
-            self._nodes.popitem(last=False)
+        with self._cache_lock:
+            self._nodes[digest] = rows
+            while len(self._nodes) > _NODE_CACHE_SIZE:
+                self._nodes.popitem(last=False)

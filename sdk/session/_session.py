@@ -293,7 +293,14 @@ class Session(BaseModel):
                 lines.append("  " + format_chunk_row_brief(index, row))
         return "\n".join(lines)
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        """The transcript preview; unlike ``repr``, this waits for a lazy session."""
+        if self._pending is not None and not workflow.in_workflow():
+            try:
+                self.synchronize()
+            except Exception:  # repr below shows the failure
+                pass
+        return repr(self)
 
     def rows_of_kind(self, kind: ChunkKind) -> tuple[ChunkRow, ...]:
         """The rows of one kind, in order (waits for a lazy session)."""
