@@ -1,0 +1,215 @@
+"""Rath's benchmarks, each printed as a ratio against a baseline measured in the same run.
+
+Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p6]`` (all three by default). Each uses a
+fresh embedded Temporal dev server in a temporary data dir and stops it at the end. Results
+and the command are recorded in ``docs/benchmarks.md``.
+
+P1  time per loop round (zero-latency fake LLM + one tool call)
+    / time per round of two bare no-op activities in a bare workflow        target <= 1.3
+P2  history bytes of a 200-round session / bytes of the chunks it added    target <= 3
+P6  cold start: empty data dir -> first round done, in a new process       target <= 3 s
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from rath._runtime.runtime import shutdown_runtime
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
+
+
+def _fresh_home() -> Path:
+    home = Path(tempfile.mkdtemp(prefix="rath-bench-"))
+    os.environ["RATH_HOME"] = str(home)
+    os.environ["RATH_TASK_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
+    for name in ("TEMPORAL_ADDRESS", "OPENAI_API_KEY"):
+        os.environ.pop(name, None)
+    return home
+
+
+def p1(rounds: int = 50, repeats: int = 3) -> float:
+    """Per-round time of the agent loop against two bare activities per round."""
+    from bare_workflow import BareRounds, noop
+    from support import FAST
+
+    from rath import flow
+    from rath._runtime.devserver import ensure_server, stop_server
+    from rath.session import Session
+
+    home = _fresh_home()
+    try:
+        address = ensure_server(home).address
+
+        async def baseline() -> float:
+            client = await Client.connect(address)
+            queue = f"bare-{uuid.uuid4().hex[:8]}"
+            async with Worker(client, task_queue=queue, workflows=[BareRounds], activities=[noop]):
+                best = float("inf")
+                for _ in range(repeats + 1):
+                    start = time.perf_counter()
+                    await client.execute_workflow(
+                        BareRounds.run, rounds, id=f"bare-{uuid.uuid4()}", task_queue=queue
+                    )
+                    best = min(best, time.perf_counter() - start)
+                return best / rounds
+
+        llm = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "bench" / "fake_llm.py"), str(rounds)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        try:
+            base_url = llm.stdout.readline().strip()  # type: ignore[union-attr]
+            provider = flow.Provider(model="fake", base_url=base_url)
+            agent = flow.Agent("bench", provider=provider, options=FAST)
+            best = float("inf")
+            for _ in range(repeats + 1):  # the first run also warms up the worker
+                session = Session.from_user_message("go").to("local", spec=home / "ws")
+                start = time.perf_counter()
+                out = agent(session)
+                out.synchronize()
+                best = min(best, time.perf_counter() - start)
+            assert len(out.chunk_table) == 2 * rounds
+        finally:
+            llm.communicate(timeout=30)
+        loop_round = best / rounds
+        bare_round = asyncio.run(baseline())
+    finally:
+        shutdown_runtime()
+        stop_server(home)
+    ratio = loop_round / bare_round
+    print(f"P1 per round: rath {loop_round * 1000:.1f} ms, two bare activities"
+          f" {bare_round * 1000:.1f} ms -> ratio {ratio:.2f} (target <= 1.3)")
+    return ratio
+
+
+def p2(rounds: int = 200) -> float:
+    """History bytes of a long session against the chunk bytes it added."""
+    from rath._runtime.devserver import ensure_server, stop_server
+
+    home = _fresh_home()
+    address = ensure_server(home).address
+    try:
+        return _p2(home, address, rounds)
+    finally:
+        shutdown_runtime()
+        stop_server(home)
+
+
+def _p2(home: Path, address: str, rounds: int) -> float:
+    from support import FAST, fake_provider
+
+    from rath import flow
+    from rath.session import Session
+    from rath.testing import FakeChatServer, text_reply, tool_call_reply
+
+    thought = "I will record the next observation in a file and then continue. " * 5
+    body = "observation: the quick brown fox jumps over the lazy dog. " * 12
+    script = [
+        tool_call_reply(("write_workspace_file", {"path": f"obs/{i}.txt", "content": body}),
+                        content=thought)
+        for i in range(rounds - 1)
+    ] + [text_reply("done")]
+    with FakeChatServer(script) as server:
+        agent = flow.Agent("bench", provider=fake_provider(server), options=FAST,
+                           max_tool_rounds=rounds)
+        user = Session.from_user_message("go").to("local", spec=home / "ws")
+        out = agent(user)
+        rows = out.chunk_table.rows[1:]
+    new_bytes = sum(len(row.canonical_json()) for row in rows)
+
+    async def history_bytes() -> tuple[int, int, list[int]]:
+        client = await Client.connect(address)
+        total = events = 0
+        per_round: list[int] = []
+        async for wf in client.list_workflows(f"WorkflowId = '{out.run_id}'"):
+            history = await client.get_workflow_handle(wf.id, run_id=wf.run_id).fetch_history()
+            for event in history.events:
+                size = event.ByteSize()
+                total += size
+                events += 1
+                name = event.activity_task_scheduled_event_attributes.activity_type.name
+                if name == "rath.llm.complete":
+                    per_round.append(0)
+                if per_round:
+                    per_round[-1] += size
+        return total, events, per_round
+
+    total, events, per_round = asyncio.run(history_bytes())
+    ratio = total / new_bytes
+    print(f"P2 {rounds} rounds: history {total:,} B in {events} events, new chunks {new_bytes:,} B"
+          f" -> ratio {ratio:.2f} (target <= 3); per round: round 10 {per_round[9]} B,"
+          f" round {rounds - 1} {per_round[-2]} B")
+    return ratio
+
+
+P6_SCRIPT = """
+import time, sys
+t0 = time.perf_counter()
+from rath import flow
+from rath.session import Session
+from rath.testing import FakeChatServer, text_reply
+t1 = time.perf_counter()
+with FakeChatServer([text_reply("hello")]) as server:
+    provider = flow.Provider(model="m", base_url=server.base_url, api_key="k")
+    out = flow.Agent("x", provider=provider)(Session.from_user_message("hi"))
+    out.synchronize()
+t2 = time.perf_counter()
+print(f"{t1 - t0:.3f} {t2 - t1:.3f}", flush=True)
+import os; os._exit(0)
+"""
+
+
+def p6() -> float:
+    """Cold start from an empty data dir to the first round done, in a fresh process."""
+    from rath._runtime.devserver import ensure_server, stop_server
+
+    home = _fresh_home()
+    env = dict(os.environ)
+    started = time.perf_counter()
+    result = subprocess.run([sys.executable, "-c", P6_SCRIPT], env=env, capture_output=True,
+                            text=True, timeout=120, check=True)
+    process = time.perf_counter() - started
+    stop_server(home)
+    imports, first_round = (float(x) for x in result.stdout.split())
+    # Baseline: the dev server alone, cold, on another empty data dir.
+    base_home = _fresh_home()
+    start = time.perf_counter()
+    ensure_server(base_home)
+    server_only = time.perf_counter() - start
+    stop_server(base_home)
+    print(f"P6 cold start: first round done {first_round:.2f} s after imports ({imports:.2f} s);"
+          f" whole process {process:.2f} s; dev server alone {server_only:.2f} s"
+          f" -> {first_round:.2f} s (target <= 3 s)")
+    return first_round
+
+
+def main() -> None:
+    """Run the benchmarks named on the command line (all by default)."""
+    benchmarks = {"p1": p1, "p2": p2, "p6": p6}
+    results = {}
+    for name in sys.argv[1:] or list(benchmarks):
+        try:
+            results[name] = round(benchmarks[name](), 3)
+        finally:
+            shutdown_runtime()
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
+    sys.stdout.flush()
+    os._exit(0)
