@@ -1,0 +1,229 @@
+"""The sandbox interface: a spec, a small async backend ABC and ``ToolFailure``.
+
+A backend is to Rath what a transport is to httpx: a handful of async primitives (run a command,
+read/write/list files, run code) behind one abstract class, so the tool layer never cares whether
+work happens in a local directory, a bubblewrap jail or a container.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import ClassVar, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rath.errors import SandboxError
+from rath.sandbox._results import (
+    CodeResult,
+    CommandResult,
+    FileContent,
+    FileEntries,
+    FileWriteResult,
+)
+
+
+class SandboxSpec(BaseModel):
+    """How to open a sandbox.
+
+    Attributes:
+        backend: Registered backend name (see :func:`rath.sandbox.available_backends`).
+        working_dir: Absolute host path of the workspace. ``None`` means the caller has to
+            allocate one before opening; backends that need a directory refuse ``None``.
+        command_timeout: Default timeout in seconds for commands and code runs.
+        max_output_bytes: Cap, in bytes, on each output stream of a command and on a file read.
+        env: Extra environment variables for commands and code runs.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend: str = "local"
+    working_dir: str | None = None
+    command_timeout: float = Field(default=60.0, gt=0)
+    max_output_bytes: int = Field(default=65536, gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a backend can do and how strongly it isolates work from the host.
+
+    Attributes:
+        isolation: ``"process"``, ``"namespace"``, ``"container"``, ``"microvm"`` or ``"vm"``.
+        supports_command: Whether :meth:`SandboxBackend.run_command` works.
+        supports_filesystem: Whether the file primitives work.
+        supports_code: Whether :meth:`SandboxBackend.run_code` works.
+    """
+
+    isolation: str
+    supports_command: bool
+    supports_filesystem: bool
+    supports_code: bool
+
+
+class ToolFailure(Exception):
+    """An expected failure of a sandbox primitive, reported to the model rather than crashing.
+
+    Kinds: ``path_outside_workspace``, ``file_not_found``, ``not_a_directory``,
+    ``is_a_directory``, ``timeout``, ``unsupported_tool``, ``os_error``, ``invalid_argument``.
+    Messages never contain absolute host paths.
+
+    Attributes:
+        kind: A short machine-readable failure kind.
+        message: A one-line explanation for the model.
+        detail: Optional extra context (for example the exception class that caused it).
+    """
+
+    def __init__(self, kind: str, message: str, detail: str | None = None) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+        self.detail = detail
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.kind, self.message, self.detail))
+
+
+class SandboxBackend(abc.ABC):
+    """A sandbox: a workspace plus the primitives the built-in tools need.
+
+    Expected failures (bad paths, timeouts, missing files) raise :class:`ToolFailure`; anything
+    else is a bug or an infrastructure problem. Use as ``async with open_sandbox(spec) as sb:``.
+
+    Attributes:
+        name: The registry name of the backend.
+        capabilities: What the backend supports.
+        spec: The spec this sandbox was opened with.
+    """
+
+    name: ClassVar[str]
+    capabilities: ClassVar[Capabilities]
+
+    def __init__(self, spec: SandboxSpec) -> None:
+        self.spec = spec
+
+    @abc.abstractmethod
+    async def run_command(
+        self,
+        cmd: str,
+        *,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> CommandResult:
+        """Run one shell command in the workspace.
+
+        Args:
+            cmd: The command line, run by ``/bin/sh -c``.
+            timeout: Seconds before the command is killed; ``None`` uses the spec's default.
+            env: Extra environment variables for this command.
+            idempotency_key: Exposed to the command as ``RATH_IDEMPOTENCY_KEY`` so scripts can
+                deduplicate side effects when a durable run retries the call.
+
+        Returns:
+            The exit code and the capped, decoded output.
+
+        Raises:
+            ToolFailure: ``invalid_argument``, ``timeout`` or ``os_error``.
+        """
+
+    @abc.abstractmethod
+    async def read_file(self, path: str, *, encoding: str | None = "utf-8") -> FileContent:
+        """Read a workspace file, capped at ``spec.max_output_bytes``.
+
+        Args:
+            path: Workspace-relative (or absolute, inside the workspace) path.
+            encoding: Text encoding; ``None`` reads raw bytes and decodes them as UTF-8.
+
+        Returns:
+            The decoded content.
+
+        Raises:
+            ToolFailure: ``path_outside_workspace``, ``file_not_found``, ``is_a_directory``,
+                ``invalid_argument`` or ``os_error``.
+        """
+
+    @abc.abstractmethod
+    async def write_file(self, path: str, data: str | bytes) -> FileWriteResult:
+        """Atomically write a workspace file, creating parent directories.
+
+        Args:
+            path: Workspace-relative (or absolute, inside the workspace) path.
+            data: Text (written as UTF-8) or bytes.
+
+        Returns:
+            The number of bytes written.
+
+        Raises:
+            ToolFailure: ``path_outside_workspace``, ``is_a_directory``, ``not_a_directory`` or
+                ``os_error``.
+        """
+
+    @abc.abstractmethod
+    async def list_files(self, path: str) -> FileEntries:
+        """List a workspace directory (non-recursive, sorted by name).
+
+        Args:
+            path: Workspace-relative (or absolute, inside the workspace) directory path.
+
+        Returns:
+            The entries, with workspace-relative paths.
+
+        Raises:
+            ToolFailure: ``path_outside_workspace``, ``file_not_found``, ``not_a_directory`` or
+                ``os_error``.
+        """
+
+    @abc.abstractmethod
+    async def path_exists(self, path: str) -> bool:
+        """Tell whether a workspace path exists.
+
+        Args:
+            path: Workspace-relative (or absolute, inside the workspace) path.
+
+        Returns:
+            Whether something exists at ``path``.
+
+        Raises:
+            ToolFailure: ``path_outside_workspace`` (a path outside is refused, not answered).
+        """
+
+    @abc.abstractmethod
+    async def run_code(
+        self, code: str, *, language: str = "python", timeout: float | None = None
+    ) -> CodeResult:
+        """Run a code snippet with the workspace as working directory.
+
+        Args:
+            code: The source code.
+            language: The language; backends list what they support.
+            timeout: Seconds before the run is killed; ``None`` uses the spec's default.
+
+        Returns:
+            The exit code, the capped output and the error text on failure.
+
+        Raises:
+            ToolFailure: ``unsupported_tool``, ``invalid_argument``, ``timeout`` or ``os_error``.
+        """
+
+    @abc.abstractmethod
+    async def aclose(self) -> None:
+        """Release the sandbox's resources. Idempotent."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def closed_error(name: str) -> SandboxError:
+    """The error raised when a closed sandbox is used."""
+    return SandboxError(f"the {name!r} sandbox is closed")

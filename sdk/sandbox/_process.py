@@ -1,0 +1,207 @@
+"""Run a subprocess with a deadline, capped output and a scrubbed environment (POSIX only)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rath.sandbox._base import ToolFailure
+
+# After the main process exits, how long background children may keep its output open.
+_BACKGROUND_GRACE = 1.0
+# After killing a process group, how long to wait for its exit and end-of-file on the pipes.
+_KILL_GRACE = 2.0
+_BACKGROUND_NOTE = (
+    "\n[rath] background processes still holding the command's output were stopped; "
+    "redirect their output to a file (> log 2>&1) to keep them running"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessOutput:
+    """What a finished process produced."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    elapsed_ms: float
+    truncated: bool
+
+
+class _CappedBuffer:
+    """Keeps the first ``cap`` bytes of a stream and counts (but drops) the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self._cap = cap
+        self._parts: list[bytes] = []
+        self._kept = 0
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self._cap - self._kept
+        if room > 0:
+            self._parts.append(chunk[:room])
+            self._kept += min(room, len(chunk))
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def text(self) -> str:
+        text = b"".join(self._parts).decode("utf-8", errors="replace")
+        if self.dropped:
+            text += f"\n...(truncated {self.dropped} bytes)"
+        return text
+
+
+def scrubbed_env(
+    workspace: str, extra: Mapping[str, str], idempotency_key: str | None
+) -> dict[str, str]:
+    """Build a minimal environment: the worker's own variables (API keys) never leak in.
+
+    Args:
+        workspace: The workspace root; also ``HOME``.
+        extra: Variables layered on top (spec env, then per-call env).
+        idempotency_key: Exposed as ``RATH_IDEMPOTENCY_KEY`` when given.
+
+    Returns:
+        The environment for the child process.
+    """
+    env = {"PATH": os.environ.get("PATH") or os.defpath, "HOME": workspace}
+    for name in ("LANG", "LC_ALL"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    env["TMPDIR"] = tempfile.gettempdir()
+    if idempotency_key is not None:
+        env["RATH_IDEMPOTENCY_KEY"] = idempotency_key
+    env.update(extra)
+    for key, value in env.items():
+        if not key or "=" in key or "\0" in key or "\0" in value:
+            raise ToolFailure("invalid_argument", f"invalid environment variable {key!r}")
+    return env
+
+
+def check_timeout(timeout: float | None, default: float) -> float:
+    """Return the effective timeout, refusing non-positive or non-finite values."""
+    value = default if timeout is None else timeout
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ToolFailure("invalid_argument", "timeout must be a number of seconds")
+    if not math.isfinite(value) or value <= 0:
+        raise ToolFailure("invalid_argument", f"timeout must be positive, got {value!r}")
+    return float(value)
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
+    cap: int,
+    stdin_data: bytes | None = None,
+) -> ProcessOutput:
+    """Run ``argv`` in its own process group and collect capped output.
+
+    Output is consumed as it arrives and only the first ``cap`` bytes of each stream are kept.
+    On timeout (or cancellation) the whole process group is killed, so children that keep the
+    pipes open cannot stall the call. Background children still holding the output one second
+    after the main process exits are killed too (a note is appended to stderr).
+
+    Args:
+        argv: Program and arguments.
+        cwd: Working directory.
+        env: The complete environment.
+        timeout: Seconds before the process group is killed.
+        cap: Bytes kept per stream.
+        stdin_data: Bytes fed to stdin; ``None`` connects stdin to ``/dev/null``.
+
+    Returns:
+        The exit code, decoded output and timing.
+
+    Raises:
+        ToolFailure: ``timeout`` or ``os_error`` (the program could not be started).
+    """
+    loop = asyncio.get_running_loop()
+    collector = _Collector(cap, loop)
+    started = time.monotonic()
+    try:
+        transport, _ = await loop.subprocess_exec(
+            lambda: collector,
+            *argv,
+            stdin=subprocess.DEVNULL if stdin_data is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ToolFailure(
+            "os_error", f"could not start {argv[0]!r}: {exc.strerror}", type(exc).__name__
+        ) from exc
+    pgid = transport.get_pid()
+    background_killed = False
+    try:
+        if stdin_data is not None:
+            stdin = transport.get_pipe_transport(0)
+            assert isinstance(stdin, asyncio.WriteTransport)
+            stdin.write(stdin_data)
+            stdin.close()  # flushes, then closes: the child sees end-of-file
+        done, _ = await asyncio.wait({collector.exited}, timeout=timeout)
+        if not done:
+            _kill_group(pgid)
+            await asyncio.wait({collector.exited, collector.pipes_closed}, timeout=_KILL_GRACE)
+            raise ToolFailure(
+                "timeout", f"timed out after {timeout:g} s; the process group was killed"
+            )
+        done, _ = await asyncio.wait({collector.pipes_closed}, timeout=_BACKGROUND_GRACE)
+        if not done:
+            background_killed = True
+            _kill_group(pgid)
+            await asyncio.wait({collector.pipes_closed}, timeout=_KILL_GRACE)
+    finally:
+        if transport.get_returncode() is None:
+            _kill_group(pgid)
+        transport.close()
+    exit_code = transport.get_returncode()
+    return ProcessOutput(
+        exit_code=-signal.SIGKILL if exit_code is None else exit_code,
+        stdout=collector.stdout.text(),
+        stderr=collector.stderr.text() + (_BACKGROUND_NOTE if background_killed else ""),
+        elapsed_ms=(time.monotonic() - started) * 1000,
+        truncated=bool(collector.stdout.dropped or collector.stderr.dropped),
+    )
+
+
+class _Collector(asyncio.SubprocessProtocol):
+    """Receives a child's output into capped buffers and reports exit and pipe closure."""
+
+    def __init__(self, cap: int, loop: asyncio.AbstractEventLoop) -> None:
+        self.stdout = _CappedBuffer(cap)
+        self.stderr = _CappedBuffer(cap)
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.pipes_closed: asyncio.Future[None] = loop.create_future()
+        self._open_pipes = {1, 2}
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        raw = data.encode() if isinstance(data, str) else data
+        (self.stdout if fd == 1 else self.stderr).add(raw)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self._open_pipes.discard(fd)
+        if not self._open_pipes and not self.pipes_closed.done():
+            self.pipes_closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)

@@ -1,0 +1,415 @@
+"""LocalSandbox against real files and subprocesses: confinement, timeouts, caps, env, writes."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rath.errors import ConfigError, SandboxError
+from rath.sandbox import (
+    FileEntry,
+    LocalSandbox,
+    SandboxSpec,
+    ToolFailure,
+    available_backends,
+    open_sandbox,
+    register_backend,
+)
+
+SENTINEL = "do not touch"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "sentinel.txt").write_text(SENTINEL)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    return ws
+
+
+@pytest.fixture
+def sandbox(workspace: Path) -> LocalSandbox:
+    return LocalSandbox(SandboxSpec(working_dir=str(workspace), command_timeout=10))
+
+
+def _assert_outside_untouched(tmp_path: Path) -> None:
+    assert (tmp_path / "sentinel.txt").read_text() == SENTINEL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["outside", "sentinel.txt", "ws"]
+    assert sorted(p.name for p in (tmp_path / "outside").iterdir()) == ["secret.txt"]
+
+
+# --- construction and registry ------------------------------------------------------------
+
+
+def test_missing_working_dir_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="working_dir"):
+        LocalSandbox(SandboxSpec())
+
+
+def test_relative_working_dir_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="absolute"):
+        LocalSandbox(SandboxSpec(working_dir="relative/ws"))
+
+
+async def test_workspace_is_created_when_missing(tmp_path: Path) -> None:
+    target = tmp_path / "new" / "ws"
+    async with LocalSandbox(SandboxSpec(working_dir=str(target))) as sb:
+        assert await sb.path_exists(".")
+    assert target.is_dir()
+
+
+def test_open_sandbox_unknown_backend_lists_available() -> None:
+    with pytest.raises(ConfigError) as info:
+        open_sandbox(SandboxSpec(backend="nope", working_dir="/tmp/x"))
+    assert "nope" in str(info.value)
+    assert "local" in str(info.value)
+
+
+def test_open_sandbox_local(workspace: Path) -> None:
+    assert "local" in available_backends()
+    assert isinstance(open_sandbox(SandboxSpec(working_dir=str(workspace))), LocalSandbox)
+
+
+def test_register_backend_conflict_and_idempotence() -> None:
+    register_backend("local", LocalSandbox)  # same class again: fine
+
+    class Other(LocalSandbox):
+        pass
+
+    with pytest.raises(ConfigError, match="already registered"):
+        register_backend("local", Other)
+
+
+def test_tool_failure_pickles() -> None:
+    failure = pickle.loads(pickle.dumps(ToolFailure("timeout", "too slow", "TimeoutError")))
+    assert (failure.kind, failure.message, failure.detail) == (
+        "timeout",
+        "too slow",
+        "TimeoutError",
+    )
+
+
+async def test_closed_sandbox_refuses_work(sandbox: LocalSandbox) -> None:
+    await sandbox.aclose()
+    with pytest.raises(SandboxError, match="closed"):
+        await sandbox.path_exists("x")
+
+
+# --- confinement --------------------------------------------------------------------------
+
+
+def _escape_paths(tmp_path: Path, workspace: Path) -> list[str]:
+    (workspace / "link_dir").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (workspace / "link_file").symlink_to(tmp_path / "sentinel.txt")
+    (workspace / "dangling").symlink_to(tmp_path / "outside" / "new.txt")
+    return [
+        "../sentinel.txt",
+        "a/../../sentinel.txt",
+        "..",
+        str(tmp_path / "sentinel.txt"),
+        "/etc",
+        "link_dir/secret.txt",
+        "link_dir",
+        "link_file",
+        "dangling",
+    ]
+
+
+@pytest.mark.parametrize("operation", ["read", "write", "list", "exists"])
+async def test_paths_outside_the_workspace_are_refused(
+    tmp_path: Path, workspace: Path, sandbox: LocalSandbox, operation: str
+) -> None:
+    for path in _escape_paths(tmp_path, workspace):
+        with pytest.raises(ToolFailure) as info:
+            if operation == "read":
+                await sandbox.read_file(path)
+            elif operation == "write":
+                await sandbox.write_file(path, "overwritten")
+            elif operation == "list":
+                await sandbox.list_files(path)
+            else:
+                await sandbox.path_exists(path)
+        assert info.value.kind == "path_outside_workspace", path
+        assert str(tmp_path) not in info.value.message
+    _assert_outside_untouched(tmp_path)
+
+
+async def test_absolute_paths_inside_the_workspace_are_allowed(
+    workspace: Path, sandbox: LocalSandbox
+) -> None:
+    target = str(workspace / "sub" / "a.txt")
+    assert (await sandbox.write_file(target, "inside")).bytes_written == 6
+    assert (await sandbox.read_file(target)).data == "inside"
+    assert (await sandbox.read_file("sub/a.txt")).data == "inside"
+    assert await sandbox.path_exists(str(workspace))
+
+
+async def test_symlink_within_the_workspace_is_followed(
+    workspace: Path, sandbox: LocalSandbox
+) -> None:
+    (workspace / "real").mkdir()
+    (workspace / "real" / "f.txt").write_text("via link")
+    (workspace / "alias").symlink_to(workspace / "real", target_is_directory=True)
+    assert (await sandbox.read_file("alias/f.txt")).data == "via link"
+    listing = await sandbox.list_files("alias")
+    assert listing.entries == (FileEntry(name="f.txt", path="real/f.txt", is_dir=False),)
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+async def test_write_is_atomic_and_idempotent(workspace: Path, sandbox: LocalSandbox) -> None:
+    first = await sandbox.write_file("dir/out.txt", "same content\n")
+    second = await sandbox.write_file("dir/out.txt", "same content\n")
+    assert first == second
+    assert os.listdir(workspace / "dir") == ["out.txt"]  # no temporary files left behind
+    assert (workspace / "dir" / "out.txt").read_text() == "same content\n"
+    assert stat.S_IMODE((workspace / "dir" / "out.txt").stat().st_mode) == 0o644
+
+
+async def test_write_bytes_and_overwrite(workspace: Path, sandbox: LocalSandbox) -> None:
+    await sandbox.write_file("f.bin", "a much longer first version")
+    result = await sandbox.write_file("f.bin", b"\x00\xff")
+    assert result.bytes_written == 2
+    assert (workspace / "f.bin").read_bytes() == b"\x00\xff"
+
+
+async def test_write_failures(workspace: Path, sandbox: LocalSandbox) -> None:
+    (workspace / "d").mkdir()
+    (workspace / "file").write_text("x")
+    for path, kind in [("d", "is_a_directory"), (".", "is_a_directory")]:
+        with pytest.raises(ToolFailure) as info:
+            await sandbox.write_file(path, "x")
+        assert info.value.kind == kind
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.write_file("file/child.txt", "x")
+    assert info.value.kind == "not_a_directory"
+
+
+async def test_read_file_variants(workspace: Path) -> None:
+    sb = LocalSandbox(SandboxSpec(working_dir=str(workspace), max_output_bytes=8))
+    (workspace / "text.txt").write_text("héllo")
+    (workspace / "bin.dat").write_bytes(b"\xff\xfeok")
+    (workspace / "long.txt").write_text("0123456789abcdef")
+    assert (await sb.read_file("text.txt")).data == "héllo"
+    raw = await sb.read_file("bin.dat", encoding=None)
+    assert raw.data == "\ufffd\ufffdok"
+    assert not raw.truncated
+    assert (await sb.read_file("bin.dat")).data.endswith("ok")  # undecodable bytes replaced
+    long = await sb.read_file("long.txt")
+    assert (long.data, long.truncated) == ("01234567", True)
+
+
+async def test_read_failures(tmp_path: Path, workspace: Path, sandbox: LocalSandbox) -> None:
+    (workspace / "d").mkdir()
+    os.mkfifo(workspace / "fifo")
+    (workspace / "f.txt").write_text("x")
+    cases = [
+        ("missing.txt", {}, "file_not_found"),
+        ("d", {}, "is_a_directory"),
+        ("fifo", {}, "invalid_argument"),  # refused, not a hang
+        ("f.txt", {"encoding": "no-such-codec"}, "invalid_argument"),
+    ]
+    for path, kwargs, kind in cases:
+        with pytest.raises(ToolFailure) as info:
+            await sandbox.read_file(path, **kwargs)
+        assert info.value.kind == kind, path
+        assert str(tmp_path) not in info.value.message
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.read_file(str(workspace / "missing.txt"))
+    assert info.value.kind == "file_not_found"
+    assert str(tmp_path) not in info.value.message
+
+
+async def test_list_files(workspace: Path, sandbox: LocalSandbox) -> None:
+    (workspace / "b.txt").write_text("b")
+    (workspace / "a_dir").mkdir()
+    (workspace / "a_dir" / "inner.txt").write_text("i")
+    listing = await sandbox.list_files(".")
+    assert listing.entries == (
+        FileEntry(name="a_dir", path="a_dir", is_dir=True),
+        FileEntry(name="b.txt", path="b.txt", is_dir=False),
+    )
+    inner = await sandbox.list_files("a_dir")
+    assert inner.entries == (FileEntry(name="inner.txt", path="a_dir/inner.txt", is_dir=False),)
+    for entry in listing.entries + inner.entries:
+        assert not os.path.isabs(entry.path)
+    for path, kind in [("nope", "file_not_found"), ("b.txt", "not_a_directory")]:
+        with pytest.raises(ToolFailure) as info:
+            await sandbox.list_files(path)
+        assert info.value.kind == kind
+
+
+async def test_list_files_caps_at_500_entries(workspace: Path, sandbox: LocalSandbox) -> None:
+    (workspace / "many").mkdir()
+    for index in range(501):
+        (workspace / "many" / f"f{index:04d}").touch()
+    listing = await sandbox.list_files("many")
+    assert len(listing.entries) == 500
+    assert listing.truncated
+    assert listing.entries[0].name == "f0000"
+
+
+async def test_path_exists(workspace: Path, sandbox: LocalSandbox) -> None:
+    (workspace / "here.txt").write_text("x")
+    assert await sandbox.path_exists("here.txt")
+    assert await sandbox.path_exists(".")
+    assert not await sandbox.path_exists("missing.txt")
+
+
+# --- commands -----------------------------------------------------------------------------
+
+
+async def test_run_command_basics(workspace: Path, sandbox: LocalSandbox) -> None:
+    result = await sandbox.run_command("pwd; echo out; echo err >&2; exit 3")
+    assert result.exit_code == 3
+    assert result.stdout == f"{os.path.realpath(workspace)}\nout\n"
+    assert result.stderr == "err\n"
+    assert result.elapsed_ms >= 0
+    assert not result.truncated
+
+
+async def test_stdin_is_empty(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run_command("cat; echo done")
+    assert result.stdout == "done\n"
+
+
+async def test_timeout_kills_a_hanging_command(sandbox: LocalSandbox) -> None:
+    started = time.monotonic()
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.run_command("sleep 1000", timeout=0.5)
+    assert info.value.kind == "timeout"
+    assert time.monotonic() - started < 5
+
+
+def _is_gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"  # zombie awaiting reap
+    except FileNotFoundError:
+        return True
+
+
+async def test_timeout_kills_a_child_tree(sandbox: LocalSandbox) -> None:
+    started = time.monotonic()
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.run_command("sh -c 'sleep 1000 & sleep 1000'", timeout=0.5)
+    assert info.value.kind == "timeout"
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+async def test_timeout_leaves_no_survivors(workspace: Path, sandbox: LocalSandbox) -> None:
+    # A longer timeout than above so that, even on a loaded machine, the pid file is written
+    # before the group is killed.
+    cmd = "sh -c 'sleep 1000 & echo $! > child.pid; sleep 1000'"
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.run_command(cmd, timeout=2)
+    assert info.value.kind == "timeout"
+    assert _is_gone(int((workspace / "child.pid").read_text()))
+
+
+async def test_background_child_holding_output_does_not_stall(sandbox: LocalSandbox) -> None:
+    started = time.monotonic()
+    result = await sandbox.run_command("echo started; sleep 1000 &")
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 0
+    assert result.stdout == "started\n"
+    assert "background processes" in result.stderr
+
+
+async def test_huge_output_is_capped(workspace: Path) -> None:
+    sb = LocalSandbox(SandboxSpec(working_dir=str(workspace), max_output_bytes=65536))
+    result = await sb.run_command("yes | head -c 10000000")
+    assert result.truncated
+    assert result.exit_code == 0
+    assert result.stdout.startswith("y\ny\n")
+    assert result.stdout.endswith(f"...(truncated {10000000 - 65536} bytes)")
+    assert len(result.stdout.encode()) < 65536 + 100
+
+
+async def test_binary_and_non_utf8_output(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run_command(r"printf 'caf\351 \377\376\n'; head -c 4096 /dev/urandom")
+    assert result.stdout.startswith("caf\ufffd \ufffd\ufffd\n")
+    assert result.exit_code == 0
+
+
+async def test_environment_is_scrubbed(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
+    monkeypatch.setenv("SOME_WORKER_SETTING", "worker-only")
+    spec = SandboxSpec(working_dir=str(workspace), env={"FROM_SPEC": "spec-value"})
+    sb = LocalSandbox(spec)
+    result = await sb.run_command("env", env={"FROM_CALL": "call-value"}, idempotency_key="k-1")
+    assert "sk-test-not-real" not in result.stdout
+    assert "OPENAI_API_KEY" not in result.stdout
+    assert "worker-only" not in result.stdout
+    lines = set(result.stdout.splitlines())
+    assert f"HOME={os.path.realpath(workspace)}" in lines
+    assert {"FROM_SPEC=spec-value", "FROM_CALL=call-value", "RATH_IDEMPOTENCY_KEY=k-1"} <= lines
+    assert any(line.startswith("PATH=") for line in lines)
+    code = await sb.run_code("import os; print(sorted(os.environ))")
+    assert "OPENAI_API_KEY" not in code.stdout
+
+
+@pytest.mark.parametrize(
+    "cmd", ["echo a\necho b", "echo a\recho b", "", "   ", "echo " + "x" * 8200]
+)
+async def test_invalid_commands_are_rejected(sandbox: LocalSandbox, cmd: str) -> None:
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.run_command(cmd)
+    assert info.value.kind == "invalid_argument"
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf")])
+async def test_invalid_timeouts_are_rejected(sandbox: LocalSandbox, timeout: float) -> None:
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.run_command("true", timeout=timeout)
+    assert info.value.kind == "invalid_argument"
+
+
+# --- code ---------------------------------------------------------------------------------
+
+
+async def test_run_code_ok(workspace: Path, sandbox: LocalSandbox) -> None:
+    result = await sandbox.run_code("import os, sys\nprint(os.getcwd())\nprint(sys.flags.isolated)")
+    assert result.exit_code == 0
+    assert result.stdout == f"{os.path.realpath(workspace)}\n1\n"
+    assert result.error is None
+    assert os.listdir(workspace) == []  # the snippet is not written into the workspace
+
+
+async def test_run_code_error(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run_code("print('before')\nraise ValueError('bad value')")
+    assert result.exit_code == 1
+    assert result.stdout == "before\n"
+    assert result.error is not None
+    assert "ValueError: bad value" in result.error
+    assert result.error == result.stderr
+
+
+async def test_run_code_timeout(sandbox: LocalSandbox) -> None:
+    started = time.monotonic()
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.run_code("while True:\n    pass", timeout=0.5)
+    assert info.value.kind == "timeout"
+    assert time.monotonic() - started < 5
+
+
+async def test_run_code_unsupported_language(sandbox: LocalSandbox) -> None:
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.run_code("console.log(1)", language="javascript")
+    assert info.value.kind == "unsupported_tool"
+
+
+async def test_run_code_uses_the_worker_interpreter(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run_code("import sys; print(sys.executable)")
+    assert result.stdout.strip() == sys.executable
