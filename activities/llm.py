@@ -28,7 +28,13 @@ from rath.activities._heartbeat import heartbeating
 from rath.demo import DEMO_MODEL, demo_base_url
 from rath.llm._provider import ProviderSpec
 from rath.llm._usage import TokenUsage
-from rath.llm._wire import Completion, WireToolCall, build_request, normalize_completion, parse_arguments
+from rath.llm._wire import (
+    Completion,
+    WireToolCall,
+    build_request,
+    normalize_completion,
+    parse_arguments,
+)
 from rath.session._chunks import assistant_turn_chunk, chunk_table_to_messages
 from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
@@ -172,9 +178,7 @@ class LLMActivities:
                 raise ApplicationError(
                     text, type=f"LLMHTTP{status}", next_retry_delay=_retry_after(exc.response)
                 ) from None
-            raise ApplicationError(
-                text, type=f"LLMHTTP{status}", non_retryable=True
-            ) from None
+            raise ApplicationError(text, type=f"LLMHTTP{status}", non_retryable=True) from None
         except openai.APITimeoutError:
             raise ApplicationError(f"{where} timed out", type="LLMTimeout") from None
         except openai.APIConnectionError as exc:
@@ -215,7 +219,7 @@ def _error_message(exc: openai.APIStatusError) -> str:
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
+            return str(inner["message"])
     return exc.message
 
 

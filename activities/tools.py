@@ -72,9 +72,8 @@ class ToolActivities:
         if arguments is None:
             body, ok = error_body("invalid_tool_arguments", error or "invalid arguments"), False
         else:
-            async with heartbeating():
-                async with open_sandbox(spec) as sandbox:
-                    outcome = await run_builtin(sandbox, name, arguments, idempotency_key=key)
+            async with heartbeating(), open_sandbox(spec) as sandbox:
+                outcome = await run_builtin(sandbox, name, arguments, idempotency_key=key)
             body, ok = outcome.body, outcome.ok
         row = tool_feedback_chunk(call["id"], name, body)
         return RunToolResult(

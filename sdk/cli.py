@@ -57,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     server = commands.add_parser("server", help="run the embedded Temporal dev server")
     server.add_argument(
-        "action", nargs="?", choices=("run", "stop", "status"), default="run",
+        "action",
+        nargs="?",
+        choices=("run", "stop", "status"),
+        default="run",
         help="run in the foreground (default), stop the background one, or show its status",
     )
     server.set_defaults(func=_server)

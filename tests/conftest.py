@@ -36,7 +36,9 @@ def server_address(rath_home: Path) -> str:
 
 
 @pytest.fixture
-def rath_env(rath_home: Path, server_address: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+def rath_env(
+    rath_home: Path, server_address: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Settings]:
     """Embedded-default settings with a task queue of this test's own (so a fresh worker)."""
     monkeypatch.setenv("RATH_TASK_QUEUE", f"test-{uuid.uuid4().hex[:10]}")
     settings = Settings.from_env()

@@ -23,7 +23,9 @@ def fake_provider(server: FakeChatServer, **fields: Any) -> Provider:
 
 def tool_bodies(session: Session) -> list[dict[str, Any]]:
     """The parsed JSON bodies of a session's tool results, in transcript order."""
-    return [json.loads(row.payload["content"]) for row in session.rows_of_kind(ChunkKind.TOOL_RESULT)]
+    return [
+        json.loads(row.payload["content"]) for row in session.rows_of_kind(ChunkKind.TOOL_RESULT)
+    ]
 
 
 def kinds(session: Session) -> list[str]:
@@ -43,5 +45,7 @@ def activity_events(history: WorkflowHistory) -> list[tuple[str, int]]:
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
             out.append(("scheduled", event.event_id))
         elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
-            out.append(("completed", event.activity_task_completed_event_attributes.scheduled_event_id))
+            out.append(
+                ("completed", event.activity_task_completed_event_attributes.scheduled_event_id)
+            )
     return out

@@ -100,7 +100,9 @@ class SessionLoopWorkflow:
         while carry.rounds < options.max_tool_rounds:
             if rounds_this_run and self._should_continue_as_new(rounds_this_run, options):
                 workflow.continue_as_new(
-                    input.model_copy(update={"carry": carry.model_copy(update={"runs": carry.runs + 1})})
+                    input.model_copy(
+                        update={"carry": carry.model_copy(update={"runs": carry.runs + 1})}
+                    )
                 )
             rounds_this_run += 1
             round_no = carry.rounds + 1

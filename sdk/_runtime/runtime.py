@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import contextlib
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
@@ -80,10 +81,9 @@ class Runtime:
             async def stop() -> None:
                 await worker.shutdown()
 
-            try:
+            # At interpreter exit a failed shutdown must not turn a clean run into a failure.
+            with contextlib.suppress(Exception):
                 self.submit(stop()).result(timeout=_SHUTDOWN_TIMEOUT)
-            except Exception:  # interpreter exit: never turn a clean run into a failure
-                pass
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=_SHUTDOWN_TIMEOUT)
 
@@ -166,7 +166,8 @@ async def run_workflow(
         static_summary=static_summary,
     )
     try:
-        return await handle.result()
+        result: T = await handle.result()
+        return result
     except WorkflowFailureError as exc:
         raise RunFailedError(
             f"run {workflow_id!r} failed: {describe_failure(exc)}", workflow_id=workflow_id

@@ -48,7 +48,9 @@ class Agent(Workflow):
     ) -> None:
         super().__init__()
         if provider is None and model is None:
-            raise ConfigError("Agent needs a provider or a model: Agent(prompt, model='gpt-4o-mini')")
+            raise ConfigError(
+                "Agent needs a provider or a model: Agent(prompt, model='gpt-4o-mini')"
+            )
         if provider is None:
             provider = Provider(model=model)
         elif model is not None and provider.model is None:

@@ -139,7 +139,9 @@ class Workflow:
             } | {"options": provider.sampling_options()}
         return state
 
-    def load_state_dict(self, state: dict[str, Any], *, strict: bool = True) -> tuple[list[str], list[str]]:
+    def load_state_dict(
+        self, state: dict[str, Any], *, strict: bool = True
+    ) -> tuple[list[str], list[str]]:
         """Load agent prompts saved by :meth:`state_dict`.
 
         Returns:

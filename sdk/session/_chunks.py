@@ -15,13 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 
-class ChunkKind(str, Enum):
+class ChunkKind(StrEnum):
     """The kind of a transcript row."""
 
     SYSTEM = "system"

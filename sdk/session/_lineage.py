@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class LineageKind(str, Enum):
+class LineageKind(StrEnum):
     """The operation that produced a session."""
 
     UNKNOWN = "unknown"

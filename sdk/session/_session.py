@@ -9,6 +9,7 @@ them waits (see :meth:`Session.synchronize`).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any, Protocol
 from uuid import UUID
@@ -120,7 +121,9 @@ class Session(BaseModel):
         if kind == "empty":
             return cls()
         if kind not in ("user", "system"):
-            raise ValueError(f"Session.create kind must be 'user', 'system' or 'empty', not {kind!r}")
+            raise ValueError(
+                f"Session.create kind must be 'user', 'system' or 'empty', not {kind!r}"
+            )
         row = user_text_chunk(text) if kind == "user" else system_text_chunk(text)
         return cls.from_rows(
             [row],
@@ -248,7 +251,9 @@ class Session(BaseModel):
             out._rows = self._rows + other._rows
         return out
 
-    def to(self, backend: str = "local", *, spec: SandboxSpec | str | Path | None = None) -> Session:
+    def to(
+        self, backend: str = "local", *, spec: SandboxSpec | str | Path | None = None
+    ) -> Session:
         """Place this session's tools on a sandbox backend; returns ``self``.
 
         Args:
@@ -280,10 +285,10 @@ class Session(BaseModel):
         else:
             rows = self._rows if self._rows is not None else self.table.inline_rows() or ()
         lines = [head + f", chunks={len(rows)})"]
-        shown = list(enumerate(rows))
+        shown: list[tuple[int, ChunkRow | None]] = list(enumerate(rows))
         if len(rows) > _PREVIEW_HEAD + _PREVIEW_TAIL:
             omitted = len(rows) - _PREVIEW_HEAD - _PREVIEW_TAIL
-            shown = shown[:_PREVIEW_HEAD] + [(-1, None)] + shown[-_PREVIEW_TAIL:]
+            shown = [*shown[:_PREVIEW_HEAD], (-1, None), *shown[-_PREVIEW_TAIL:]]
         else:
             omitted = 0
         for index, row in shown:
@@ -296,10 +301,8 @@ class Session(BaseModel):
     def __str__(self) -> str:
         """The transcript preview; unlike ``repr``, this waits for a lazy session."""
         if self._pending is not None and not workflow.in_workflow():
-            try:
+            with contextlib.suppress(Exception):  # repr below shows the failure
                 self.synchronize()
-            except Exception:  # repr below shows the failure
-                pass
         return repr(self)
 
     def rows_of_kind(self, kind: ChunkKind) -> tuple[ChunkRow, ...]:

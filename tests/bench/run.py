@@ -69,7 +69,9 @@ def p1(rounds: int = 50, repeats: int = 3) -> float:
 
         llm = subprocess.Popen(
             [sys.executable, str(ROOT / "tests" / "bench" / "fake_llm.py"), str(rounds)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             base_url = llm.stdout.readline().strip()  # type: ignore[union-attr]
@@ -91,8 +93,10 @@ def p1(rounds: int = 50, repeats: int = 3) -> float:
         shutdown_runtime()
         stop_server(home)
     ratio = loop_round / bare_round
-    print(f"P1 per round: rath {loop_round * 1000:.1f} ms, two bare activities"
-          f" {bare_round * 1000:.1f} ms -> ratio {ratio:.2f} (target <= 1.3)")
+    print(
+        f"P1 per round: rath {loop_round * 1000:.1f} ms, two bare activities"
+        f" {bare_round * 1000:.1f} ms -> ratio {ratio:.2f} (target <= 1.3)"
+    )
     return ratio
 
 
@@ -119,13 +123,15 @@ def _p2(home: Path, address: str, rounds: int) -> float:
     thought = "I will record the next observation in a file and then continue. " * 5
     body = "observation: the quick brown fox jumps over the lazy dog. " * 12
     script = [
-        tool_call_reply(("write_workspace_file", {"path": f"obs/{i}.txt", "content": body}),
-                        content=thought)
+        tool_call_reply(
+            ("write_workspace_file", {"path": f"obs/{i}.txt", "content": body}), content=thought
+        )
         for i in range(rounds - 1)
     ] + [text_reply("done")]
     with FakeChatServer(script) as server:
-        agent = flow.Agent("bench", provider=fake_provider(server), options=FAST,
-                           max_tool_rounds=rounds)
+        agent = flow.Agent(
+            "bench", provider=fake_provider(server), options=FAST, max_tool_rounds=rounds
+        )
         user = Session.from_user_message("go").to("local", spec=home / "ws")
         out = agent(user)
         rows = out.chunk_table.rows[1:]
@@ -150,9 +156,11 @@ def _p2(home: Path, address: str, rounds: int) -> float:
 
     total, events, per_round = asyncio.run(history_bytes())
     ratio = total / new_bytes
-    print(f"P2 {rounds} rounds: history {total:,} B in {events} events, new chunks {new_bytes:,} B"
-          f" -> ratio {ratio:.2f} (target <= 3); per round: round 10 {per_round[9]} B,"
-          f" round {rounds - 1} {per_round[-2]} B")
+    print(
+        f"P2 {rounds} rounds: history {total:,} B in {events} events, new chunks {new_bytes:,} B"
+        f" -> ratio {ratio:.2f} (target <= 3); per round: round 10 {per_round[9]} B,"
+        f" round {rounds - 1} {per_round[-2]} B"
+    )
     return ratio
 
 
@@ -180,8 +188,14 @@ def p6() -> float:
     home = _fresh_home()
     env = dict(os.environ)
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", P6_SCRIPT], env=env, capture_output=True,
-                            text=True, timeout=120, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", P6_SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     process = time.perf_counter() - started
     stop_server(home)
     imports, first_round = (float(x) for x in result.stdout.split())
@@ -191,9 +205,11 @@ def p6() -> float:
     ensure_server(base_home)
     server_only = time.perf_counter() - start
     stop_server(base_home)
-    print(f"P6 cold start: first round done {first_round:.2f} s after imports ({imports:.2f} s);"
-          f" whole process {process:.2f} s; dev server alone {server_only:.2f} s"
-          f" -> {first_round:.2f} s (target <= 3 s)")
+    print(
+        f"P6 cold start: first round done {first_round:.2f} s after imports ({imports:.2f} s);"
+        f" whole process {process:.2f} s; dev server alone {server_only:.2f} s"
+        f" -> {first_round:.2f} s (target <= 3 s)"
+    )
     return first_round
 
 

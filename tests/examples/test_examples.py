@@ -18,7 +18,12 @@ def run_example(name: str, cwd: Path, home: Path) -> subprocess.CompletedProcess
     try:
         return subprocess.run(
             [sys.executable, str(ROOT / "examples" / name)],
-            cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=120,
         )
     finally:
         stop_server(home)

@@ -26,7 +26,12 @@ def test_multi_round_tools_write_then_read(rath_env: Settings, tmp_path: Path) -
         user = Session.from_user_message("write and read").to("local", spec=tmp_path)
         out = agent(user)
         assert kinds(out) == [
-            "user", "assistant", "tool_result", "assistant", "tool_result", "assistant",
+            "user",
+            "assistant",
+            "tool_result",
+            "assistant",
+            "tool_result",
+            "assistant",
         ]
     assert (tmp_path / "notes.txt").read_text() == "hi"
     assert tool_bodies(out) == [{"bytes_written": 2}, {"data": "hi"}]
@@ -40,7 +45,12 @@ def test_multi_round_tools_write_then_read(rath_env: Settings, tmp_path: Path) -
     assert {tool["function"]["name"] for tool in first.tools} >= {"write_workspace_file"}
     third = server.requests[2]
     assert [m["role"] for m in third.messages] == [
-        "system", "user", "assistant", "tool", "assistant", "tool",
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
     ]
 
 
@@ -73,7 +83,10 @@ def test_independent_calls_run_concurrently(rath_env: Settings) -> None:
         # Both requests reach the model before either is answered.
         server.wait_for_requests(2)
         gate.set()
-        answers = {first.chunk_table.rows[-1].payload["content"], second.chunk_table.rows[-1].payload["content"]}
+        answers = {
+            first.chunk_table.rows[-1].payload["content"],
+            second.chunk_table.rows[-1].payload["content"],
+        }
     assert answers == {"a", "b"}
 
 

@@ -149,9 +149,7 @@ async def test_api_key_never_reaches_history_or_logs(
     assert SECRET not in caplog.text
 
 
-async def test_auth_error_messages_are_redacted(
-    rath_env: Settings, client: Client
-) -> None:
+async def test_auth_error_messages_are_redacted(rath_env: Settings, client: Client) -> None:
     reply = error_reply(401, f"Incorrect API key provided: {SECRET}")
     with FakeChatServer([reply]) as server:
         provider = flow.Provider(model="fake-model", base_url=server.base_url, api_key=SECRET)

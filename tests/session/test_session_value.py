@@ -17,7 +17,9 @@ def test_constructors_and_lineage_stamps() -> None:
     assert [r.kind for r in user.chunk_table.rows] == [ChunkKind.USER]
     assert user.chunk_table.rows[0].payload == {"content": "hi"}
     assert (user.lineage_kind, user.lineage_operator, user.parent_session_ids) == (
-        LineageKind.UNKNOWN, "implicit", (),
+        LineageKind.UNKNOWN,
+        "implicit",
+        (),
     )
     system = Session.from_agent_prompt("be brief")
     assert system.chunk_table.rows[0].kind is ChunkKind.SYSTEM
@@ -59,7 +61,9 @@ def test_merge_refuses_different_backends() -> None:
         a.merge(b)
 
 
-def test_to_resolves_relative_workspace_and_allocates_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_to_resolves_relative_workspace_and_allocates_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     session = Session.from_user_message("x")
     assert session.to("local", spec="./work") is session
@@ -110,4 +114,3 @@ def test_long_chains_load_without_recursion_limits(tmp_path: Path) -> None:
     fresh = ChunkStore(tmp_path / "store")  # cold cache: walks the whole chain
     rows = fresh.load_rows(ref)
     assert len(rows) == 2000 and rows[-1].payload["content"] == "1999"
-

@@ -11,6 +11,7 @@ import httpx
 import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
+
 from rath.testing import (
     FakeChatServer,
     Handler,

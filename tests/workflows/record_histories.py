@@ -58,8 +58,11 @@ def main() -> None:
             rounds = 2 if name == "truncated" else 64
             with FakeChatServer(script) as server:
                 agent = flow.Agent(
-                    "Record.", provider=fake_provider(server), options=options,
-                    max_tool_rounds=rounds, name=name,
+                    "Record.",
+                    provider=fake_provider(server),
+                    options=options,
+                    max_tool_rounds=rounds,
+                    name=name,
                 )
                 out = agent(Session.from_user_message("go").to("local", spec=workspace))
                 out.synchronize()

@@ -63,8 +63,6 @@ class ChangedSessionLoop:
 
 async def test_replay_catches_nondeterminism(rath_env: Settings) -> None:
     history = WorkflowHistory.from_json("x", HISTORIES[0].read_text())
-    replayer = Replayer(
-        workflows=[ChangedSessionLoop], workflow_runner=UnsandboxedWorkflowRunner()
-    )
+    replayer = Replayer(workflows=[ChangedSessionLoop], workflow_runner=UnsandboxedWorkflowRunner())
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is not None

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Create .venv and install Rath with its development tools (idempotent).
+# The editable install is "strict" (a link tree) so type checkers resolve the
+# rath.workflows / rath.activities / rath.worker mapping; re-run after adding modules.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=strict
+echo "setup: ok ($(.venv/bin/python -c 'import rath, temporalio; print("temporalio", temporalio.__version__)'))"

@@ -1,0 +1,97 @@
+"""The public surface and the packaging of the one import root."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import rath
+import rath.flow
+import rath.llm
+import rath.sandbox
+import rath.session
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_public_names_are_pinned() -> None:
+    assert rath.__all__ == [
+        "Agent",
+        "AgentParam",
+        "Provider",
+        "RathError",
+        "Session",
+        "Workflow",
+        "errors",
+        "flow",
+        "llm",
+        "session",
+    ]
+    assert rath.flow.__all__ == ["Agent", "AgentParam", "Provider", "Workflow"]
+    assert rath.llm.__all__ == ["Provider", "ProviderSpec", "TokenUsage", "add_usage"]
+    assert "run_session_loop" in rath.session.__all__
+    assert "Session" in rath.session.__all__
+
+
+def test_all_lists_are_sorted_and_resolve() -> None:
+    for module in (rath, rath.flow, rath.llm, rath.session, rath.sandbox):
+        names = list(module.__all__)
+        assert names == sorted(names, key=str.lower) or names == sorted(names), module.__name__
+        for name in names:
+            assert hasattr(module, name), f"{module.__name__}.{name}"
+
+
+def test_public_api_is_synchronous() -> None:
+    import inspect
+
+    for module in (rath, rath.flow, rath.session):
+        for name in module.__all__:
+            value = getattr(module, name)
+            assert not inspect.iscoroutinefunction(value), f"{module.__name__}.{name}"
+
+
+def test_every_package_directory_is_listed_in_pyproject() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    mapping = config["package-dir"]
+    found = set()
+    for package, folder in mapping.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder)
+            found.add(".".join([package, *rel.parts]) if rel.parts else package)
+    assert found == listed
+
+
+def test_wheel_has_one_import_root(tmp_path: Path) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = tmp_path.glob("rath-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names if not name.startswith("rath-")}
+    assert tops == {"rath"}
+    for module in (
+        "rath/workflows/session_loop.py",
+        "rath/activities/llm.py",
+        "rath/worker/main.py",
+        "rath/session/_session.py",
+        "rath/py.typed",
+    ):
+        assert module in names
