@@ -19,9 +19,10 @@ async def heartbeating() -> AsyncIterator[None]:
     interval = max(timeout.total_seconds() / 3, 0.05)
 
     async def beat() -> None:
+        # Sleep first: a short activity then never pays for a heartbeat round trip.
         while True:
-            activity.heartbeat()
             await asyncio.sleep(interval)
+            activity.heartbeat()
 
     task = asyncio.create_task(beat())
     try:

@@ -87,13 +87,16 @@ def scrubbed_env(
 
 
 def check_timeout(timeout: float | None, default: float) -> float:
-    """Return the effective timeout, refusing non-positive or non-finite values."""
+    """The effective timeout: ``timeout`` capped at ``default`` (the sandbox's own limit).
+
+    A caller (the model) may ask for less time than the sandbox allows, never more.
+    """
     value = default if timeout is None else timeout
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ToolFailure("invalid_argument", "timeout must be a number of seconds")
     if not math.isfinite(value) or value <= 0:
         raise ToolFailure("invalid_argument", f"timeout must be positive, got {value!r}")
-    return float(value)
+    return float(min(value, default))
 
 
 async def run_process(

@@ -177,7 +177,7 @@ _TOOLS = (
         description=(
             "Run a code snippet in the sandbox with the workspace as working directory and "
             "return stdout, stderr and error. Python is always supported. The run is killed "
-            "after timeout seconds (default: the sandbox's command timeout)."
+            "after timeout seconds (default and maximum: the sandbox's command timeout)."
         ),
         parameters=_object(
             {

@@ -413,3 +413,15 @@ async def test_run_code_unsupported_language(sandbox: LocalSandbox) -> None:
 async def test_run_code_uses_the_worker_interpreter(sandbox: LocalSandbox) -> None:
     result = await sandbox.run_code("import sys; print(sys.executable)")
     assert result.stdout.strip() == sys.executable
+
+
+async def test_model_timeout_cannot_exceed_the_sandbox_limit(tmp_path: Path) -> None:
+    from rath.sandbox import LocalSandbox, SandboxSpec, ToolFailure
+
+    spec = SandboxSpec(working_dir=str(tmp_path), command_timeout=0.5)
+    async with LocalSandbox(spec) as sandbox:
+        started = time.monotonic()
+        with pytest.raises(ToolFailure) as info:
+            await sandbox.run_code("import time; time.sleep(30)", timeout=1000)
+        assert info.value.kind == "timeout"
+        assert time.monotonic() - started < 10
