@@ -23,6 +23,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from rath._runtime.credentials import CredentialVault
+from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.demo import DEMO_MODEL, demo_base_url
@@ -123,7 +124,7 @@ class LLMActivities:
             finish_reason=result.finish_reason,
             usage=result.usage,
             model=result.model,
-            preview=_clip(result.content or ""),
+            preview=preview(result.content or "", PREVIEW_CHARS),
         )
 
     def _client_for(self, spec: ProviderSpec) -> tuple[openai.AsyncOpenAI, str]:
@@ -205,13 +206,8 @@ def _plan(index: int, call: WireToolCall) -> ToolCallPlan:
         name=call.name,
         arguments_error=error,
         resource_key=key,
-        preview=_clip(call.arguments, 120),
+        preview=preview(call.arguments, 120),
     )
-
-
-def _clip(text: str, limit: int = PREVIEW_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _error_message(exc: openai.APIStatusError) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 from temporalio import activity
 
+from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.llm._wire import parse_arguments
@@ -77,10 +78,7 @@ class ToolActivities:
             body, ok = outcome.body, outcome.ok
         row = tool_feedback_chunk(call["id"], name, body)
         return RunToolResult(
-            result=await asyncio.to_thread(self._store.put_row, row), ok=ok, preview=_clip(body)
+            result=await asyncio.to_thread(self._store.put_row, row),
+            ok=ok,
+            preview=preview(body, PREVIEW_CHARS),
         )
-
-
-def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 3] + "..."

@@ -22,6 +22,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from rath._text import preview
     from rath.activities.llm import CompleteArgs, CompleteResult, LLMActivities, ToolCallPlan
     from rath.activities.tools import RunToolArgs, ToolActivities
     from rath.llm._provider import ProviderSpec
@@ -172,7 +173,9 @@ class SessionLoopWorkflow:
                 maximum_attempts=options.llm_max_attempts,
                 non_retryable_error_types=["ConfigError"],
             ),
-            summary=_clip(f"{input.agent_name} · {input.provider.label()} · round {round_no}"),
+            summary=preview(
+                f"{input.agent_name} · {input.provider.label()} · round {round_no}", SUMMARY_LIMIT
+            ),
         )
 
     async def _dispatch_round(
@@ -219,7 +222,7 @@ class SessionLoopWorkflow:
                 start_to_close_timeout=timedelta(seconds=options.tool_timeout_seconds),
                 heartbeat_timeout=timedelta(seconds=options.tool_heartbeat_seconds),
                 retry_policy=RetryPolicy(maximum_attempts=options.tool_max_attempts),
-                summary=_clip(f"{input.agent_name} · {call.name} {call.preview}"),
+                summary=preview(f"{input.agent_name} · {call.name} {call.preview}", SUMMARY_LIMIT),
             )
         except ActivityError as exc:
             cause = exc.cause or exc
@@ -229,7 +232,3 @@ class SessionLoopWorkflow:
 
 def _error_row(call: ToolCallPlan, kind: str, message: str) -> ChunkRow:
     return tool_feedback_chunk(call.id, call.name, error_body(kind, message))
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= SUMMARY_LIMIT else text[: SUMMARY_LIMIT - 3] + "..."
