@@ -169,8 +169,10 @@ class SessionLoopWorkflow:
             start_to_close_timeout=timedelta(seconds=options.llm_timeout_seconds),
             heartbeat_timeout=timedelta(seconds=options.llm_heartbeat_seconds),
             retry_policy=RetryPolicy(
-                initial_interval=timedelta(seconds=options.llm_retry_base_seconds),
-                maximum_attempts=options.llm_max_attempts,
+                initial_interval=timedelta(
+                    seconds=input.provider.retry_base_seconds or options.llm_retry_base_seconds
+                ),
+                maximum_attempts=input.provider.retry_max_attempts or options.llm_max_attempts,
                 non_retryable_error_types=["ConfigError"],
             ),
             summary=preview(

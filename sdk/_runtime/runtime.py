@@ -47,10 +47,6 @@ class Runtime:
         """Schedule ``coro`` on the runtime loop; never blocks."""
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the runtime loop and wait for its result."""
-        return self.submit(coro).result()
-
     async def client(self) -> Client:
         """The connected client; the first call starts the embedded server and worker."""
         if self._client is None:

@@ -8,7 +8,7 @@ replaced by a *reference* (``env:NAME`` or ``local:<token>``) that only a worker
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -134,8 +134,3 @@ class ProviderSpec(BaseModel):
     def label(self) -> str:
         """A short human label: ``model`` or ``kind``, for summaries and the UI."""
         return self.model or self.kind
-
-
-def provider_field_names() -> tuple[str, ...]:
-    """All ``Provider`` field names (for docs and validation)."""
-    return tuple(f.name for f in fields(Provider))

@@ -40,9 +40,9 @@ class TableRef(BaseModel):
 
     def concat(self, other: TableRef) -> TableRef:
         """A ref to this table's rows followed by ``other``'s, in O(1) payload bytes."""
-        if not other.parts and not other.rows:
+        if other.is_empty():
             return self
-        if not self.parts and not self.rows:
+        if self.is_empty():
             return other
         if not other.parts:
             return self.append(*other.rows)

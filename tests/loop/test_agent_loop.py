@@ -172,3 +172,13 @@ def test_transient_http_errors_are_retried(rath_env: Settings) -> None:
         out = agent(Session.from_user_message("go"))
         assert kinds(out) == ["user", "assistant"]
         assert len(server.requests) == 3
+
+
+def test_provider_retry_attempts_override_the_default(rath_env: Settings) -> None:
+    script = [error_reply(500, "boom")] * 3 + [text_reply("never reached")]
+    with FakeChatServer(script) as server:
+        provider = fake_provider(server, retry_max_attempts=2, retry_base_seconds=0.05)
+        out = flow.Agent("x", provider=provider, options=FAST)(Session.from_user_message("go"))
+        with pytest.raises(RunFailedError, match="HTTP 500"):
+            out.synchronize()
+        assert len(server.requests) == 2

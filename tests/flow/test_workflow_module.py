@@ -1,0 +1,109 @@
+"""``Workflow`` behaves like ``nn.Module``: registration, walks, state, call -> forward."""
+
+from __future__ import annotations
+
+import pytest
+
+from rath import flow
+from rath.errors import ConfigError
+from rath.session import Session
+
+
+class Pair(flow.Workflow):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writer = flow.Agent("Write.", model="m")
+        self.editor = flow.Agent("Edit.", model="m", name="chief-editor")
+        self.scratch = "not registered"
+
+    def forward(self, session: Session) -> Session:
+        return session
+
+
+class Team(flow.Workflow):
+    def __init__(self) -> None:
+        super().__init__()
+        self.pair = Pair()
+        self.lead = flow.AgentParam(Session.from_agent_prompt("Lead."), flow.Provider(model="m"))
+
+
+def test_assignment_registers_agents_and_children() -> None:
+    team = Team()
+    assert [name for name, _ in team.named_children()] == ["pair"]
+    assert [name for name, _ in team.named_agents()] == [
+        "lead",
+        "pair.editor.agent",
+        "pair.writer.agent",
+    ]
+    assert [name for name, _ in team.named_agents(recurse=False)] == ["lead"]
+    assert [name for name, _ in team.named_workflows()] == [
+        "",
+        "pair",
+        "pair.writer",
+        "pair.editor",
+    ]
+    assert team.get_submodule("pair.writer") is team.pair.writer
+    with pytest.raises(AttributeError, match="'nope'"):
+        team.get_submodule("pair.nope")
+
+
+def test_agents_take_their_attribute_name_unless_named() -> None:
+    pair = Pair()
+    assert pair.writer.name == "writer"
+    assert pair.editor.name == "chief-editor"
+    assert flow.Agent("x", model="m").name == "agent"
+
+
+def test_reassigning_and_deleting_unregister() -> None:
+    pair = Pair()
+    pair.writer = "plain value"  # type: ignore[assignment]
+    del pair.editor
+    assert pair.named_children() == ()
+
+
+def test_forgetting_super_init_is_a_clear_error() -> None:
+    class Broken(flow.Workflow):
+        def __init__(self) -> None:
+            self.agent = flow.Agent("x", model="m")
+
+    with pytest.raises(AttributeError, match=r"super\(\).__init__\(\)"):
+        Broken()
+
+
+def test_call_runs_forward_and_base_forward_is_unimplemented() -> None:
+    session = Session.from_user_message("hi")
+    assert Pair()(session) is session
+    with pytest.raises(NotImplementedError, match=r"Team\.forward"):
+        Team()(session)
+
+
+def test_state_dict_round_trip_without_secrets() -> None:
+    team = Team()
+    team.lead.provider = flow.Provider(model="m", api_key="sk-test-not-a-secret-123456")
+    state = team.state_dict()
+    assert set(state) == {
+        "lead.agent_session",
+        "lead.provider",
+        "pair.editor.agent.agent_session",
+        "pair.editor.agent.provider",
+        "pair.writer.agent.agent_session",
+        "pair.writer.agent.provider",
+    }
+    assert "sk-test" not in repr(state)
+    state["lead.agent_session"] = [{"kind": "system", "payload": {"content": "New lead."}}]
+    other = Team()
+    assert other.load_state_dict(state) == ([], [])
+    assert other.lead.agent_session.chunk_table.rows[0].payload["content"] == "New lead."
+    with pytest.raises(KeyError, match="unexpected"):
+        other.load_state_dict({**state, "ghost.agent_session": []})
+
+
+def test_agent_needs_a_provider_or_model() -> None:
+    with pytest.raises(ConfigError, match="provider or a model"):
+        flow.Agent("x")
+    assert flow.Agent("x", provider=flow.Provider(), model="m2").agent.provider.model == "m2"
+
+
+def test_repr_lists_the_tree() -> None:
+    text = repr(Team())
+    assert "(pair): Pair(" in text and "(lead): AgentParam(prompt='Lead.'" in text
