@@ -5,6 +5,7 @@ the values that flow through them. See the README for the embedded default and c
 """
 
 from rath import errors, flow, llm, session
+from rath._runtime.queries import run_graph
 from rath.errors import RathError
 from rath.flow import Agent, AgentParam, Provider, Workflow
 from rath.session import Session
@@ -19,5 +20,6 @@ __all__ = [
     "errors",
     "flow",
     "llm",
+    "run_graph",
     "session",
 ]

@@ -32,7 +32,10 @@ def _server(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     from rath.worker.main import main as worker_main
 
-    worker_main(["--task-queue", args.task_queue] if args.task_queue else [])
+    argv = ["--task-queue", args.task_queue] if args.task_queue else []
+    for target in args.workflows:
+        argv += ["--workflows", target]
+    worker_main(argv)
     return 0
 
 
@@ -67,6 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     worker = commands.add_parser("worker", help="run a worker (TEMPORAL_ADDRESS or embedded)")
     worker.add_argument("--task-queue", help="override RATH_TASK_QUEUE")
+    worker.add_argument(
+        "--workflows",
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help="a rath.flow.Workflow class this worker runs durably (repeatable)",
+    )
     worker.set_defaults(func=_worker)
 
     demo = commands.add_parser("demo", help="run one agent on the embedded default")

@@ -6,7 +6,8 @@
     ├── UserError                 a developer mistake: fix the code or config (never retried)
     │   ├── ConfigError           bad configuration (env vars, provider fields, placement)
     │   ├── ToolNameConflictError a user tool reuses a built-in or another tool's name
-    │   └── NotReadyError         a lazy session was read inside a workflow before it finished
+    │   ├── NotReadyError         a lazy session was read inside a workflow before it finished
+    │   └── LineageConsistencyError  a session graph has a missing parent or a cycle
     └── RunError                  something failed while a run was executing
         ├── RunFailedError        a durable run failed; carries the workflow id
         ├── LLMError              the model endpoint answered with a terminal error
@@ -42,6 +43,13 @@ class ToolNameConflictError(UserError):
 
 class NotReadyError(UserError):
     """A lazy session's content was read inside workflow code before it was ready."""
+
+
+class LineageConsistencyError(UserError, ValueError):
+    """A session graph names a parent it does not contain, or its lineage has a cycle.
+
+    Also a ``ValueError``, as in OpenRath, so existing ``except ValueError`` handlers catch it.
+    """
 
 
 class RunError(RathError):
@@ -82,6 +90,7 @@ class SandboxError(RunError):
 __all__ = [
     "ConfigError",
     "LLMError",
+    "LineageConsistencyError",
     "NotReadyError",
     "RathError",
     "RunError",

@@ -1,10 +1,10 @@
 """``RathPlugin``: all of Rath's Temporal wiring in one object, for clients and workers alike.
 
-It sets the pydantic data converter, registers the session-loop workflow and the LLM and tool
-activities, passes Rath's (deterministic, side-effect-free at import) modules through the
-workflow sandbox, and makes :class:`~rath.errors.UserError` fail a workflow instead of retrying
-its task forever. Give it to ``Client.connect(plugins=[...])``; workers built from that client
-inherit it.
+It sets the pydantic data converter, registers the session-loop and durable-forward workflows
+and the LLM, tool and session activities, passes Rath's (deterministic, side-effect-free at
+import) modules through the workflow sandbox, and makes :class:`~rath.errors.UserError` fail a
+workflow instead of retrying its task forever. Give it to ``Client.connect(plugins=[...])``;
+workers built from that client inherit it.
 
 Example:
     client = await Client.connect("localhost:7233", plugins=[RathPlugin()])
@@ -20,9 +20,11 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from rath._runtime.credentials import VAULT, CredentialVault
 from rath._runtime.settings import Settings, store_at
 from rath.activities.llm import LLMActivities
+from rath.activities.session import SessionActivities
 from rath.activities.tools import ToolActivities
 from rath.errors import UserError
 from rath.store import ChunkStore
+from rath.workflows.forward import ForwardWorkflow
 from rath.workflows.session_loop import SessionLoopWorkflow
 
 PASSTHROUGH_MODULES = ("rath", "pydantic", "pydantic_core", "annotated_types", "openai", "httpx")
@@ -55,11 +57,12 @@ class RathPlugin(SimplePlugin):
         store = store or store_at(settings.store_dir)
         llm = LLMActivities(store, vault)
         tools = ToolActivities(store, settings.workspaces_dir)
+        sessions = SessionActivities(store)
         super().__init__(
             "rath.RathPlugin",
             data_converter=pydantic_data_converter,
-            activities=[llm.complete, tools.run],
-            workflows=[SessionLoopWorkflow],
+            activities=[llm.complete, tools.run, sessions.read],
+            workflows=[SessionLoopWorkflow, ForwardWorkflow],
             workflow_runner=workflow_runner(),
             workflow_failure_exception_types=[UserError],
         )

@@ -28,12 +28,31 @@ def test_public_names_are_pinned() -> None:
         "errors",
         "flow",
         "llm",
+        "run_graph",
         "session",
     ]
-    assert rath.flow.__all__ == ["Agent", "AgentParam", "Provider", "Workflow"]
+    assert rath.flow.__all__ == [
+        "Agent",
+        "AgentParam",
+        "Provider",
+        "Workflow",
+        "register_workflow_class",
+    ]
     assert rath.llm.__all__ == ["Provider", "ProviderSpec", "TokenUsage", "add_usage"]
     assert "run_session_loop" in rath.session.__all__
     assert "Session" in rath.session.__all__
+    assert {
+        "GraphNode",
+        "LineageConsistencyError",
+        "LineageJournal",
+        "SessionGraph",
+        "ancestors_bfs",
+        "descendants_dfs_preorder",
+        "edge_pairs",
+        "lineage_journal_optional",
+        "lineage_journal_tracking",
+        "validate_acyclic",
+    } <= set(rath.session.__all__)
 
 
 def test_all_lists_are_sorted_and_resolve() -> None:
@@ -92,6 +111,7 @@ def test_wheel_has_one_import_root(tmp_path: Path) -> None:
         "rath/activities/llm.py",
         "rath/worker/main.py",
         "rath/session/_session.py",
+        "rath/session/graph/_model.py",
         "rath/py.typed",
     ):
         assert module in names

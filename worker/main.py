@@ -18,6 +18,8 @@ from temporalio.worker import Worker
 
 from rath._runtime.devserver import ensure_server
 from rath._runtime.settings import Settings
+from rath.errors import ConfigError
+from rath.flow._registry import register_workflow_target, registered_targets
 from rath.plugin import RathPlugin
 
 
@@ -37,7 +39,8 @@ async def run_worker(settings: Settings | None = None) -> None:
         loop.add_signal_handler(sig, stop.set)
     print(
         f"rath worker: {address} namespace={settings.namespace} "
-        f"task queue={settings.task_queue} store={settings.store_dir}",
+        f"task queue={settings.task_queue} store={settings.store_dir} "
+        f"workflows={','.join(registered_targets()) or '-'}",
         flush=True,
     )
     async with worker:
@@ -49,9 +52,23 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of ``rath worker`` and ``python -m rath.worker``."""
     parser = argparse.ArgumentParser(prog="rath worker", description=__doc__)
     parser.add_argument("--task-queue", help="override RATH_TASK_QUEUE")
+    parser.add_argument(
+        "--workflows",
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help="a rath.flow.Workflow class whose durable forward this worker runs "
+        "(repeatable; comma-separated lists work too)",
+    )
     args = parser.parse_args(argv)
     if args.task_queue:
         os.environ["RATH_TASK_QUEUE"] = args.task_queue
+    try:
+        for target in (t.strip() for item in args.workflows for t in item.split(",")):
+            if target:
+                register_workflow_target(target)
+    except ConfigError as exc:
+        parser.error(str(exc))
     try:
         asyncio.run(run_worker())
         code = 0

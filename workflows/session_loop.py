@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._lineage import LineageKind
     from rath.session._session import Session
     from rath.session._table_ref import TableRef
+    from rath.session.graph import GraphNode, SessionGraph
     from rath.tools.builtins import BUILTIN_TOOLS, error_body
 
 SUMMARY_LIMIT = 380
@@ -83,16 +84,23 @@ class SessionLoopWorkflow:
 
     def __init__(self) -> None:
         self._carry: LoopCarry | None = None
+        self._graph = SessionGraph()
 
     @workflow.query
     def progress(self) -> LoopCarry | None:
         """The transcript so far (by reference), rounds used and usage."""
         return self._carry
 
+    @workflow.query
+    def graph(self) -> SessionGraph:
+        """The run's sessions: the user and agent inputs, and the output once it exists."""
+        return self._graph
+
     @workflow.run
     async def run(self, input: SessionLoopInput) -> Session:
         """Run rounds until a completion without tool calls or ``max_tool_rounds``."""
         options = input.options
+        self._graph = SessionGraph.from_sessions([input.user, input.agent])
         carry = input.carry or LoopCarry(transcript=input.user.table)
         self._carry = carry
         tools = tuple(sorted(BUILTIN_TOOLS)) if input.user.sandbox is not None else ()
@@ -131,7 +139,7 @@ class SessionLoopWorkflow:
                 "session loop stopped after max_tool_rounds=%d", options.max_tool_rounds
             )
             extras = (("loop.truncated", True),)
-        return Session(
+        out = Session(
             id=input.output_id,
             table=carry.transcript,
             parent_session_ids=(input.user.id, input.agent.id),
@@ -141,6 +149,11 @@ class SessionLoopWorkflow:
             sandbox=input.user.sandbox,
             usage=carry.usage,
         )
+        node = GraphNode.from_session(
+            out, agent=input.agent_name, run_id=workflow.info().workflow_id
+        )
+        self._graph = SessionGraph(nodes=(*self._graph.nodes, node))
+        return out
 
     def _should_continue_as_new(self, rounds_this_run: int, options: LoopOptions) -> bool:
         limit = options.continue_as_new_after_rounds

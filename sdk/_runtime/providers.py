@@ -25,7 +25,6 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
         ConfigError: ``api_key`` is set but runs go to a remote cluster, whose workers cannot
             receive it without writing it into workflow history.
     """
-    kind = provider.provider_kind or "openai"
     ref: str | None = None
     if provider.api_key:
         if not settings.embedded:
@@ -35,22 +34,44 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
                 "in the worker's environment (OPENAI_API_KEY, or Provider(api_key_env='NAME'))"
             )
         ref = VAULT.register(provider.api_key)
-    elif provider.api_key_env:
-        ref = f"env:{provider.api_key_env}"
-    if (
-        kind == "openai"
-        and ref is None
-        and provider.base_url is None
-        and settings.embedded
-        and not os.environ.get("OPENAI_API_KEY")
-    ):
-        kind = "demo"
-        if not _demo_notice_shown.is_set():
-            _demo_notice_shown.set()
-            sys.stderr.write(
-                "rath: no OPENAI_API_KEY and no Provider(base_url=...): using the offline demo "
-                "model (scripted, not an LLM). Set OPENAI_API_KEY or base_url for a real model.\n"
+    demo = settings.embedded and not os.environ.get("OPENAI_API_KEY")
+    spec = spec_from_provider(provider, api_key_ref=ref, demo_fallback=demo)
+    if spec.kind == "demo" and provider.provider_kind != "demo" and not _demo_notice_shown.is_set():
+        _demo_notice_shown.set()
+        sys.stderr.write(
+            "rath: no OPENAI_API_KEY and no Provider(base_url=...): using the offline demo "
+            "model (scripted, not an LLM). Set OPENAI_API_KEY or base_url for a real model.\n"
+        )
+    return spec
+
+
+def spec_from_provider(
+    provider: Provider, *, api_key_ref: str | None = None, demo_fallback: bool
+) -> ProviderSpec:
+    """The spec for a provider whose key (if any) is already a reference. Pure: no I/O.
+
+    Workflow code uses this directly (it cannot read the environment or the vault).
+
+    Args:
+        provider: The provider.
+        api_key_ref: The reference for ``provider.api_key`` (ignored when it has none).
+        demo_fallback: Serve a credential-less OpenAI provider with the offline demo model.
+
+    Raises:
+        ConfigError: ``provider.api_key`` is set but no reference was given for it.
+    """
+    ref = provider.api_key_ref or (f"env:{provider.api_key_env}" if provider.api_key_env else None)
+    if provider.api_key:
+        if api_key_ref is None:
+            raise ConfigError(
+                "Provider(api_key=...) cannot be used inside workflow code: it would be "
+                "written into workflow history. Pass the provider into the Workflow's "
+                "constructor, or use Provider(api_key_env='NAME') and set NAME on the worker"
             )
+        ref = api_key_ref
+    kind = provider.provider_kind or "openai"
+    if kind == "openai" and ref is None and provider.base_url is None and demo_fallback:
+        kind = "demo"
     return ProviderSpec(
         kind=kind,
         model=provider.model,
@@ -60,4 +81,18 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
         retry_max_attempts=provider.retry_max_attempts,
         retry_base_seconds=provider.retry_base_seconds,
         request_timeout=provider.request_timeout,
+    )
+
+
+def provider_from_spec(spec: ProviderSpec) -> Provider:
+    """The worker-side ``Provider`` for a shipped spec (its key stays a reference)."""
+    return Provider(
+        model=spec.model,
+        base_url=spec.base_url,
+        api_key_ref=spec.api_key_ref,
+        provider_kind=spec.kind,
+        extra_create_args=dict(spec.options),
+        retry_max_attempts=spec.retry_max_attempts,
+        retry_base_seconds=spec.retry_base_seconds,
+        request_timeout=spec.request_timeout,
     )

@@ -18,9 +18,11 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from temporalio.client import Client, WorkflowFailureError
+from temporalio.common import TypedSearchAttributes
 from temporalio.worker import Worker
 
 from rath._runtime.devserver import ensure_server
+from rath._runtime.failures import describe_failure
 from rath._runtime.settings import Settings
 from rath.errors import RunFailedError
 from rath.plugin import RathPlugin
@@ -148,6 +150,7 @@ async def run_workflow(
     result_type: type[T],
     wait_for: tuple[Callable[[], Awaitable[None]], ...] = (),
     static_summary: str | None = None,
+    search_attributes: TypedSearchAttributes | None = None,
 ) -> T:
     """Start a workflow once its inputs are ready, and wait for its result."""
     for ready in wait_for:
@@ -160,6 +163,7 @@ async def run_workflow(
         task_queue=runtime.settings.task_queue,
         result_type=result_type,
         static_summary=static_summary,
+        search_attributes=search_attributes,
     )
     try:
         result: T = await handle.result()
@@ -168,18 +172,6 @@ async def run_workflow(
         raise RunFailedError(
             f"run {workflow_id!r} failed: {describe_failure(exc)}", workflow_id=workflow_id
         ) from exc
-
-
-def describe_failure(exc: BaseException) -> str:
-    """The messages of a Temporal failure's cause chain, outermost first."""
-    parts: list[str] = []
-    current: BaseException | None = exc.__cause__ if isinstance(exc, WorkflowFailureError) else exc
-    while current is not None:
-        message = str(current) or type(current).__name__
-        if not parts or parts[-1] != message:
-            parts.append(message)
-        current = getattr(current, "cause", None) or current.__cause__
-    return ": ".join(parts) if parts else str(exc)
 
 
 def _notice(message: str) -> None:

@@ -24,6 +24,9 @@ class Settings:
         namespace: ``TEMPORAL_NAMESPACE`` (default ``default``).
         task_queue: ``RATH_TASK_QUEUE`` (default ``rath``).
         store_dir: ``RATH_STORE_DIR`` (default ``<home>/store``), shared by client and workers.
+        search_attributes: ``RATH_SEARCH_ATTRIBUTES`` (default on; ``0`` turns it off): tag
+            runs with ``RathSessionId``, ``RathRootSessionId`` and ``RathAgent``. The embedded
+            server registers them; a cluster needs them created once (see the README).
     """
 
     home: Path
@@ -31,6 +34,7 @@ class Settings:
     namespace: str
     task_queue: str
     store_dir: Path
+    search_attributes: bool = True
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -43,6 +47,8 @@ class Settings:
             namespace=os.environ.get("TEMPORAL_NAMESPACE") or DEFAULT_NAMESPACE,
             task_queue=os.environ.get("RATH_TASK_QUEUE") or DEFAULT_TASK_QUEUE,
             store_dir=Path(store).expanduser().resolve() if store else home / "store",
+            search_attributes=os.environ.get("RATH_SEARCH_ATTRIBUTES", "1").lower()
+            not in ("0", "false", "off", "no"),
         )
 
     @property

@@ -3,6 +3,7 @@
 from rath.flow._agent import Agent
 from rath.flow._module import Workflow
 from rath.flow._param import AgentParam
+from rath.flow._registry import register_workflow_class
 from rath.llm._provider import Provider
 
-__all__ = ["Agent", "AgentParam", "Provider", "Workflow"]
+__all__ = ["Agent", "AgentParam", "Provider", "Workflow", "register_workflow_class"]

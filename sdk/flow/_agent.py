@@ -35,6 +35,8 @@ class Agent(Workflow):
         print(out)
     """
 
+    _runs_itself = True
+
     def __init__(
         self,
         system_prompt: str,

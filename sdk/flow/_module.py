@@ -1,15 +1,18 @@
 """``Workflow``: a composable agent module that behaves like ``torch.nn.Module``.
 
 Assigning an :class:`AgentParam` or another ``Workflow`` to an attribute registers it;
-``__call__`` runs :meth:`Workflow.forward`; ``named_agents``, ``named_children`` and
-``named_workflows`` walk the tree with dotted names; ``state_dict`` saves every agent's prompt
-and (secret-free) provider settings.
+``__call__`` runs :meth:`Workflow.forward` *durably* (as a Temporal workflow, each agent call
+a child workflow); ``named_agents``, ``named_children`` and ``named_workflows`` walk the tree
+with dotted names; ``state_dict`` saves every agent's prompt and (secret-free) provider
+settings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Self
+
+from temporalio import workflow
 
 from rath.flow._param import AgentParam
 from rath.session._chunks import ChunkRow
@@ -35,6 +38,15 @@ class Workflow:
 
     _agents: dict[str, AgentParam]
     _children: dict[str, Workflow]
+    #: True for modules whose call starts its own durable run (``Agent``, ``Compressor``):
+    #: calling them never wraps them in a durable ``forward``.
+    _runs_itself: ClassVar[bool] = False
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        # Recorded so a worker can rebuild this module for a durable forward (see _spec.py).
+        module = super().__new__(cls)
+        object.__setattr__(module, "_init_args", (args, kwargs))
+        return module
 
     def __init__(self) -> None:
         object.__setattr__(self, "_agents", {})
@@ -79,7 +91,20 @@ class Workflow:
         raise NotImplementedError(f"{type(self).__name__}.forward is not implemented")
 
     def __call__(self, session: Session, *args: Any, **kwargs: Any) -> Session:
-        return self.forward(session, *args, **kwargs)
+        """Run :meth:`forward` durably and return its (lazy) output session at once.
+
+        From plain Python this starts a ``rath.Forward`` workflow whose code is this
+        ``forward``: every agent call inside is a child workflow, and a crash anywhere resumes
+        without re-running finished agents. The module is rebuilt on the worker from its
+        class (registered with the worker) and constructor arguments (plain data, see
+        :mod:`rath.flow._spec`). Inside workflow code (a parent's ``forward``) it just calls
+        ``forward``. To orchestrate from the client instead, call ``forward`` directly.
+        """
+        if self._runs_itself or workflow.in_workflow():
+            return self.forward(session, *args, **kwargs)
+        from rath.flow._durable import run_forward
+
+        return run_forward(self, session, *args, **kwargs)
 
     # -- walking --------------------------------------------------------------------------
 

@@ -53,6 +53,8 @@ class Provider:
             worker receives it in memory; remote workers use their own environment instead.
         api_key_env: Name of the environment variable the *worker* reads the key from
             (default ``OPENAI_API_KEY``).
+        api_key_ref: A credential *reference* a worker resolves (``env:NAME``). Rath sets it
+            when it ships a provider to a worker; users rarely need it.
         provider_kind: ``"openai"`` (any OpenAI-compatible server) or ``"demo"`` (Rath's
             offline scripted demo model).
         retry_max_attempts: Attempts per LLM call before the run fails (Temporal retries).
@@ -70,6 +72,7 @@ class Provider:
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
     api_key_env: str | None = None
+    api_key_ref: str | None = field(default=None, repr=False)
     provider_kind: ProviderKind | None = None
     temperature: float | None = None
     top_p: float | None = None

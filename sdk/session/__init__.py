@@ -15,20 +15,42 @@ from rath.session._lineage import LineageKind
 from rath.session._loop import run_session_loop
 from rath.session._session import Placement, Session
 from rath.session._table_ref import TableRef
+from rath.session.graph import (
+    GraphNode,
+    LineageConsistencyError,
+    LineageJournal,
+    SessionGraph,
+    ancestors_bfs,
+    descendants_dfs_preorder,
+    edge_pairs,
+    lineage_journal_optional,
+    lineage_journal_tracking,
+    validate_acyclic,
+)
 
 __all__ = [
     "ChunkKind",
     "ChunkRow",
     "ChunkTable",
+    "GraphNode",
+    "LineageConsistencyError",
+    "LineageJournal",
     "LineageKind",
     "Placement",
     "Session",
+    "SessionGraph",
     "TableRef",
+    "ancestors_bfs",
     "assistant_turn_chunk",
     "chunk_table_to_messages",
+    "descendants_dfs_preorder",
+    "edge_pairs",
     "format_chunk_row_brief",
+    "lineage_journal_optional",
+    "lineage_journal_tracking",
     "run_session_loop",
     "system_text_chunk",
     "tool_feedback_chunk",
     "user_text_chunk",
+    "validate_acyclic",
 ]

@@ -1,4 +1,4 @@
-"""Lineage: how a session came to be (OpenRath's ``LineageKind`` values)."""
+"""Lineage: how a session came to be (OpenRath's ``LineageKind`` values, plus ``op_workflow``)."""
 
 from __future__ import annotations
 
@@ -17,3 +17,6 @@ class LineageKind(StrEnum):
     OP_DETACH = "op_detach"
     OP_MERGE = "op_merge"
     OP_SESSION_COMPRESS = "op_session_compress"
+    #: Rath's addition: the output of a durable ``Workflow.forward`` run. Its usage is the
+    #: whole agent tree's, rolled up.
+    OP_WORKFLOW = "op_workflow"

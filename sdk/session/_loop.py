@@ -3,22 +3,27 @@
 Called from plain Python it starts a :class:`~rath.workflows.session_loop.SessionLoopWorkflow`
 through the background runtime and returns a lazy session at once; reading it waits. Lazy
 inputs do not block the call: the run starts when they are ready, so ``agent2(agent1(s))``
-returns immediately too.
+returns immediately too. Called from a durable ``forward`` (workflow code) it schedules the
+same workflow as a child, as a task of the parent, and returns a lazy session just the same.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from temporalio import workflow
+from temporalio.exceptions import ChildWorkflowError
 
 from rath._ids import new_id
-from rath.errors import ConfigError, UserError
+from rath.errors import ConfigError
 from rath.llm._provider import Provider
 from rath.session._lineage import LineageKind
 from rath.session._session import Session
+
+if TYPE_CHECKING:
+    from rath.workflows.session_loop import LoopOptions
 
 
 def run_session_loop(
@@ -52,11 +57,6 @@ def run_session_loop(
     Raises:
         ConfigError: Invalid arguments (found before anything starts).
     """
-    from rath._runtime.providers import provider_spec
-    from rath._runtime.runtime import RunHandle, get_runtime, run_workflow
-    from rath._runtime.settings import Settings
-    from rath.workflows.session_loop import LoopOptions, SessionLoopInput
-
     if tools:
         raise ConfigError(
             "custom tools are not supported yet; the six built-in tools are always available "
@@ -64,16 +64,11 @@ def run_session_loop(
         )
     if max_tool_rounds < 1:
         raise ConfigError(f"max_tool_rounds must be at least 1, got {max_tool_rounds}")
-    if workflow.in_workflow():
-        raise UserError(
-            "run_session_loop inside workflow code is not supported yet; call agents from "
-            "plain Python"
-        )
+    from rath.workflows.session_loop import LoopOptions
+
     loop_options = (options or LoopOptions()).model_copy(
         update={"max_tool_rounds": max_tool_rounds}
     )
-    settings = Settings.from_env()
-    spec = provider_spec(agent_provider, settings)
     out = Session(
         id=new_id(),
         parent_session_ids=(user_session.id, agent_session.id),
@@ -81,22 +76,57 @@ def run_session_loop(
         lineage_operator="run_session_loop",
         sandbox=user_session.sandbox,
     )
-    name = _slug(agent_name)
-    workflow_id = f"rath-{name}-{out.id.hex[:12]}"
+    name = slug(agent_name)
+    run_id = f"rath-{name}-{out.id.hex[:12]}"
+    start = _start_child if workflow.in_workflow() else _start_run
+    start(
+        user_session,
+        agent_session,
+        provider=agent_provider,
+        name=name,
+        options=loop_options,
+        out=out,
+        run_id=run_id,
+    )
+    if not lazy and not workflow.in_workflow():
+        out.synchronize()
+    return out
+
+
+def _start_run(
+    user: Session,
+    agent: Session,
+    *,
+    provider: Provider,
+    name: str,
+    options: LoopOptions,
+    out: Session,
+    run_id: str,
+) -> None:
+    """Client side: start a top-level run on the background runtime."""
+    from rath._runtime.providers import provider_spec
+    from rath._runtime.runtime import RunHandle, get_runtime, run_workflow
+    from rath._runtime.scope import search_attributes
+    from rath._runtime.settings import Settings
+    from rath.session.graph import record_session
+    from rath.workflows.session_loop import SessionLoopInput
+
+    settings = Settings.from_env()
+    spec = provider_spec(provider, settings)
     waits = tuple(
         pending.wait
-        for s in (user_session, agent_session)
+        for s in (user, agent)
         if (pending := s._pending) is not None and isinstance(pending, RunHandle)
     )
 
     def make_input() -> SessionLoopInput:
         return SessionLoopInput(
-            user=user_session.synchronize(),
-            agent=agent_session.synchronize(),
+            user=user.synchronize(),
+            agent=agent.synchronize(),
             agent_name=name,
             provider=spec,
             output_id=out.id,
-            options=loop_options,
+            options=options,
         )
 
     runtime = get_runtime(settings)
@@ -104,19 +134,73 @@ def run_session_loop(
         run_workflow(
             runtime,
             workflow="rath.SessionLoop",
-            workflow_id=workflow_id,
+            workflow_id=run_id,
             make_input=make_input,
             result_type=Session,
             wait_for=waits,
-            static_summary=f"{name} · {spec.label()}",
+            static_summary=f"{name} · {spec.label()} · session {out.id.hex[:8]}",
+            search_attributes=(
+                search_attributes(out.id, out.id, name) if settings.search_attributes else None
+            ),
         )
     )
-    out.attach_pending(RunHandle(workflow_id, future))
-    if not lazy:
-        out.synchronize()
-    return out
+    out.attach_pending(RunHandle(run_id, future))
+    record_session(out, agent=name, inputs=(user, agent))
 
 
-def _slug(name: str) -> str:
+def _start_child(
+    user: Session,
+    agent: Session,
+    *,
+    provider: Provider,
+    name: str,
+    options: LoopOptions,
+    out: Session,
+    run_id: str,
+) -> None:
+    """Workflow side: schedule a child workflow as a task of the durable forward."""
+    from rath._runtime.failures import describe_failure
+    from rath._runtime.providers import spec_from_provider
+    from rath._runtime.scope import current_scope
+    from rath.errors import RunFailedError
+    from rath.workflows.session_loop import SessionLoopInput
+
+    scope = current_scope()
+    spec = spec_from_provider(provider, demo_fallback=scope.demo_fallback)
+
+    async def run() -> Session:
+        await user
+        await agent
+        try:
+            result: Session = await workflow.execute_child_workflow(
+                "rath.SessionLoop",
+                SessionLoopInput(
+                    user=user,
+                    agent=agent,
+                    agent_name=name,
+                    provider=spec,
+                    output_id=out.id,
+                    options=options,
+                ),
+                id=run_id,
+                result_type=Session,
+                static_summary=f"{name} · {spec.label()} · session {out.id.hex[:8]}",
+                search_attributes=scope.search_attributes(out.id, name),
+            )
+        except ChildWorkflowError as exc:
+            raise RunFailedError(
+                f"agent {name!r} (run {run_id!r}) failed: {describe_failure(exc.cause or exc)}",
+                workflow_id=run_id,
+            ) from exc
+        scope.add_usage(result.usage)
+        scope.record(result, agent=name, run_id=run_id)
+        return result
+
+    out.attach_pending(scope.spawn(run_id, run()))
+    scope.record(out, agent=name, run_id=run_id, inputs=(user, agent))
+
+
+def slug(name: str) -> str:
+    """``name`` made safe for a workflow id (at most 40 characters)."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")
     return slug[:40] or "agent"

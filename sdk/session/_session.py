@@ -10,6 +10,7 @@ them waits (see :meth:`Session.synchronize`).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 from uuid import UUID
@@ -29,8 +30,11 @@ from rath.session._chunks import (
     system_text_chunk,
     user_text_chunk,
 )
+from rath.session._deferred import Deferred
 from rath.session._lineage import LineageKind
 from rath.session._table_ref import TableRef
+
+MergePolicy = str | Callable[["Session", "Session"], "Session"]
 
 _PREVIEW_HEAD = 4
 _PREVIEW_TAIL = 4
@@ -147,7 +151,8 @@ class Session(BaseModel):
     def attach_pending(self, pending: PendingResult) -> None:
         """Make this session the lazy result of ``pending`` (used by the runtime)."""
         self._pending = pending
-        self._run_id = pending.run_id
+        # A derived session (fork/merge of a lazy one) was not produced by that run.
+        self._run_id = None if isinstance(pending, Deferred) else pending.run_id
 
     def synchronize(self) -> Session:
         """Wait for a lazy session's run, then publish its rows, usage and extras.
@@ -171,6 +176,7 @@ class Session(BaseModel):
         self.table = result.table
         self.usage = result.usage
         self.lineage_extras = result.lineage_extras
+        self.parent_session_ids = result.parent_session_ids
         self._pending = None
         self._rows = result._rows
         return self
@@ -183,7 +189,12 @@ class Session(BaseModel):
         waiter = getattr(pending, "wait", None)
         if waiter is not None:
             await waiter()
-        return self.synchronize()
+        self.synchronize()
+        if workflow.in_workflow() and self._rows is None and self.table.inline_rows() is None:
+            from rath._runtime.scope import read_rows
+
+            self._rows = await read_rows(self.table)
+        return self
 
     # -- content --------------------------------------------------------------------------
 
@@ -204,13 +215,28 @@ class Session(BaseModel):
     # -- branching ------------------------------------------------------------------------
 
     def _derive(self, **fields: Any) -> Session:
-        self.synchronize()
-        out = Session(table=self.table, sandbox=self.sandbox, **fields)
-        out._rows = self._rows
+        out = Session(sandbox=self.sandbox, **fields)
+        if self.pending:
+            out.attach_pending(Deferred((self,), lambda: out._settled(self.table, self._rows)))
+        else:
+            self.synchronize()
+            out.table, out._rows = self.table, self._rows
+        _record(out, inputs=(self,))
         return out
 
+    def _settled(
+        self, table: TableRef, rows: tuple[ChunkRow, ...] | None, usage: TokenUsage | None = None
+    ) -> Session:
+        """The result a :class:`Deferred` publishes into this (eagerly built) session."""
+        result = self.model_copy(update={"table": table, "usage": usage})
+        result._rows = rows
+        return result
+
     def fork(self) -> Session:
-        """A new session with the same rows (shared by reference) and sandbox; parent = self."""
+        """A new session with the same rows (shared by reference) and sandbox; parent = self.
+
+        O(1): no rows are copied. On a lazy session it returns at once, lazily.
+        """
         return self._derive(
             parent_session_ids=(self.id,),
             lineage_kind=LineageKind.OP_FORK,
@@ -221,14 +247,23 @@ class Session(BaseModel):
         """Like :meth:`fork`, but with no parent: the start of a new lineage tree."""
         return self._derive(lineage_kind=LineageKind.OP_DETACH, lineage_operator="Session.detach")
 
-    def merge(self, other: Session) -> Session:
-        """Rows of ``self`` then ``other``; usage summed; keeps ``self``'s sandbox.
+    def merge(self, other: Session, policy: MergePolicy = "concat") -> Session:
+        """Combine two sessions; usage is summed and ``self``'s sandbox kept.
+
+        Args:
+            other: The session to merge in.
+            policy: ``"concat"`` (OpenRath's: ``self``'s rows then ``other``'s, in O(1)
+                bytes), or a function ``(self, other) -> Session`` whose result's rows
+                become the merge's. Workflow code can only combine references there
+                (reading stored rows needs an activity). See also :func:`rath.session.merge`
+                for ``interleave_by_time`` and ``summarize``.
+
+        Returns:
+            A new session with parents ``(self.id, other.id)``; lazy if either input is.
 
         Raises:
             ValueError: Both sessions are placed on different sandbox backends.
         """
-        self.synchronize()
-        other.synchronize()
         if (
             self.sandbox is not None
             and other.sandbox is not None
@@ -239,16 +274,38 @@ class Session(BaseModel):
                 f"({self.sandbox.backend!r} and {other.sandbox.backend!r}); "
                 "move one with `.to(...)` first"
             )
+        name = policy if isinstance(policy, str) else getattr(policy, "__name__", "custom")
+        if not callable(policy) and policy != "concat":
+            raise ValueError(
+                f"unknown merge policy {policy!r}; use 'concat' or a function "
+                "(self, other) -> Session (rath.session.merge has the others)"
+            )
         out = Session(
-            table=self.table.concat(other.table),
             sandbox=self.sandbox or other.sandbox,
             parent_session_ids=(self.id, other.id),
             lineage_kind=LineageKind.OP_MERGE,
             lineage_operator="Session.merge",
-            usage=add_usage(self.usage, other.usage),
+            lineage_extras=(() if policy == "concat" else (("merge.policy", name),)),
         )
-        if self._rows is not None and other._rows is not None:
-            out._rows = self._rows + other._rows
+
+        def compute() -> Session:
+            usage = add_usage(self.usage, other.usage)
+            if callable(policy):
+                merged = policy(self, other)
+                return out._settled(merged.table, merged._rows, usage)
+            rows = None
+            if self._rows is not None and other._rows is not None:
+                rows = self._rows + other._rows
+            return out._settled(self.table.concat(other.table), rows, usage)
+
+        if self.pending or other.pending:
+            out.attach_pending(Deferred((self, other), compute))
+        else:
+            self.synchronize()
+            other.synchronize()
+            done = compute()
+            out.table, out.usage, out._rows = done.table, done.usage, done._rows
+        _record(out, inputs=(self, other))
         return out
 
     def to(
@@ -336,3 +393,17 @@ def _load_rows(table: TableRef) -> tuple[ChunkRow, ...]:
     from rath._runtime.settings import current_store
 
     return current_store().load_rows(table)
+
+
+def _record(session: Session, *, inputs: tuple[Session, ...]) -> None:
+    """Note a new session in the run's graph (workflow code) or the client's journal."""
+    if workflow.in_workflow():
+        from rath._runtime.scope import current_scope_or_none
+
+        scope = current_scope_or_none()
+        if scope is not None:
+            scope.record(session, inputs=inputs)
+        return
+    from rath.session.graph import record_session
+
+    record_session(session, inputs=inputs)

@@ -70,11 +70,28 @@ def test_forgetting_super_init_is_a_clear_error() -> None:
         Broken()
 
 
-def test_call_runs_forward_and_base_forward_is_unimplemented() -> None:
+def test_forward_runs_locally_and_base_forward_is_unimplemented() -> None:
     session = Session.from_user_message("hi")
-    assert Pair()(session) is session
+    assert Pair().forward(session) is session
     with pytest.raises(NotImplementedError, match=r"Team\.forward"):
-        Team()(session)
+        Team().forward(session)
+
+
+class Configured(flow.Workflow):
+    def __init__(self, provider: flow.Provider, hook: object = None, **extra: object) -> None:
+        super().__init__()
+        self.solo = flow.Agent("Solo.", provider=provider)
+
+    def forward(self, session: Session) -> Session:
+        return self.solo(session)
+
+
+def test_constructor_arguments_that_cannot_reach_a_worker_fail_at_call_time() -> None:
+    provider = flow.Provider(model="m")
+    with pytest.raises(ConfigError, match=r"Configured\(\.\.\.\) argument 1 is a function"):
+        Configured(provider, lambda: None)(Session.from_user_message("hi"))
+    with pytest.raises(ConfigError, match=r"argument 'extra'\['k'\] is a object"):
+        Configured(provider, extra={"k": object()})(Session.from_user_message("hi"))
 
 
 def test_state_dict_round_trip_without_secrets() -> None:

@@ -1,0 +1,92 @@
+"""Starting a durable ``forward`` from plain Python (the client side of ``rath.Forward``)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from rath._ids import new_id
+from rath.flow._registry import register_workflow_class
+from rath.flow._spec import encode, module_spec
+from rath.session._lineage import LineageKind
+from rath.session._loop import slug
+from rath.session._session import Session
+
+if TYPE_CHECKING:
+    from rath.flow._module import Workflow
+
+
+def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -> Session:
+    """Start ``module.forward(session, ...)`` as a ``rath.Forward`` run; returns a lazy session.
+
+    The output session's id is known at once; its parents are the input and, once the run
+    finishes, the session ``forward`` returned. Its usage is the whole agent tree's.
+
+    Raises:
+        ConfigError: A constructor or call argument cannot be sent to a worker.
+    """
+    from rath._runtime.providers import provider_spec
+    from rath._runtime.runtime import RunHandle, get_runtime, run_workflow
+    from rath._runtime.scope import search_attributes
+    from rath._runtime.settings import Settings
+    from rath.flow._agent import Agent
+    from rath.session.graph import record_session
+    from rath.workflows.forward import ForwardInput
+
+    settings = Settings.from_env()
+    name = type(module).__name__
+
+    def ship(provider: Any) -> Any:
+        return provider_spec(provider, settings)
+
+    spec = module_spec(module, ship)
+    call_args = [
+        encode(value, ship, f"{name}.forward argument {i + 2}") for i, value in enumerate(args)
+    ]
+    call_kwargs = {
+        key: encode(value, ship, f"{name}.forward argument {key!r}")
+        for key, value in kwargs.items()
+    }
+    if settings.embedded:
+        register_workflow_class(type(module))
+    out = Session(
+        id=new_id(),
+        parent_session_ids=(session.id,),
+        lineage_kind=LineageKind.OP_WORKFLOW,
+        lineage_operator=f"{name}.forward",
+        sandbox=session.sandbox,
+    )
+    run_id = f"rath-{slug(name)}-{out.id.hex[:12]}"
+    agents = [m.name for _, m in module.named_workflows() if isinstance(m, Agent)]
+    waits = (session._pending.wait,) if isinstance(session._pending, RunHandle) else ()
+
+    def make_input() -> ForwardInput:
+        return ForwardInput(
+            module=spec,
+            session=session.synchronize(),
+            output_id=out.id,
+            call_args=call_args,
+            call_kwargs=call_kwargs,
+            search_attributes=settings.search_attributes,
+            demo_fallback=settings.embedded and not os.environ.get("OPENAI_API_KEY"),
+        )
+
+    runtime = get_runtime(settings)
+    future = runtime.submit(
+        run_workflow(
+            runtime,
+            workflow="rath.Forward",
+            workflow_id=run_id,
+            make_input=make_input,
+            result_type=Session,
+            wait_for=waits,
+            static_summary=f"{name} · agents: {', '.join(agents) or 'none'} · "
+            f"session {out.id.hex[:8]}",
+            search_attributes=(
+                search_attributes(out.id, out.id, name) if settings.search_attributes else None
+            ),
+        )
+    )
+    out.attach_pending(RunHandle(run_id, future))
+    record_session(out, agent=name, inputs=(session,))
+    return out

@@ -1,0 +1,131 @@
+"""How a ``Workflow`` reaches a worker: its class by name and its constructor arguments as JSON.
+
+A durable ``forward`` runs on a worker, which rebuilds the module by calling the registered
+class with the recorded constructor arguments (every ``Workflow`` records them in ``__new__``).
+Arguments must be plain data: ``None``, ``bool``, numbers, strings, lists, tuples, dicts with
+string keys, ``pathlib`` paths, pydantic models, and ``Provider`` (shipped as its secret-free
+spec: an API key becomes a reference only a worker can resolve). Anything else fails at call
+time, naming the argument.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import PurePath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from temporalio import workflow
+
+from rath.errors import ConfigError
+from rath.llm._provider import Provider, ProviderSpec
+
+Encoder = Any  # a callable Provider -> ProviderSpec (client-side, resolves secrets)
+
+
+class ModuleSpec(BaseModel):
+    """A ``Workflow`` by reference: ``target`` (``"module:QualName"``) and its JSON arguments."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: str
+    init_args: list[Any] = []
+    init_kwargs: dict[str, Any] = {}
+
+    @property
+    def class_name(self) -> str:
+        """The class's short name, e.g. ``"Squad"``."""
+        return self.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+
+
+def class_target(cls: type) -> str:
+    """``"module:QualName"`` for a class."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def module_spec(module: Any, encode_provider: Encoder) -> ModuleSpec:
+    """The spec that rebuilds ``module`` on a worker.
+
+    Raises:
+        ConfigError: A constructor argument cannot be sent (the message names it).
+    """
+    cls = type(module)
+    args, kwargs = module.__dict__.get("_init_args", ((), {}))
+    where = f"{cls.__name__}(...)"
+    return ModuleSpec(
+        target=class_target(cls),
+        init_args=[
+            encode(value, encode_provider, f"{where} argument {i}") for i, value in enumerate(args)
+        ],
+        init_kwargs={
+            name: encode(value, encode_provider, f"{where} argument {name!r}")
+            for name, value in kwargs.items()
+        },
+    )
+
+
+def encode(value: Any, encode_provider: Encoder, where: str) -> Any:
+    """``value`` as tagged JSON (see the module docstring)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Provider):
+        if value.on_budget_exceeded is not None:
+            raise ConfigError(
+                f"{where}: a Provider's on_budget_exceeded callback cannot run on a worker; "
+                "drop it from the provider given to a Workflow"
+            )
+        spec: ProviderSpec = encode_provider(value)
+        return {"$provider": spec.model_dump(mode="json")}
+    if isinstance(value, BaseModel):
+        return {"$model": class_target(type(value)), "data": value.model_dump(mode="json")}
+    if isinstance(value, PurePath):
+        return {"$path": str(value)}
+    if isinstance(value, list | tuple):
+        items = [encode(item, encode_provider, f"{where}[{i}]") for i, item in enumerate(value)]
+        return items if isinstance(value, list) else {"$tuple": items}
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {
+            "$dict": {k: encode(v, encode_provider, f"{where}[{k!r}]") for k, v in value.items()}
+        }
+    raise ConfigError(
+        f"{where} is a {type(value).__name__}, which cannot be sent to the worker that runs "
+        "the durable forward; pass plain data (str, numbers, lists, dicts, paths, pydantic "
+        "models, Provider) and build other objects inside __init__"
+    )
+
+
+def decode(value: Any) -> Any:
+    """The inverse of :func:`encode` (run on the worker)."""
+    if isinstance(value, list):
+        return [decode(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if "$provider" in value:
+        from rath._runtime.providers import provider_from_spec
+
+        return provider_from_spec(ProviderSpec.model_validate(value["$provider"]))
+    if "$model" in value:
+        model = import_target(value["$model"])
+        return model.model_validate(value["data"])
+    if "$path" in value:
+        from pathlib import Path
+
+        return Path(value["$path"])
+    if "$tuple" in value:
+        return tuple(decode(item) for item in value["$tuple"])
+    return {key: decode(item) for key, item in value["$dict"].items()}
+
+
+def decode_call(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """Decoded positional and keyword arguments."""
+    return [decode(value) for value in args], {key: decode(v) for key, v in kwargs.items()}
+
+
+def import_target(target: str) -> Any:
+    """The object named ``"module:QualName"``."""
+    module_name, _, qualname = target.partition(":")
+    with workflow.unsafe.imports_passed_through():
+        obj: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj

@@ -1,0 +1,115 @@
+"""``ForwardWorkflow``: a user's ``Workflow.forward`` running as durable Temporal workflow code.
+
+The worker rebuilds the module from its registered class and recorded constructor arguments,
+then runs ``forward`` with a :class:`~rath._runtime.scope.WorkflowScope` current: each agent
+call becomes a child ``rath.SessionLoop`` workflow started as a task, so independent calls
+(forks) run concurrently, and fork/merge are deterministic code over references. On replay
+the same code re-derives the same child ids, so finished agents are never re-run.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from rath._runtime.scope import WorkflowScope, entered
+    from rath.errors import UserError
+    from rath.flow._registry import registered_targets, registered_workflow_class
+    from rath.flow._spec import ModuleSpec, decode_call
+    from rath.llm._usage import TokenUsage
+    from rath.session._lineage import LineageKind
+    from rath.session._session import Session
+    from rath.session.graph import SessionGraph
+
+
+class ForwardInput(BaseModel):
+    """Input of :class:`ForwardWorkflow`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    module: ModuleSpec
+    session: Session
+    output_id: UUID
+    call_args: list[Any] = []
+    call_kwargs: dict[str, Any] = {}
+    search_attributes: bool = True
+    demo_fallback: bool = False
+
+
+@workflow.defn(name="rath.Forward")
+class ForwardWorkflow:
+    """Runs one ``forward`` of a registered ``rath.flow.Workflow`` class."""
+
+    def __init__(self) -> None:
+        self._scope: WorkflowScope | None = None
+
+    @workflow.query
+    def graph(self) -> SessionGraph:
+        """Every session this run has made so far, with lineage, agent and child run ids."""
+        return self._scope.graph() if self._scope is not None else SessionGraph()
+
+    @workflow.query
+    def usage(self) -> TokenUsage | None:
+        """Tokens used so far by every agent of the run."""
+        return self._scope.usage if self._scope is not None else None
+
+    @workflow.run
+    async def run(self, input: ForwardInput) -> Session:
+        """Rebuild the module, run ``forward``, wait for every agent it started."""
+        spec = input.module
+        cls = registered_workflow_class(spec.target)
+        if cls is None:
+            raise UserError(
+                f"workflow class {spec.target!r} is not registered on the worker of task queue "
+                f"{workflow.info().task_queue!r} (registered: "
+                f"{', '.join(registered_targets()) or 'none'}); start the worker with "
+                f"`rath worker --workflows package.module:{spec.class_name}`"
+            )
+        scope = self._scope = WorkflowScope(
+            root_session_id=input.output_id,
+            use_search_attributes=input.search_attributes,
+            demo_fallback=input.demo_fallback,
+        )
+        scope.record(input.session)
+        name = spec.class_name
+        with entered(scope):
+            try:
+                init_args, init_kwargs = decode_call(spec.init_args, spec.init_kwargs)
+                module = cls(*init_args, **init_kwargs)
+                call_args, call_kwargs = decode_call(input.call_args, input.call_kwargs)
+                result = module.forward(input.session, *call_args, **call_kwargs)
+                if inspect.isawaitable(result):
+                    result = await result
+                if not isinstance(result, Session):
+                    raise UserError(
+                        f"{name}.forward must return a Session, not {type(result).__name__}"
+                    )
+                await result
+                await scope.drain()
+            except UserError:
+                raise
+            except Exception as exc:
+                # Anything forward raises fails the run with its message (a user's bug must
+                # not leave the workflow task retrying forever).
+                raise ApplicationError(
+                    f"{name}.forward failed: {type(exc).__name__}: {exc}",
+                    type=type(exc).__name__,
+                    non_retryable=True,
+                ) from exc
+        out = Session(
+            id=input.output_id,
+            table=result.table,
+            parent_session_ids=(input.session.id, result.id),
+            lineage_kind=LineageKind.OP_WORKFLOW,
+            lineage_operator=f"{name}.forward",
+            sandbox=result.sandbox,
+            usage=scope.usage,
+        )
+        scope.record(out, agent=name, run_id=workflow.info().workflow_id)
+        return out
