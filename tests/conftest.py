@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -50,3 +51,15 @@ def rath_env(
 async def client(server_address: str, rath_env: Settings) -> AsyncIterator[Client]:
     """A client with Rath's plugin, for tests that work with workflows directly."""
     yield await Client.connect(server_address, plugins=[RathPlugin(settings=rath_env)])
+
+
+@pytest.fixture
+def remote_env(
+    rath_home: Path, server_address: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, str]]:
+    """Settings for a client and separately started workers on the same server."""
+    monkeypatch.setenv("TEMPORAL_ADDRESS", server_address)
+    monkeypatch.setenv("RATH_TASK_QUEUE", f"crash-{uuid.uuid4().hex[:8]}")
+    env = dict(os.environ)
+    yield env
+    shutdown_runtime(Settings.from_env())

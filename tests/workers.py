@@ -1,0 +1,41 @@
+"""Worker subprocesses for crash tests: real ``python -m rath.worker`` processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+READY_TIMEOUT = 30.0
+
+
+class WorkerProcess:
+    """A ``python -m rath.worker`` subprocess, ready once it printed its banner."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "rath.worker", *args],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        banner: list[str] = []
+        reader = threading.Thread(target=lambda: banner.append(self.proc.stdout.readline()))  # type: ignore[union-attr]
+        reader.start()
+        reader.join(READY_TIMEOUT)
+        assert banner and banner[0].startswith("rath worker:"), banner
+
+    def kill(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=READY_TIMEOUT)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=READY_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.kill()
