@@ -97,6 +97,10 @@ def demo_handler(request: RecordedRequest) -> Reply:
             f'You said: "{user_text}". '
             "Set OPENAI_API_KEY (or Provider(base_url=...)) to use a real model."
         )
+        system = [m for m in request.messages if m.get("role") == "system"]
+        if system:
+            text += f' My instructions: "{_clip(_text_of(system[0].get("content")), 80)}".'
+
     return text_reply(text, usage=(prompt_tokens, _tokens(text)))
 
 

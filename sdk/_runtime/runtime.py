@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import concurrent.futures.thread  # its exit hook must be registered before ours
 import contextlib
 import sys
 import threading
@@ -113,7 +114,15 @@ def shutdown_runtime(settings: Settings | None = None) -> None:
         runtime.shutdown()
 
 
-atexit.register(shutdown_runtime)
+# Shut down before the interpreter starts finalising: ``atexit`` handlers run after
+# concurrent.futures refuses new work, which leaves the worker unable to evict workflows (and
+# has been seen to abort the process). Threading's exit hooks run first, newest first, so this
+# one (registered after concurrent.futures.thread's) runs while executors still work.
+_register_early_exit = getattr(threading, "_register_atexit", None)
+if _register_early_exit is not None:
+    _register_early_exit(shutdown_runtime)
+else:  # pragma: no cover - CPython always has it
+    atexit.register(shutdown_runtime)
 
 
 class RunHandle:

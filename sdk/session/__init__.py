@@ -11,6 +11,7 @@ from rath.session._chunks import (
     tool_feedback_chunk,
     user_text_chunk,
 )
+from rath.session._diff import SessionDiff
 from rath.session._lineage import LineageKind
 from rath.session._loop import run_session_loop
 from rath.session._session import Placement, Session
@@ -38,6 +39,7 @@ __all__ = [
     "LineageKind",
     "Placement",
     "Session",
+    "SessionDiff",
     "SessionGraph",
     "TableRef",
     "ancestors_bfs",

@@ -31,6 +31,7 @@ from rath.session._chunks import (
     user_text_chunk,
 )
 from rath.session._deferred import Deferred
+from rath.session._diff import SessionDiff
 from rath.session._lineage import LineageKind
 from rath.session._table_ref import TableRef
 
@@ -307,6 +308,13 @@ class Session(BaseModel):
             out.table, out.usage, out._rows = done.table, done.usage, done._rows
         _record(out, inputs=(self, other))
         return out
+
+    def diff(self, other: Session) -> SessionDiff:
+        """The rows this session has (``+``) and ``other`` has (``-``) since they parted.
+
+        Waits for lazy sessions; in workflow code, ``await`` both first.
+        """
+        return SessionDiff.between(self.chunk_table.rows, other.chunk_table.rows)
 
     def to(
         self, backend: str = "local", *, spec: SandboxSpec | str | Path | None = None

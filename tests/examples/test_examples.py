@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -38,3 +39,28 @@ def test_01_hello_agent_runs_offline_with_the_demo_model(tmp_path: Path) -> None
     assert "offline demo model" in result.stderr  # the user is told it is not an LLM
     assert "Web UI: http://127.0.0.1:" in result.stderr
     assert (tmp_path / "work" / "notes.txt").read_text() == "hi"
+
+
+def test_02_session_lineage_exports_the_graph(tmp_path: Path) -> None:
+    result = run_example("02_session_lineage.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert "SessionDiff(common=1, +3, -1)" in result.stdout
+    rows = [json.loads(line) for line in (tmp_path / "lineage" / "graph.jsonl").open()]
+    kinds = sorted(row["lineage_kind"] for row in rows)
+    assert kinds.count("op_fork") == 2 and kinds.count("op_session_loop") == 2
+    assert "op_merge" in kinds and "op_detach" in kinds
+    assert {row["agent"] for row in rows} >= {"optimist", "skeptic"}
+    assert (tmp_path / "lineage" / "graph.mmd").read_text().startswith("flowchart TD")
+    assert "digraph" in (tmp_path / "lineage" / "graph.dot").read_text()
+    assert "Exception" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_03_squad_runs_durably_with_a_child_per_agent(tmp_path: Path) -> None:
+    result = run_example("03_squad.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert "started run rath-Squad-" in result.stdout
+    assert "lineage=op_workflow" in result.stdout
+    for agent in ("planner", "coder_a", "coder_b", "reviewer"):
+        assert f"agent: {agent}" in result.stdout  # in the run's session graph
+    assert 'My instructions: "Review and merge the work."' in result.stdout
+    assert "Traceback" not in result.stderr
