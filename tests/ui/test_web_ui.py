@@ -1,0 +1,135 @@
+"""A Rath run is legible in the Temporal Web UI, checked in a real headless Chromium.
+
+The embedded dev server serves UI 2.54. The test runs a named agent against the fake model,
+then opens the run's workflow page and checks what a person would read there. These are the
+workflow id, the status, one timeline bar per activity labelled with its summary, the
+static summary, and the current details set by the loop.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import FAST, fake_provider
+from ui.browser import WorkflowUI, find_chromium, frame_text
+
+from rath import flow, run_graph
+from rath._runtime.devserver import ensure_server
+from rath._runtime.settings import Settings
+from rath.session import Session
+from rath.testing import FakeChatServer, function_handler, text_reply, tool_call_reply
+
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed (dev extra)")
+pytestmark = pytest.mark.skipif(
+    find_chromium() is None,
+    reason="chromium is not installed (run `bash infra/ci-deps.sh` as root)",
+)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def ui_url(rath_home: Path, server_address: str) -> str:
+    """The embedded dev server's Web UI address."""
+    return ensure_server(rath_home).ui_url
+
+
+def assert_png(path: Path) -> None:
+    data = path.read_bytes()
+    assert data.startswith(PNG_MAGIC), f"{path} is not a PNG"
+    assert len(data) > 10_000, f"{path} is only {len(data)} bytes"
+
+
+def test_agent_run_is_legible_in_the_web_ui(
+    rath_env: Settings, ui_url: str, tmp_path: Path
+) -> None:
+    script = [
+        tool_call_reply(("write_workspace_file", {"path": "notes.txt", "content": "hi"})),
+        text_reply("Wrote notes.txt."),
+    ]
+    with FakeChatServer(script) as server:
+        agent = flow.Agent(
+            "Use tools.", provider=fake_provider(server), name="researcher", options=FAST
+        )
+        out = agent(Session.from_user_message("write notes").to("local", spec=tmp_path / "ws"))
+        out.synchronize()
+    workflow_id = out.run_id
+    assert workflow_id is not None and "researcher" in workflow_id
+
+    with WorkflowUI(ui_url) as ui:
+        # The landing tab: the header, and one timeline bar per activity, labelled
+        # "{activity type} • {activity summary}".
+        timeline_png = tmp_path / "timeline.png"
+        text = ui.capture(
+            rath_env.namespace,
+            workflow_id,
+            expect=[
+                workflow_id,
+                "COMPLETED",
+                "rath.SessionLoop",
+                "rath.llm.complete • researcher · fake-model · round 1",
+                'rath.tools.run • researcher · write_workspace_file {"path": "notes.txt"',
+                "rath.llm.complete • researcher · fake-model · round 2",
+            ],
+            png_path=timeline_png,
+        )
+        assert_png(timeline_png)
+
+        # User Metadata: the static summary and the current details, each Markdown rendered
+        # in an iframe of its own. Current details are read through a query, so the
+        # in-process worker must still run (it does, until the test ends). The loop's last
+        # value names the agent in bold and the round; its "/" renders as a fraction slash.
+        metadata_png = tmp_path / "user-metadata.png"
+        text = ui.capture(
+            rath_env.namespace,
+            workflow_id,
+            expect=["Summary", "Current Details", "researcher · fake-model · round 2"],
+            png_path=metadata_png,
+            tab="user-metadata",
+        )
+        assert_png(metadata_png)
+    summary = frame_text(text, "user-metadata-summary")
+    details = frame_text(text, "user-metadata-current-details")
+    assert summary.startswith("researcher · fake-model"), summary
+    assert "round" not in summary
+    assert details.startswith("researcher · fake-model · round 2"), details
+    assert ui.blocked == []
+
+
+def test_squad_run_shows_a_parent_with_a_child_per_agent(
+    rath_env: Settings, ui_url: str, tmp_path: Path
+) -> None:
+    from squad_app import Squad, role_of
+
+    with FakeChatServer(
+        function_handler(lambda r: f"{role_of(r.messages[0]['content'])} done")
+    ) as server:
+        out = Squad(fake_provider(server), options=FAST)(Session.from_user_message("build"))
+        out.synchronize()
+    graph = run_graph(out)
+    children = {node.agent: node.run_id for node in graph.nodes if node.run_id and node.agent}
+    agents = ("planner", "coder_a", "coder_b", "reviewer")
+    assert out.run_id is not None and set(agents) <= children.keys()
+
+    with WorkflowUI(ui_url) as ui:
+        # The parent's timeline draws one bar per child, labelled with its static summary.
+        timeline_png = tmp_path / "squad-timeline.png"
+        ui.capture(
+            rath_env.namespace,
+            out.run_id,
+            expect=["rath.Forward", "COMPLETED", *(f"{agent} · fake-model" for agent in agents)],
+            png_path=timeline_png,
+        )
+        assert_png(timeline_png)
+        # Relationships lists each child workflow by id, and the ids name the agents.
+        relations_png = tmp_path / "squad-relationships.png"
+        ui.capture(
+            rath_env.namespace,
+            out.run_id,
+            expect=[str(children[agent]) for agent in agents],
+            png_path=relations_png,
+            tab="relationships",
+        )
+        assert_png(relations_png)
+    assert ui.blocked == []
