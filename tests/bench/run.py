@@ -1,12 +1,14 @@
 """Rath's benchmarks, each printed as a ratio against a baseline measured in the same run.
 
-Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p6]`` (all three by default). Each uses a
+Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p6]`` (all by default). Each uses a
 fresh embedded Temporal dev server in a temporary data dir and stops it at the end. Results
 and the command are recorded in ``docs/benchmarks.md``.
 
 P1  median time per loop round (zero-latency fake LLM in its own process + one tool call)
     / time per round of two bare no-op activities in a bare workflow        target <= 1.3
 P2  history bytes of a 200-round session / bytes of the chunks it added    target <= 3
+P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
+    / the same workflow with one agent                                       target <= 3
 P6  cold start: empty data dir -> first round done, in a new process       target <= 3 s
 """
 
@@ -182,6 +184,51 @@ import os; os._exit(0)
 """
 
 
+def p3(agents: int = 64, latency: float = 0.1, repeats: int = 3) -> float:
+    """Fan-out to ``agents`` concurrent child workflows and merge, against one agent."""
+    from fanout import Fanout
+    from support import FAST
+
+    from rath import flow
+    from rath._runtime.devserver import stop_server
+    from rath.session import Session
+
+    home = _fresh_home()
+    llm = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "bench" / "fake_llm.py"), "1", str(latency)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base_url = llm.stdout.readline().strip()  # type: ignore[union-attr]
+        provider = flow.Provider(model="fake", base_url=base_url)
+
+        def wall(n: int) -> float:
+            module = Fanout(provider, n, options=FAST)
+            times = []
+            for _ in range(repeats + 1):  # the first run warms up the worker
+                start = time.perf_counter()
+                out = module(Session.from_user_message("go"))
+                out.synchronize()
+                times.append(time.perf_counter() - start)
+            assert len(out.chunk_table) == 2 * n
+            return statistics.median(times[1:])
+
+        one = wall(1)
+        many = wall(agents)
+    finally:
+        llm.communicate(timeout=30)
+        shutdown_runtime()
+        stop_server(home)
+    ratio = many / one
+    print(
+        f"P3 fan-out: {agents} agents {many:.2f} s, one agent {one:.2f} s"
+        f" (LLM latency {latency * 1000:.0f} ms) -> ratio {ratio:.2f} (target <= 3)"
+    )
+    return ratio
+
+
 def p6() -> float:
     """Cold start from an empty data dir to the first round done, in a fresh process."""
     from rath._runtime.devserver import ensure_server, stop_server
@@ -216,7 +263,7 @@ def p6() -> float:
 
 def main() -> None:
     """Run the benchmarks named on the command line (all by default)."""
-    benchmarks = {"p1": p1, "p2": p2, "p6": p6}
+    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p6": p6}
     results = {}
     for name in sys.argv[1:] or list(benchmarks):
         try:
