@@ -36,7 +36,7 @@ from rath.llm._wire import (
     normalize_completion,
     parse_arguments,
 )
-from rath.session._chunks import assistant_turn_chunk, chunk_table_to_messages
+from rath.session._chunks import assistant_turn_chunk, chunk_table_to_messages, user_text_chunk
 from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
 from rath.tools.builtins import BUILTIN_TOOLS, tool_schemas
@@ -85,6 +85,36 @@ class CompleteResult(BaseModel):
     preview: str
 
 
+DEFAULT_COMPRESS_INSTRUCTION = (
+    "The messages above are a conversation transcript (system/agent context followed by "
+    "user-visible turns). Compress them into a shorter narrative that preserves facts, user "
+    "goals, and open tasks. Output plain text only, suitable as the sole replacement "
+    "user-side transcript - no role labels."
+)
+
+
+class CompressArgs(BaseModel):
+    """Input of :meth:`LLMActivities.compress`: references only."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_name: str
+    provider: ProviderSpec
+    system: TableRef
+    transcript: TableRef
+    instruction: str | None = None
+
+
+class CompressResult(BaseModel):
+    """Output of :meth:`LLMActivities.compress`: the summary USER row, by digest."""
+
+    model_config = ConfigDict(frozen=True)
+
+    row: str
+    usage: TokenUsage | None
+    preview: str
+
+
 class LLMActivities:
     """LLM activities, bound to a chunk store and a credential vault at worker start."""
 
@@ -107,6 +137,33 @@ class LLMActivities:
             completion = await self._create(client, request, args.provider)
         result = normalize_completion(completion, round_index=args.round)
         return await asyncio.to_thread(self._record, result, sealed)
+
+    @activity.defn(name="rath.llm.compress")
+    async def compress(self, args: CompressArgs) -> CompressResult:
+        """One tool-less completion that replaces a transcript with a single USER summary."""
+        with activity_errors():
+            system = await asyncio.to_thread(self._store.load_rows, args.system)
+            rows = await asyncio.to_thread(self._store.load_rows, args.transcript)
+            messages = chunk_table_to_messages(system + rows)
+            messages.append(
+                {"role": "user", "content": args.instruction or DEFAULT_COMPRESS_INSTRUCTION}
+            )
+            client, model = self._client_for(args.provider)
+            options = {k: v for k, v in args.provider.options.items() if k != "tool_choice"}
+            request = build_request(messages, [], model=model, options=options)
+        async with heartbeating():
+            completion = await self._create(client, request, args.provider)
+        result = normalize_completion(completion, round_index=1)
+        text = (result.content or "").strip()
+        if result.tool_calls or not text:
+            raise ApplicationError(
+                f"compression by {args.agent_name!r} got "
+                f"{'tool calls' if result.tool_calls else 'an empty reply'} instead of a summary",
+                type="CompressError",
+                non_retryable=True,
+            )
+        digest = await asyncio.to_thread(self._store.put_row, user_text_chunk(text))
+        return CompressResult(row=digest, usage=result.usage, preview=preview(text, PREVIEW_CHARS))
 
     def _load(self, args: CompleteArgs) -> tuple[tuple[Any, ...], tuple[Any, ...], str]:
         sealed = self._store.seal(args.transcript)

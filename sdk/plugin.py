@@ -24,6 +24,7 @@ from rath.activities.session import SessionActivities
 from rath.activities.tools import ToolActivities
 from rath.errors import UserError
 from rath.store import ChunkStore
+from rath.workflows.compress import CompressWorkflow
 from rath.workflows.forward import ForwardWorkflow
 from rath.workflows.session_loop import SessionLoopWorkflow
 
@@ -61,8 +62,8 @@ class RathPlugin(SimplePlugin):
         super().__init__(
             "rath.RathPlugin",
             data_converter=pydantic_data_converter,
-            activities=[llm.complete, tools.run, sessions.read],
-            workflows=[SessionLoopWorkflow, ForwardWorkflow],
+            activities=[llm.complete, llm.compress, tools.run, sessions.read],
+            workflows=[SessionLoopWorkflow, ForwardWorkflow, CompressWorkflow],
             workflow_runner=workflow_runner(),
             workflow_failure_exception_types=[UserError],
         )

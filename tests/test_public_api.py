@@ -34,6 +34,7 @@ def test_public_names_are_pinned() -> None:
     assert rath.flow.__all__ == [
         "Agent",
         "AgentParam",
+        "Compressor",
         "Provider",
         "Workflow",
         "register_workflow_class",

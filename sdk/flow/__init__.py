@@ -1,9 +1,17 @@
 """Composable agent modules: ``Workflow`` (like ``nn.Module``), ``AgentParam``, ``Agent``."""
 
 from rath.flow._agent import Agent
+from rath.flow._compressor import Compressor
 from rath.flow._module import Workflow
 from rath.flow._param import AgentParam
 from rath.flow._registry import register_workflow_class
 from rath.llm._provider import Provider
 
-__all__ = ["Agent", "AgentParam", "Provider", "Workflow", "register_workflow_class"]
+__all__ = [
+    "Agent",
+    "AgentParam",
+    "Compressor",
+    "Provider",
+    "Workflow",
+    "register_workflow_class",
+]

@@ -11,6 +11,7 @@ from rath.session._chunks import (
     tool_feedback_chunk,
     user_text_chunk,
 )
+from rath.session._compress import run_session_compress
 from rath.session._diff import SessionDiff
 from rath.session._lineage import LineageKind
 from rath.session._loop import run_session_loop
@@ -50,6 +51,7 @@ __all__ = [
     "format_chunk_row_brief",
     "lineage_journal_optional",
     "lineage_journal_tracking",
+    "run_session_compress",
     "run_session_loop",
     "system_text_chunk",
     "tool_feedback_chunk",

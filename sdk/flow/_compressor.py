@@ -1,0 +1,44 @@
+"""``Compressor``: a module that shortens a session to one summary row (an LLM activity)."""
+
+from __future__ import annotations
+
+from rath.flow._module import Workflow
+from rath.flow._param import AgentParam
+from rath.llm._provider import Provider
+from rath.session._compress import run_session_compress
+from rath.session._session import Session
+
+
+class Compressor(Workflow):
+    """``Compressor(instruction, provider)(session)`` -> a lazy session with one USER row.
+
+    As in OpenRath, ``compress_instruction`` becomes the compressor's system prompt, and the
+    built-in instruction is the final user message. Inside a durable ``forward`` it is an
+    activity of the parent run; from plain Python it is a small ``rath.Compress`` run.
+
+    Args:
+        compress_instruction: The compressor's system prompt.
+        provider: Which model writes the summary.
+        name: Names the activity or run in the Temporal UI (default: the attribute name).
+    """
+
+    _runs_itself = True
+
+    def __init__(
+        self, compress_instruction: str, provider: Provider, *, name: str | None = None
+    ) -> None:
+        super().__init__()
+        self.agent = AgentParam(Session.from_agent_prompt(compress_instruction), provider)
+        self._name = name
+
+    def _on_registered(self, name: str) -> None:
+        self._name = self._name or name
+
+    def forward(self, session: Session) -> Session:
+        """Compress ``session`` (returns at once; the result is lazy)."""
+        return run_session_compress(
+            session,
+            self.agent.agent_session,
+            agent_provider=self.agent.provider,
+            agent_name=self._name or "compressor",
+        )

@@ -1,0 +1,154 @@
+"""``run_session_compress``: replace a transcript with one summary row, by an LLM activity.
+
+OpenRath's compression (one tool-less call, the reply becomes the only USER row), durable: in a
+durable ``forward`` it is an activity of the parent run; from plain Python a small
+``rath.Compress`` workflow runs that activity. Either way the result is lazy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from temporalio import workflow
+
+from rath._ids import new_id
+from rath.llm._provider import Provider, ProviderSpec
+from rath.session._lineage import LineageKind
+from rath.session._loop import slug
+from rath.session._session import Session
+
+if TYPE_CHECKING:
+    from rath.activities.llm import CompressArgs
+
+COMPRESS_EXTRAS = (("compression.lossy", True), ("compression.rows_out", 1))
+
+
+def run_session_compress(
+    user_session: Session,
+    agent_session: Session,
+    *,
+    agent_provider: Provider,
+    compress_instruction: str | None = None,
+    agent_name: str = "compressor",
+) -> Session:
+    """Compress ``user_session`` into one USER row written by the model.
+
+    Args:
+        user_session: The transcript to compress.
+        agent_session: Rows sent before it (OpenRath: the compressor's prompt).
+        agent_provider: Which model writes the summary.
+        compress_instruction: The final user instruction (OpenRath's default text if None).
+        agent_name: Names the run or activity in the Temporal UI.
+
+    Returns:
+        A lazy session with one USER row; parents ``(user.id, agent.id)``, kind
+        ``op_session_compress``, extras ``compression.lossy`` and ``compression.rows_out``.
+    """
+    out = Session(
+        id=new_id(),
+        parent_session_ids=(user_session.id, agent_session.id),
+        lineage_kind=LineageKind.OP_SESSION_COMPRESS,
+        lineage_operator="run_session_compress",
+        lineage_extras=COMPRESS_EXTRAS,
+        sandbox=user_session.sandbox,
+    )
+    name = slug(agent_name)
+    run_id = f"rath-{name}-{out.id.hex[:12]}"
+    start = _compress_in_workflow if workflow.in_workflow() else _compress_from_client
+    start(
+        user_session,
+        agent_session,
+        provider=agent_provider,
+        instruction=compress_instruction,
+        name=name,
+        out=out,
+        run_id=run_id,
+    )
+    return out
+
+
+def _compress_args(
+    user: Session, agent: Session, spec: ProviderSpec, instruction: str | None, name: str
+) -> CompressArgs:
+    from rath.activities.llm import CompressArgs
+
+    return CompressArgs(
+        agent_name=name,
+        provider=spec,
+        system=agent.table,
+        transcript=user.table,
+        instruction=instruction,
+    )
+
+
+def _compress_from_client(
+    user: Session,
+    agent: Session,
+    *,
+    provider: Provider,
+    instruction: str | None,
+    name: str,
+    out: Session,
+    run_id: str,
+) -> None:
+    from rath._runtime.providers import provider_spec
+    from rath._runtime.runtime import RunHandle, get_runtime, run_workflow
+    from rath._runtime.settings import Settings
+    from rath.session.graph import record_session
+    from rath.workflows.compress import CompressInput
+
+    settings = Settings.from_env()
+    spec = provider_spec(provider, settings)
+    waits = tuple(
+        pending.wait
+        for s in (user, agent)
+        if (pending := s._pending) is not None and isinstance(pending, RunHandle)
+    )
+
+    def make_input() -> CompressInput:
+        args = _compress_args(user.synchronize(), agent.synchronize(), spec, instruction, name)
+        return CompressInput(args=args, output=out)
+
+    runtime = get_runtime(settings)
+    future = runtime.submit(
+        run_workflow(
+            runtime,
+            workflow="rath.Compress",
+            workflow_id=run_id,
+            make_input=make_input,
+            result_type=Session,
+            wait_for=waits,
+            static_summary=f"{name} · compress · session {out.id.hex[:8]}",
+        )
+    )
+    out.attach_pending(RunHandle(run_id, future))
+    record_session(out, agent=name, inputs=(user, agent))
+
+
+def _compress_in_workflow(
+    user: Session,
+    agent: Session,
+    *,
+    provider: Provider,
+    instruction: str | None,
+    name: str,
+    out: Session,
+    run_id: str,
+) -> None:
+    from rath._runtime.providers import spec_from_provider
+    from rath._runtime.scope import current_scope
+    from rath.workflows.compress import compressed, execute_compress
+
+    scope = current_scope()
+    spec = spec_from_provider(provider, demo_fallback=scope.demo_fallback)
+    shell = out.model_copy()
+
+    async def run() -> Session:
+        await user
+        await agent
+        result = await execute_compress(_compress_args(user, agent, spec, instruction, name))
+        scope.add_usage(result.usage)
+        return compressed(shell, result)
+
+    out.attach_pending(scope.spawn(run_id, run()))
+    scope.record(out, agent=name, inputs=(user, agent))

@@ -1,0 +1,62 @@
+"""``CompressWorkflow``: one ``rath.llm.compress`` activity, for compression started by a client.
+
+Inside a durable ``forward`` the activity runs directly in the parent; a client needs a
+workflow to run it in, and this is that workflow.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pydantic import BaseModel, ConfigDict
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from rath.activities.llm import CompressArgs, CompressResult
+    from rath.session._session import Session
+
+COMPRESS_TIMEOUT = timedelta(minutes=10)
+
+
+class CompressInput(BaseModel):
+    """Input of :class:`CompressWorkflow`: the activity's input and the output's eager shell."""
+
+    model_config = ConfigDict(frozen=True)
+
+    args: CompressArgs
+    output: Session
+
+
+@workflow.defn(name="rath.Compress")
+class CompressWorkflow:
+    """Replace a transcript with one USER summary row (OpenRath's ``run_session_compress``)."""
+
+    @workflow.run
+    async def run(self, input: CompressInput) -> Session:
+        """Run the compression activity and return the output session."""
+        result = await execute_compress(input.args)
+        return compressed(input.output, result)
+
+
+async def execute_compress(args: CompressArgs) -> CompressResult:
+    """Workflow code: run ``rath.llm.compress`` with its timeouts and retry policy."""
+    result: CompressResult = await workflow.execute_activity(
+        "rath.llm.compress",
+        args,
+        result_type=CompressResult,
+        start_to_close_timeout=COMPRESS_TIMEOUT,
+        retry_policy=RetryPolicy(
+            maximum_attempts=args.provider.retry_max_attempts or 6,
+            non_retryable_error_types=["ConfigError", "CompressError"],
+        ),
+        summary=f"{args.agent_name} · compress · {args.provider.label()}",
+    )
+    return result
+
+
+def compressed(shell: Session, result: CompressResult) -> Session:
+    """The output session: ``shell``'s lineage with the single summary row and its usage."""
+    from rath.session._table_ref import TableRef
+
+    return shell.model_copy(update={"table": TableRef(rows=(result.row,)), "usage": result.usage})
