@@ -84,13 +84,13 @@ class ForwardWorkflow:
                 module = cls(*init_args, **init_kwargs)
                 call_args, call_kwargs = decode_call(input.call_args, input.call_kwargs)
                 result = module.forward(input.session, *call_args, **call_kwargs)
-                if inspect.isawaitable(result):
-                    result = await result
+                if inspect.isawaitable(result) and not isinstance(result, Session):
+                    result = await result  # an async forward (a Session is awaitable too)
                 if not isinstance(result, Session):
                     raise UserError(
                         f"{name}.forward must return a Session, not {type(result).__name__}"
                     )
-                await result
+                await result.ready()
                 await scope.drain()
             except UserError:
                 raise

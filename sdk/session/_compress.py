@@ -144,8 +144,8 @@ def _compress_in_workflow(
     shell = out.model_copy()
 
     async def run() -> Session:
-        await user
-        await agent
+        await user.ready()
+        await agent.ready()
         result = await execute_compress(_compress_args(user, agent, spec, instruction, name))
         scope.add_usage(result.usage)
         return compressed(shell, result)

@@ -45,4 +45,4 @@ class Deferred:
     async def wait(self) -> None:
         """Await every source without blocking an event loop."""
         for source in self._sources:
-            await source
+            await source.ready()

@@ -169,8 +169,8 @@ def _start_child(
     spec = spec_from_provider(provider, demo_fallback=scope.demo_fallback)
 
     async def run() -> Session:
-        await user
-        await agent
+        await user.ready()
+        await agent.ready()
         try:
             result: Session = await workflow.execute_child_workflow(
                 "rath.SessionLoop",

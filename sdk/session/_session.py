@@ -185,12 +185,20 @@ class Session(BaseModel):
     def __await__(self) -> Any:
         return self._await().__await__()
 
-    async def _await(self) -> Session:
+    async def ready(self) -> Session:
+        """Wait until the run behind a lazy session finished, without loading its rows.
+
+        In workflow code this adds nothing to history; ``await session`` (which also
+        brings the rows in, by an activity) is for code that reads the content.
+        """
         pending = self._pending
         waiter = getattr(pending, "wait", None)
         if waiter is not None:
             await waiter()
-        self.synchronize()
+        return self.synchronize()
+
+    async def _await(self) -> Session:
+        await self.ready()
         if workflow.in_workflow() and self._rows is None and self.table.inline_rows() is None:
             from rath._runtime.scope import read_rows
 
