@@ -12,7 +12,8 @@
         ├── RunFailedError        a durable run failed; carries the workflow id
         ├── LLMError              the model endpoint answered with a terminal error
         ├── StoreError            the chunk store is missing an object or is unreadable
-        └── SandboxError          a sandbox could not be opened or used
+        ├── SandboxError          a sandbox could not be opened or used
+        └── MemoryStoreError      a memory store (or its embedder) could not be read or written
 
 Foreign exceptions (openai, httpx, Temporal) are translated once, at the activity or client
 boundary; nothing below that boundary sees them.
@@ -87,10 +88,34 @@ class SandboxError(RunError):
     """A sandbox backend could not be opened or used."""
 
 
+class MemoryStoreError(RunError):
+    """A memory store, or the embedder it uses, could not be opened, read or written.
+
+    Attributes:
+        retryable: Whether trying again may succeed (a busy database, an unreachable or
+            rate-limited embedding endpoint). The activity boundary turns a non-retryable
+            one into a non-retryable Temporal failure.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_memory_store_error, (type(self), str(self), self.retryable))
+
+
+def _rebuild_memory_store_error(
+    cls: type[MemoryStoreError], message: str, retryable: bool
+) -> MemoryStoreError:
+    return cls(message, retryable=retryable)
+
+
 __all__ = [
     "ConfigError",
     "LLMError",
     "LineageConsistencyError",
+    "MemoryStoreError",
     "NotReadyError",
     "RathError",
     "RunError",

@@ -1,0 +1,258 @@
+"""A deterministic fake embedding server speaking the OpenAI ``/embeddings`` wire protocol.
+
+Vectors are signed feature hashes of character trigrams (of each word, padded with ``#``),
+scaled to unit length: texts that share words or word pieces are close, unrelated texts are
+near orthogonal, and the same text always gets the same vector in every process.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, cast
+
+from rath.memory._tokens import words
+from rath.memory._vectors import normalized, pack
+
+_EMBEDDING_PATHS = ("/v1/embeddings", "/embeddings")
+DEFAULT_DIMENSIONS = 256
+
+
+def trigram_embedding(text: str, dimensions: int = DEFAULT_DIMENSIONS) -> list[float]:
+    """The fake server's vector for ``text``: hashed character trigrams, unit length.
+
+    Args:
+        text: Any text. Text without letters or digits maps to a fixed unit vector.
+        dimensions: The vector size.
+    """
+    vector = [0.0] * dimensions
+    for word in words(text):
+        padded = f"#{word}#"
+        for start in range(max(len(padded) - 2, 1)):
+            digest = hashlib.blake2b(padded[start : start + 3].encode(), digest_size=8).digest()
+            number = int.from_bytes(digest, "little")
+            vector[number % dimensions] += 1.0 if (number >> 63) & 1 else -1.0
+    if not any(vector):
+        vector[0] = 1.0
+    return normalized(vector)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEmbeddingRequest:
+    """One request the fake server received.
+
+    Attributes:
+        path: The request path.
+        body: The parsed JSON body (``None`` if it was not JSON).
+        authorization: The ``Authorization`` header, if sent.
+    """
+
+    path: str
+    body: Any
+    authorization: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    status: int
+    message: str
+    retry_after: float | None
+
+
+class FakeEmbeddingServer:
+    """A fake OpenAI-compatible embeddings endpoint on a loopback port, on a daemon thread.
+
+    Example::
+
+        with FakeEmbeddingServer() as server:
+            embedder = OpenAIEmbedder("fake-embedding", base_url=server.base_url)
+            embedder.embed(["hello"])
+
+    Args:
+        dimensions: The vector size when a request does not ask for one.
+        host: The address to bind.
+        port: The port to bind; 0 picks a free one.
+    """
+
+    __test__ = False
+
+    def __init__(
+        self, *, dimensions: int = DEFAULT_DIMENSIONS, host: str = "127.0.0.1", port: int = 0
+    ) -> None:
+        self.dimensions = dimensions
+        self.requests: list[RecordedEmbeddingRequest] = []
+        self._failures: deque[_Failure] = deque()
+        self._lock = threading.Lock()
+        self._host = host
+        self._port = port
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI ``base_url`` of the running server, ``http://<host>:<port>/v1``."""
+        if self._httpd is None:
+            raise RuntimeError("FakeEmbeddingServer is not running; call start() first")
+        return f"http://{self._host}:{self._httpd.server_address[1]}/v1"
+
+    def fail_next(
+        self, status: int, *, times: int = 1, message: str = "", retry_after: float | None = None
+    ) -> None:
+        """Answer the next ``times`` embedding requests with HTTP ``status`` (an OpenAI error).
+
+        Args:
+            status: The HTTP status to send.
+            times: How many requests fail.
+            message: The error message (a default names the status).
+            retry_after: Send this ``Retry-After`` header, in seconds.
+        """
+        failure = _Failure(status, message or f"fake failure {status}", retry_after)
+        with self._lock:
+            self._failures.extend([failure] * times)
+
+    def start(self) -> FakeEmbeddingServer:
+        """Bind the socket and serve on a daemon thread; returns ``self``."""
+        if self._httpd is not None:
+            return self
+        httpd = _Server((self._host, self._port), _Handler)
+        httpd.owner = self
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"FakeEmbeddingServer:{self.base_url}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket (idempotent)."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeEmbeddingServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def _record(self, request: RecordedEmbeddingRequest) -> _Failure | None:
+        with self._lock:
+            self.requests.append(request)
+            return self._failures.popleft() if self._failures else None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: FakeEmbeddingServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    # HTTP/1.0: one request per connection, so no keep-alive client outlives stop().
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep test output quiet."""
+
+    def do_POST(self) -> None:
+        """Serve ``POST /v1/embeddings``."""
+        owner = cast(_Server, self.server).owner
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        path = self.path.split("?")[0]
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = None
+        failure = owner._record(
+            RecordedEmbeddingRequest(path, body, self.headers.get("authorization"))
+        )
+        if path not in _EMBEDDING_PATHS:
+            self._error(404, f"unknown path {self.path}")
+        elif failure is not None:
+            self._error(failure.status, failure.message, retry_after=failure.retry_after)
+        else:
+            self._embed(body, owner.dimensions)
+
+    def _embed(self, body: Any, default_dimensions: int) -> None:
+        if not isinstance(body, dict):
+            self._error(400, "request body is not a JSON object")
+            return
+        model, texts = body.get("model"), body.get("input")
+        if not isinstance(model, str) or not model:
+            self._error(400, "you must provide a model parameter", param="model")
+            return
+        if isinstance(texts, str):
+            texts = [texts]
+        if (
+            not isinstance(texts, list)
+            or not texts
+            or not all(isinstance(text, str) for text in texts)
+        ):
+            self._error(400, "input must be a string or a non-empty list of strings", "input")
+            return
+        dimensions = body.get("dimensions", default_dimensions)
+        if not isinstance(dimensions, int) or dimensions < 1:
+            self._error(400, "dimensions must be a positive integer", param="dimensions")
+            return
+        encoding = body.get("encoding_format", "float")
+        if encoding not in ("float", "base64"):
+            self._error(400, "encoding_format must be 'float' or 'base64'", "encoding_format")
+            return
+        data = []
+        for index, text in enumerate(texts):
+            vector = trigram_embedding(text, dimensions)
+            encoded: Any = (
+                base64.b64encode(pack(vector)).decode() if encoding == "base64" else vector
+            )
+            data.append({"object": "embedding", "index": index, "embedding": encoded})
+        tokens = sum(len(words(text)) for text in texts)
+        self._send(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": model,
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            },
+        )
+
+    def _error(
+        self,
+        status: int,
+        message: str,
+        param: str | None = None,
+        *,
+        retry_after: float | None = None,
+    ) -> None:
+        kind = "invalid_request_error" if status < 500 else "server_error"
+        headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
+        body = {"error": {"message": message, "type": kind, "param": param, "code": None}}
+        self._send(status, body, headers)
+
+    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)

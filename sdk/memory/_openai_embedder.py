@@ -1,0 +1,188 @@
+"""An embedder for any OpenAI-compatible ``/embeddings`` endpoint, via the official SDK."""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import openai
+
+from rath.errors import ConfigError
+from rath.memory._errors import EmbeddingError
+
+# Statuses worth retrying besides 5xx: timeout, conflict, too early, rate limited.
+_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+
+class OpenAIEmbedder:
+    """Embeds texts with an OpenAI-compatible ``POST /embeddings`` endpoint.
+
+    The SDK client is built with ``max_retries=0``: in activities, Temporal owns retries, and
+    each failure is raised once as an :class:`~rath.memory.EmbeddingError` that says whether
+    retrying may help. The API key is read from the environment variable ``api_key_env`` when
+    the first request is made, on the process that makes it (a worker), never passed around.
+
+    Example::
+
+        embedder = OpenAIEmbedder("text-embedding-3-small")
+        store = LocalMemoryStore(path, embedder=embedder)
+
+    Args:
+        model: The embedding model, e.g. ``text-embedding-3-small``.
+        base_url: The API base URL (default ``$OPENAI_BASE_URL``, else OpenAI's).
+        api_key_env: The environment variable holding the key. With a ``base_url`` and no key
+            set, a placeholder key is sent (local servers ignore it).
+        dimensions: Ask the endpoint for vectors of this size (models that support it).
+        timeout: Per-request timeout, in seconds.
+        batch_size: The most texts sent in one request.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        dimensions: int | None = None,
+        timeout: float = 60.0,
+        batch_size: int = 128,
+    ) -> None:
+        if not model:
+            raise ConfigError("OpenAIEmbedder needs a model name, e.g. 'text-embedding-3-small'")
+        if batch_size < 1:
+            raise ConfigError(f"OpenAIEmbedder batch_size must be at least 1, got {batch_size}")
+        self._model = model
+        self._base_url = base_url
+        self._api_key_env = api_key_env
+        self._dimensions = dimensions
+        self._timeout = timeout
+        self._batch_size = batch_size
+        self._client: openai.OpenAI | None = None
+        self._key: str | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        where = self._base_url or "default endpoint"
+        return f"OpenAIEmbedder(model={self._model!r}, {where})"
+
+    @property
+    def model(self) -> str:
+        """The embedding model's name."""
+        return self._model
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:
+        """Embed ``texts`` (``query`` is ignored: OpenAI's models are symmetric).
+
+        Raises:
+            ConfigError: No API key is set and no ``base_url`` is given.
+            EmbeddingError: The endpoint failed or answered with the wrong number of vectors.
+        """
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            vectors.extend(self._embed_batch(list(texts[start : start + self._batch_size])))
+        return vectors
+
+    def close(self) -> None:
+        """Close the HTTP client (idempotent)."""
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        client = self._client_or_new()
+        options: dict[str, Any] = {}
+        if self._dimensions is not None:
+            options["dimensions"] = self._dimensions
+        where = self._base_url or os.environ.get("OPENAI_BASE_URL") or "OpenAI"
+        try:
+            response = client.embeddings.create(
+                model=self._model, input=texts, encoding_format="float", **options
+            )
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            text = (
+                f"{where} answered HTTP {status} for embedding model {self._model!r}: "
+                f"{self._redact(_error_message(exc))}"
+            )
+            retryable = status in _RETRYABLE_STATUS or status >= 500
+            raise EmbeddingError(
+                text, retryable=retryable, retry_after=_retry_after(exc.response)
+            ) from None
+        except openai.APITimeoutError:
+            raise EmbeddingError(f"{where} timed out embedding {len(texts)} text(s)") from None
+        except openai.APIConnectionError as exc:
+            reason = self._redact(str(exc.__cause__ or exc))
+            raise EmbeddingError(f"cannot reach {where}: {reason}") from None
+        except (openai.APIResponseValidationError, ValueError) as exc:
+            raise EmbeddingError(
+                f"{where} sent a malformed embeddings response: {type(exc).__name__}"
+            ) from None
+        data = sorted(response.data, key=lambda item: item.index)
+        if len(data) != len(texts):
+            raise EmbeddingError(
+                f"{where} returned {len(data)} embedding(s) for {len(texts)} input(s)"
+            )
+        return [[float(value) for value in item.embedding] for item in data]
+
+    def _client_or_new(self) -> openai.OpenAI:
+        with self._lock:
+            if self._client is None:
+                base_url = self._base_url or os.environ.get("OPENAI_BASE_URL") or None
+                key = os.environ.get(self._api_key_env) or None
+                if key is None:
+                    if base_url is None:
+                        raise ConfigError(
+                            f"no API key for embeddings: set {self._api_key_env} in this "
+                            "process's environment, or point OpenAIEmbedder(base_url=...) at "
+                            "an OpenAI-compatible server"
+                        )
+                    key = "unused"  # local servers ignore the key; the SDK requires one
+                self._key = key
+                self._client = openai.OpenAI(
+                    api_key=key, base_url=base_url, max_retries=0, timeout=self._timeout
+                )
+            return self._client
+
+    def _redact(self, text: str) -> str:
+        key = self._key
+        if key and len(key) >= 8 and key in text:
+            text = text.replace(key, "[redacted]")
+        return text
+
+
+def _error_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+    return exc.message
+
+
+def _retry_after(response: Any) -> float | None:
+    """The delay asked for by ``retry-after-ms`` or ``Retry-After`` (seconds or a date)."""
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(float(millis) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(when.timestamp() - time.time(), 0.0)

@@ -1,0 +1,123 @@
+"""Memory URIs: ``memory://<scope>/memories/<category>/<id>``.
+
+A URI names one memory. The scope says whose knowledge it is (``user``, ``agent``, ``session``
+or ``resources``, as in OpenRath and OpenViking), the category groups it (``preferences``,
+``facts``, ...) and the id is stable for a given write (see :meth:`MemoryStore.remember`).
+``viking://`` is accepted as a legacy alias when parsing and always formatted as ``memory://``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rath.memory._errors import InvalidMemoryError, MemoryURIError
+
+MEMORY_SCHEME = "memory://"
+LEGACY_SCHEME = "viking://"
+SCOPES = ("user", "agent", "session", "resources")
+_MEMORIES = "memories"
+_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+_SHAPE = "memory://<scope>/memories/<category>/<id>"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryURI:
+    """A parsed memory URI. ``str(uri)`` formats it back.
+
+    Attributes:
+        scope: One of :data:`SCOPES`.
+        category: A name of letters, digits, ``_``, ``-`` and ``.`` (not leading), at most 64.
+        id: The memory's id, with the same character rules as ``category``.
+    """
+
+    scope: str
+    category: str
+    id: str
+
+    def __post_init__(self) -> None:
+        check_scope(self.scope)
+        check_segment("category", self.category)
+        check_segment("id", self.id)
+
+    def __str__(self) -> str:
+        return f"{MEMORY_SCHEME}{self.scope}/{_MEMORIES}/{self.category}/{self.id}"
+
+    @classmethod
+    def parse(cls, uri: str) -> MemoryURI:
+        """Parse ``uri``.
+
+        Args:
+            uri: A string such as ``memory://user/memories/preferences/3f9a0c1d2e4b5a69``.
+
+        Returns:
+            The parsed URI.
+
+        Raises:
+            MemoryURIError: ``uri`` is not a string of that shape; the message names the part
+                that is wrong.
+        """
+        if not isinstance(uri, str):
+            raise MemoryURIError(f"a memory URI must be a string, got {type(uri).__name__}")
+        if uri.startswith(MEMORY_SCHEME):
+            rest = uri[len(MEMORY_SCHEME) :]
+        elif uri.startswith(LEGACY_SCHEME):
+            rest = uri[len(LEGACY_SCHEME) :]
+        else:
+            raise MemoryURIError(f"memory URI {uri!r} must start with {MEMORY_SCHEME!r}")
+        if any(char in rest for char in "?#") or any(char.isspace() for char in rest):
+            raise MemoryURIError(
+                f"memory URI {uri!r} must not contain '?', '#' or whitespace; expected {_SHAPE}"
+            )
+        parts = rest.split("/")
+        if len(parts) != 4 or parts[1] != _MEMORIES:
+            raise MemoryURIError(f"memory URI {uri!r} is not of the form {_SHAPE}")
+        try:
+            return cls(scope=parts[0], category=parts[2], id=parts[3])
+        except InvalidMemoryError as exc:
+            raise MemoryURIError(f"memory URI {uri!r}: {exc}") from None
+
+
+def check_scope(scope: str) -> str:
+    """Return ``scope`` if it is one of :data:`SCOPES`.
+
+    Raises:
+        InvalidMemoryError: It is not.
+    """
+    if scope not in SCOPES:
+        raise InvalidMemoryError(
+            f"unknown memory scope {scope!r}; expected one of {', '.join(SCOPES)}"
+        )
+    return scope
+
+
+def check_segment(kind: str, value: str) -> str:
+    """Return ``value`` if it is a valid category or id (see :class:`MemoryURI`).
+
+    Args:
+        kind: What the value is, for the message (``"category"``, ``"id"``, ``"store name"``).
+        value: The value to check.
+
+    Raises:
+        InvalidMemoryError: ``value`` is empty, too long, or has other characters.
+    """
+    if not isinstance(value, str) or not _SEGMENT.fullmatch(value):
+        raise InvalidMemoryError(
+            f"invalid memory {kind} {value!r}: use 1-64 letters, digits, '_', '-' or '.' "
+            "(not starting with '.' or '-')"
+        )
+    return value
+
+
+def parse_memory_uri(uri: str) -> MemoryURI:
+    """Parse a memory URI; the same as :meth:`MemoryURI.parse`."""
+    return MemoryURI.parse(uri)
+
+
+def format_memory_uri(scope: str, category: str, memory_id: str) -> str:
+    """Format ``memory://<scope>/memories/<category>/<memory_id>``, checking every part.
+
+    Raises:
+        InvalidMemoryError: A part is invalid.
+    """
+    return str(MemoryURI(scope=scope, category=category, id=memory_id))
