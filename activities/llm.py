@@ -10,9 +10,7 @@ and whether the arguments parse. The tool arguments themselves stay in the store
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import os
-import time
 from datetime import timedelta
 from typing import Any
 
@@ -27,6 +25,7 @@ from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.demo import DEMO_MODEL, demo_base_url
+from rath.llm._http import error_message, retry_after_seconds
 from rath.llm._provider import ProviderSpec
 from rath.llm._usage import TokenUsage
 from rath.llm._wire import (
@@ -230,11 +229,11 @@ class LLMActivities:
             return await client.post("/chat/completions", body=request, cast_to=ChatCompletion)
         except openai.APIStatusError as exc:
             status = exc.status_code
-            message = self._vault.redact(_error_message(exc))
+            message = self._vault.redact(error_message(exc))
             text = f"{where} answered HTTP {status} for model {request['model']!r}: {message}"
             if status in _RETRYABLE_STATUS or status >= 500:
                 raise ApplicationError(
-                    text, type=f"LLMHTTP{status}", next_retry_delay=_retry_after(exc.response)
+                    text, type=f"LLMHTTP{status}", next_retry_delay=_delay(exc.response)
                 ) from None
             raise ApplicationError(text, type=f"LLMHTTP{status}", non_retryable=True) from None
         except openai.APITimeoutError:
@@ -267,31 +266,6 @@ def _plan(index: int, call: WireToolCall) -> ToolCallPlan:
     )
 
 
-def _error_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-    return exc.message
-
-
-def _retry_after(response: Any) -> timedelta | None:
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return timedelta(milliseconds=float(millis))
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return timedelta(seconds=max(float(value), 0.0))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        delay = parsed.timestamp() - time.time()
-        return timedelta(seconds=max(delay, 0.0))
+def _delay(response: Any) -> timedelta | None:
+    seconds = retry_after_seconds(response)
+    return None if seconds is None else timedelta(seconds=seconds)

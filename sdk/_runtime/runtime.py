@@ -186,3 +186,44 @@ async def run_workflow(
 def _notice(message: str) -> None:
     sys.stderr.write(f"rath: {message}\n")
     sys.stderr.flush()
+
+
+def start_lazy_run(
+    out: Any,
+    *,
+    workflow: str,
+    run_id: str,
+    agent: str,
+    inputs: tuple[Any, ...],
+    make_input: Callable[[], Any],
+    static_summary: str,
+    settings: Settings,
+) -> None:
+    """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
+
+    Shared by every client-side entry point (agent loop, durable forward, compression):
+    the run is tagged with search attributes (when enabled) and ``out`` is recorded in the
+    client's lineage journal.
+    """
+    from rath._runtime.scope import search_attributes
+    from rath.session._session import Session
+    from rath.session.graph import record_session
+
+    runtime = get_runtime(settings)
+    waits = tuple(s._pending.wait for s in inputs if isinstance(s._pending, RunHandle))
+    future = runtime.submit(
+        run_workflow(
+            runtime,
+            workflow=workflow,
+            workflow_id=run_id,
+            make_input=make_input,
+            result_type=Session,
+            wait_for=waits,
+            static_summary=static_summary,
+            search_attributes=(
+                search_attributes(out.id, out.id, agent) if settings.search_attributes else None
+            ),
+        )
+    )
+    out.attach_pending(RunHandle(run_id, future))
+    record_session(out, agent=agent, inputs=inputs)

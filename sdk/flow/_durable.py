@@ -26,11 +26,9 @@ def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -
         ConfigError: A constructor or call argument cannot be sent to a worker.
     """
     from rath._runtime.providers import provider_spec
-    from rath._runtime.runtime import RunHandle, get_runtime, run_workflow
-    from rath._runtime.scope import search_attributes
+    from rath._runtime.runtime import start_lazy_run
     from rath._runtime.settings import Settings
     from rath.flow._agent import Agent
-    from rath.session.graph import record_session
     from rath.workflows.forward import ForwardInput
 
     settings = Settings.from_env()
@@ -58,7 +56,6 @@ def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -
     )
     run_id = f"rath-{slug(name)}-{out.id.hex[:12]}"
     agents = [m.name for _, m in module.named_workflows() if isinstance(m, Agent)]
-    waits = (session._pending.wait,) if isinstance(session._pending, RunHandle) else ()
 
     def make_input() -> ForwardInput:
         return ForwardInput(
@@ -71,22 +68,14 @@ def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -
             demo_fallback=settings.embedded and not os.environ.get("OPENAI_API_KEY"),
         )
 
-    runtime = get_runtime(settings)
-    future = runtime.submit(
-        run_workflow(
-            runtime,
-            workflow="rath.Forward",
-            workflow_id=run_id,
-            make_input=make_input,
-            result_type=Session,
-            wait_for=waits,
-            static_summary=f"{name} · agents: {', '.join(agents) or 'none'} · "
-            f"session {out.id.hex[:8]}",
-            search_attributes=(
-                search_attributes(out.id, out.id, name) if settings.search_attributes else None
-            ),
-        )
+    start_lazy_run(
+        out,
+        workflow="rath.Forward",
+        run_id=run_id,
+        agent=name,
+        inputs=(session,),
+        make_input=make_input,
+        static_summary=f"{name} · agents: {', '.join(agents) or 'none'} · session {out.id.hex[:8]}",
+        settings=settings,
     )
-    out.attach_pending(RunHandle(run_id, future))
-    record_session(out, agent=name, inputs=(session,))
     return out

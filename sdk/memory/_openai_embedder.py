@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import email.utils
 import os
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import openai
 
 from rath.errors import ConfigError
+from rath.llm._http import error_message, retry_after_seconds
 from rath.memory._errors import EmbeddingError
 
 # Statuses worth retrying besides 5xx: timeout, conflict, too early, rate limited.
@@ -107,11 +106,11 @@ class OpenAIEmbedder:
             status = exc.status_code
             text = (
                 f"{where} answered HTTP {status} for embedding model {self._model!r}: "
-                f"{self._redact(_error_message(exc))}"
+                f"{self._redact(error_message(exc))}"
             )
             retryable = status in _RETRYABLE_STATUS or status >= 500
             raise EmbeddingError(
-                text, retryable=retryable, retry_after=_retry_after(exc.response)
+                text, retryable=retryable, retry_after=retry_after_seconds(exc.response)
             ) from None
         except openai.APITimeoutError:
             raise EmbeddingError(f"{where} timed out embedding {len(texts)} text(s)") from None
@@ -153,36 +152,3 @@ class OpenAIEmbedder:
         if key and len(key) >= 8 and key in text:
             text = text.replace(key, "[redacted]")
         return text
-
-
-def _error_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-    return exc.message
-
-
-def _retry_after(response: Any) -> float | None:
-    """The delay asked for by ``retry-after-ms`` or ``Retry-After`` (seconds or a date)."""
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(when.timestamp() - time.time(), 0.0)

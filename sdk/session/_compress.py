@@ -92,37 +92,27 @@ def _compress_from_client(
     run_id: str,
 ) -> None:
     from rath._runtime.providers import provider_spec
-    from rath._runtime.runtime import RunHandle, get_runtime, run_workflow
+    from rath._runtime.runtime import start_lazy_run
     from rath._runtime.settings import Settings
-    from rath.session.graph import record_session
     from rath.workflows.compress import CompressInput
 
     settings = Settings.from_env()
     spec = provider_spec(provider, settings)
-    waits = tuple(
-        pending.wait
-        for s in (user, agent)
-        if (pending := s._pending) is not None and isinstance(pending, RunHandle)
-    )
 
     def make_input() -> CompressInput:
         args = _compress_args(user.synchronize(), agent.synchronize(), spec, instruction, name)
         return CompressInput(args=args, output=out)
 
-    runtime = get_runtime(settings)
-    future = runtime.submit(
-        run_workflow(
-            runtime,
-            workflow="rath.Compress",
-            workflow_id=run_id,
-            make_input=make_input,
-            result_type=Session,
-            wait_for=waits,
-            static_summary=f"{name} · compress · session {out.id.hex[:8]}",
-        )
+    start_lazy_run(
+        out,
+        workflow="rath.Compress",
+        run_id=run_id,
+        agent=name,
+        inputs=(user, agent),
+        make_input=make_input,
+        static_summary=f"{name} · compress · session {out.id.hex[:8]}",
+        settings=settings,
     )
-    out.attach_pending(RunHandle(run_id, future))
-    record_session(out, agent=name, inputs=(user, agent))
 
 
 def _compress_in_workflow(

@@ -105,19 +105,12 @@ def _start_run(
 ) -> None:
     """Client side: start a top-level run on the background runtime."""
     from rath._runtime.providers import provider_spec
-    from rath._runtime.runtime import RunHandle, get_runtime, run_workflow
-    from rath._runtime.scope import search_attributes
+    from rath._runtime.runtime import start_lazy_run
     from rath._runtime.settings import Settings
-    from rath.session.graph import record_session
     from rath.workflows.session_loop import SessionLoopInput
 
     settings = Settings.from_env()
     spec = provider_spec(provider, settings)
-    waits = tuple(
-        pending.wait
-        for s in (user, agent)
-        if (pending := s._pending) is not None and isinstance(pending, RunHandle)
-    )
 
     def make_input() -> SessionLoopInput:
         return SessionLoopInput(
@@ -129,23 +122,16 @@ def _start_run(
             options=options,
         )
 
-    runtime = get_runtime(settings)
-    future = runtime.submit(
-        run_workflow(
-            runtime,
-            workflow="rath.SessionLoop",
-            workflow_id=run_id,
-            make_input=make_input,
-            result_type=Session,
-            wait_for=waits,
-            static_summary=f"{name} · {spec.label()} · session {out.id.hex[:8]}",
-            search_attributes=(
-                search_attributes(out.id, out.id, name) if settings.search_attributes else None
-            ),
-        )
+    start_lazy_run(
+        out,
+        workflow="rath.SessionLoop",
+        run_id=run_id,
+        agent=name,
+        inputs=(user, agent),
+        make_input=make_input,
+        static_summary=f"{name} · {spec.label()} · session {out.id.hex[:8]}",
+        settings=settings,
     )
-    out.attach_pending(RunHandle(run_id, future))
-    record_session(out, agent=name, inputs=(user, agent))
 
 
 def _start_child(
