@@ -10,7 +10,9 @@ and whether the arguments parse. The tool arguments themselves stay in the store
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -35,7 +37,12 @@ from rath.llm._wire import (
     normalize_completion,
     parse_arguments,
 )
-from rath.session._chunks import assistant_turn_chunk, chunk_table_to_messages, user_text_chunk
+from rath.session._chunks import (
+    ChunkRow,
+    assistant_turn_chunk,
+    chunk_table_to_messages,
+    user_text_chunk,
+)
 from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
 from rath.tools.builtins import BUILTIN_TOOLS, tool_schemas
@@ -82,6 +89,7 @@ class CompleteResult(BaseModel):
     usage: TokenUsage | None
     model: str
     preview: str
+    context_tokens: int = 0
 
 
 DEFAULT_COMPRESS_INSTRUCTION = (
@@ -135,7 +143,7 @@ class LLMActivities:
         async with heartbeating():
             completion = await self._create(client, request, args.provider)
         result = normalize_completion(completion, round_index=args.round)
-        return await asyncio.to_thread(self._record, result, sealed)
+        return await asyncio.to_thread(self._record, result, sealed, messages)
 
     @activity.defn(name="rath.llm.compress")
     async def compress(self, args: CompressArgs) -> CompressResult:
@@ -147,32 +155,57 @@ class LLMActivities:
             messages.append(
                 {"role": "user", "content": args.instruction or DEFAULT_COMPRESS_INSTRUCTION}
             )
-            client, model = self._client_for(args.provider)
-            options = {k: v for k, v in args.provider.options.items() if k != "tool_choice"}
-            request = build_request(messages, [], model=model, options=options)
+        text, usage = await self.chat_text(
+            args.provider,
+            messages,
+            purpose=f"compression by {args.agent_name!r}",
+            wanted="a summary",
+        )
+        row = user_text_chunk(text).stamped(time.time())
+        digest = await asyncio.to_thread(self._store.put_row, row)
+        return CompressResult(row=digest, usage=usage, preview=preview(text, PREVIEW_CHARS))
+
+    async def chat_text(
+        self,
+        provider: ProviderSpec,
+        messages: list[dict[str, Any]],
+        *,
+        purpose: str,
+        wanted: str = "text",
+    ) -> tuple[str, TokenUsage | None]:
+        """One tool-less completion, for activities that want text back (call it from one).
+
+        Raises:
+            ApplicationError: Non-retryable ``CompressError`` when the model answers with tool
+                calls or nothing; the provider's errors as :meth:`complete` classifies them.
+        """
+        client, model = self._client_for(provider)
+        options = {k: v for k, v in provider.options.items() if k != "tool_choice"}
+        request = build_request(messages, [], model=model, options=options)
         async with heartbeating():
-            completion = await self._create(client, request, args.provider)
+            completion = await self._create(client, request, provider)
         result = normalize_completion(completion, round_index=1)
         text = (result.content or "").strip()
         if result.tool_calls or not text:
             raise ApplicationError(
-                f"compression by {args.agent_name!r} got "
-                f"{'tool calls' if result.tool_calls else 'an empty reply'} instead of a summary",
+                f"{purpose} got "
+                f"{'tool calls' if result.tool_calls else 'an empty reply'} instead of {wanted}",
                 type="CompressError",
                 non_retryable=True,
             )
-        digest = await asyncio.to_thread(self._store.put_row, user_text_chunk(text))
-        return CompressResult(row=digest, usage=result.usage, preview=preview(text, PREVIEW_CHARS))
+        return text, result.usage
 
     def _load(self, args: CompleteArgs) -> tuple[tuple[Any, ...], tuple[Any, ...], str]:
         sealed = self._store.seal(args.transcript)
         system = self._store.load_rows(args.system)
         return system, self._store.load_rows(TableRef.sealed(sealed)), sealed
 
-    def _record(self, result: Completion, sealed: str) -> CompleteResult:
+    def _record(
+        self, result: Completion, sealed: str, messages: list[dict[str, Any]]
+    ) -> CompleteResult:
         row = assistant_turn_chunk(
             content=result.content, tool_calls=[call.as_wire() for call in result.tool_calls]
-        )
+        ).stamped(time.time())
         return CompleteResult(
             transcript=sealed,
             assistant=self._store.put_row(row),
@@ -181,6 +214,7 @@ class LLMActivities:
             usage=result.usage,
             model=result.model,
             preview=preview(result.content or "", PREVIEW_CHARS),
+            context_tokens=_context_tokens(result, messages, row),
         )
 
     def _client_for(self, spec: ProviderSpec) -> tuple[openai.AsyncOpenAI, str]:
@@ -264,6 +298,14 @@ def _plan(index: int, call: WireToolCall) -> ToolCallPlan:
         resource_key=key,
         preview=preview(call.arguments, 120),
     )
+
+
+def _context_tokens(result: Completion, messages: list[dict[str, Any]], reply: ChunkRow) -> int:
+    """Tokens of the transcript after this reply: the model's count, else about 4 chars each."""
+    if result.usage is not None and result.usage.total_tokens:
+        return result.usage.total_tokens
+    chars = len(json.dumps(messages, ensure_ascii=False)) + len(reply.canonical_json())
+    return chars // 4
 
 
 def _delay(response: Any) -> timedelta | None:

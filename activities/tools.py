@@ -10,6 +10,7 @@ exported to commands as ``RATH_IDEMPOTENCY_KEY``. The built-in file tools are id
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -76,7 +77,7 @@ class ToolActivities:
             async with heartbeating(), open_sandbox(spec) as sandbox:
                 outcome = await run_builtin(sandbox, name, arguments, idempotency_key=key)
             body, ok = outcome.body, outcome.ok
-        row = tool_feedback_chunk(call["id"], name, body)
+        row = tool_feedback_chunk(call["id"], name, body).stamped(time.time())
         return RunToolResult(
             result=await asyncio.to_thread(self._store.put_row, row),
             ok=ok,

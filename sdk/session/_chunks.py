@@ -31,16 +31,29 @@ class ChunkKind(StrEnum):
 
 
 class ChunkRow(BaseModel):
-    """One immutable transcript row: a kind and its payload."""
+    """One immutable transcript row: a kind, its payload and, optionally, when it was made.
+
+    ``at`` (seconds since the epoch) is stamped on the rows a run produces (model replies and
+    tool results); ``merge(policy="interleave_by_time")`` orders branches by it. Rows built by
+    hand (a user message, a prompt) have none. When set, it is part of the row's content.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     kind: ChunkKind
     payload: dict[str, Any]
+    at: float | None = None
 
     def canonical_json(self) -> bytes:
         """The row as canonical JSON bytes: what the chunk store keeps and hashes."""
-        return canonical_json({"kind": self.kind.value, "payload": self.payload})
+        record: dict[str, Any] = {"kind": self.kind.value, "payload": self.payload}
+        if self.at is not None:
+            record["at"] = self.at
+        return canonical_json(record)
+
+    def stamped(self, at: float) -> ChunkRow:
+        """This row made at ``at`` (seconds since the epoch)."""
+        return self.model_copy(update={"at": at})
 
     def digest(self) -> str:
         """The content address of this row (sha256 of its canonical JSON)."""
