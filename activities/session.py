@@ -3,6 +3,8 @@
 Workflow code holds transcripts by reference. When an ``async def forward`` awaits a session to
 branch on its content, :meth:`SessionActivities.read` brings the rows into the workflow (this
 puts them in history once, so it is opt-in: only awaiting does it).
+:meth:`SessionActivities.interleave` merges two branches by time in the store and returns only
+the result's digest.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from temporalio import activity
 
 from rath.activities._boundary import activity_errors
 from rath.session._chunks import ChunkRow
+from rath.session._merge import interleave_tables
 from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
 
@@ -34,6 +37,24 @@ class ReadResult(BaseModel):
     rows: tuple[ChunkRow, ...]
 
 
+class InterleaveArgs(BaseModel):
+    """Input of :meth:`SessionActivities.interleave`: the two branches, by reference."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ours: TableRef
+    theirs: TableRef
+
+
+class InterleaveResult(BaseModel):
+    """The merged table's digest (a sealed node in the store) and its row count."""
+
+    model_config = ConfigDict(frozen=True)
+
+    table: str
+    rows: int
+
+
 class SessionActivities:
     """Activities over stored transcripts, bound to the worker's chunk store."""
 
@@ -46,3 +67,12 @@ class SessionActivities:
         with activity_errors():
             rows = await asyncio.to_thread(self._store.load_rows, args.table)
         return ReadResult(rows=rows)
+
+    @activity.defn(name="rath.session.interleave")
+    async def interleave(self, args: InterleaveArgs) -> InterleaveResult:
+        """Merge two tables with ``interleave_by_time`` and store the result."""
+        with activity_errors():
+            digest, count = await asyncio.to_thread(
+                interleave_tables, self._store, args.ours, args.theirs
+            )
+        return InterleaveResult(table=digest, rows=count)

@@ -62,7 +62,7 @@ class RathPlugin(SimplePlugin):
         super().__init__(
             "rath.RathPlugin",
             data_converter=pydantic_data_converter,
-            activities=[llm.complete, llm.compress, tools.run, sessions.read],
+            activities=[llm.complete, llm.compress, tools.run, sessions.read, sessions.interleave],
             workflows=[SessionLoopWorkflow, ForwardWorkflow, CompressWorkflow],
             workflow_runner=workflow_runner(),
             workflow_failure_exception_types=[UserError],

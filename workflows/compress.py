@@ -56,7 +56,13 @@ async def execute_compress(args: CompressArgs) -> CompressResult:
 
 
 def compressed(shell: Session, result: CompressResult) -> Session:
-    """The output session: ``shell``'s lineage with the single summary row and its usage."""
+    """The output session: ``shell``'s lineage and usage, the single summary row, its usage."""
+    from rath.llm._usage import add_usage
     from rath.session._table_ref import TableRef
 
-    return shell.model_copy(update={"table": TableRef(rows=(result.row,)), "usage": result.usage})
+    return shell.model_copy(
+        update={
+            "table": TableRef(rows=(result.row,)),
+            "usage": add_usage(shell.usage, result.usage),
+        }
+    )

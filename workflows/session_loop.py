@@ -5,6 +5,10 @@ grouped by resource key (same key in order, different keys concurrently) and the
 appended in the model's call order; a completion without tool calls ends the run. Invalid,
 unknown and failed calls come back to the model as JSON error bodies and the loop goes on.
 
+With ``compress_at_tokens`` set, a round whose context reached that many tokens (the model's
+count, else an estimate) is followed by a compression activity: the transcript becomes one
+summary row and the loop goes on from there.
+
 History stays flat: the state is a :class:`TableRef` (a digest plus this round's new row
 digests), so each round adds O(new content) bytes. When the server suggests it, the run
 continues as new with that state, keeping the output session's id.
@@ -23,7 +27,13 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from rath._text import preview
-    from rath.activities.llm import CompleteArgs, CompleteResult, LLMActivities, ToolCallPlan
+    from rath.activities.llm import (
+        CompleteArgs,
+        CompleteResult,
+        CompressArgs,
+        LLMActivities,
+        ToolCallPlan,
+    )
     from rath.activities.tools import RunToolArgs, ToolActivities
     from rath.llm._provider import ProviderSpec
     from rath.llm._usage import TokenUsage, add_usage
@@ -33,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._table_ref import TableRef
     from rath.session.graph import GraphNode, SessionGraph
     from rath.tools.builtins import BUILTIN_TOOLS, error_body
+    from rath.workflows.compress import execute_compress
 
 SUMMARY_LIMIT = 380
 
@@ -51,6 +62,8 @@ class LoopOptions(BaseModel):
     tool_heartbeat_seconds: float = 30.0
     tool_max_attempts: int = 5
     continue_as_new_after_rounds: int | None = None
+    compress_at_tokens: int | None = None
+    compress_instruction: str | None = None
 
 
 class LoopCarry(BaseModel):
@@ -62,6 +75,7 @@ class LoopCarry(BaseModel):
     rounds: int = 0
     usage: TokenUsage | None = None
     runs: int = 1
+    compressions: int = 0
 
 
 class SessionLoopInput(BaseModel):
@@ -132,6 +146,9 @@ class SessionLoopWorkflow:
                 break
             rows = await self._dispatch_round(input, result, tools)
             carry = carry.model_copy(update={"transcript": transcript.append(*rows)})
+            limit = options.compress_at_tokens
+            if limit is not None and result.context_tokens >= limit:
+                carry = await self._compress(input, carry, result.context_tokens)
             self._carry = carry
         extras: tuple[tuple[str, object], ...] = ()
         if not finished:
@@ -139,6 +156,8 @@ class SessionLoopWorkflow:
                 "session loop stopped after max_tool_rounds=%d", options.max_tool_rounds
             )
             extras = (("loop.truncated", True),)
+        if carry.compressions:
+            extras += (("compression.auto", carry.compressions),)
         out = Session(
             id=input.output_id,
             table=carry.transcript,
@@ -191,6 +210,29 @@ class SessionLoopWorkflow:
             summary=preview(
                 f"{input.agent_name} · {input.provider.label()} · round {round_no}", SUMMARY_LIMIT
             ),
+        )
+
+    async def _compress(self, input: SessionLoopInput, carry: LoopCarry, tokens: int) -> LoopCarry:
+        """Replace the transcript with one summary row (the agent's prompt guides it)."""
+        workflow.set_current_details(
+            f"**{input.agent_name}** · compressing ({tokens} tokens ≥ "
+            f"{input.options.compress_at_tokens})"
+        )
+        result = await execute_compress(
+            CompressArgs(
+                agent_name=input.agent_name,
+                provider=input.provider,
+                system=input.agent.table,
+                transcript=carry.transcript,
+                instruction=input.options.compress_instruction,
+            )
+        )
+        return carry.model_copy(
+            update={
+                "transcript": TableRef(rows=(result.row,)),
+                "usage": add_usage(carry.usage, result.usage),
+                "compressions": carry.compressions + 1,
+            }
         )
 
     async def _dispatch_round(

@@ -210,7 +210,7 @@ def start_lazy_run(
     from rath.session.graph import record_session
 
     runtime = get_runtime(settings)
-    waits = tuple(s._pending.wait for s in inputs if isinstance(s._pending, RunHandle))
+    waits = tuple(s.ready for s in inputs if s.pending)
     future = runtime.submit(
         run_workflow(
             runtime,

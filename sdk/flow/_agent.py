@@ -28,6 +28,8 @@ class Agent(Workflow):
             name it is assigned to in a parent ``Workflow``, else ``"agent"``.
         max_tool_rounds: LLM calls per run before the loop stops (``loop.truncated``).
         options: A ``LoopOptions`` with activity timeouts and retries.
+        compress_at_tokens: Opt-in automatic compression once a round's context reaches this
+            many tokens (see :func:`~rath.session.run_session_loop`).
 
     Example:
         agent = flow.Agent("Use tools when helpful.", model="gpt-4o-mini")
@@ -47,6 +49,7 @@ class Agent(Workflow):
         name: str | None = None,
         max_tool_rounds: int = 64,
         options: Any = None,
+        compress_at_tokens: int | None = None,
     ) -> None:
         super().__init__()
         if provider is None and model is None:
@@ -61,6 +64,7 @@ class Agent(Workflow):
         self.tools = list(tools or ())
         self.max_tool_rounds = max_tool_rounds
         self.options = options
+        self.compress_at_tokens = compress_at_tokens
         self._name = name
         self._named_explicitly = name is not None
 
@@ -83,6 +87,7 @@ class Agent(Workflow):
             max_tool_rounds=self.max_tool_rounds,
             agent_name=self.name,
             options=self.options,
+            compress_at_tokens=self.compress_at_tokens,
         )
 
     def extra_repr(self) -> str:

@@ -15,6 +15,7 @@ from rath.session._compress import run_session_compress
 from rath.session._diff import SessionDiff
 from rath.session._lineage import LineageKind
 from rath.session._loop import run_session_loop
+from rath.session._merge import MergePolicy, Summarize, interleave_by_time
 from rath.session._session import Placement, Session
 from rath.session._table_ref import TableRef
 from rath.session.graph import (
@@ -38,10 +39,12 @@ __all__ = [
     "LineageConsistencyError",
     "LineageJournal",
     "LineageKind",
+    "MergePolicy",
     "Placement",
     "Session",
     "SessionDiff",
     "SessionGraph",
+    "Summarize",
     "TableRef",
     "ancestors_bfs",
     "assistant_turn_chunk",
@@ -49,6 +52,7 @@ __all__ = [
     "descendants_dfs_preorder",
     "edge_pairs",
     "format_chunk_row_brief",
+    "interleave_by_time",
     "lineage_journal_optional",
     "lineage_journal_tracking",
     "run_session_compress",

@@ -13,6 +13,7 @@ from temporalio import workflow
 
 from rath._ids import new_id
 from rath.llm._provider import Provider, ProviderSpec
+from rath.llm._usage import add_usage
 from rath.session._lineage import LineageKind
 from rath.session._loop import slug
 from rath.session._session import Session
@@ -52,19 +53,55 @@ def run_session_compress(
         lineage_extras=COMPRESS_EXTRAS,
         sandbox=user_session.sandbox,
     )
-    name = slug(agent_name)
-    run_id = f"rath-{name}-{out.id.hex[:12]}"
-    start = _compress_in_workflow if workflow.in_workflow() else _compress_from_client
-    start(
+    start_compress(
         user_session,
         agent_session,
         provider=agent_provider,
         instruction=compress_instruction,
-        name=name,
+        name=agent_name,
         out=out,
-        run_id=run_id,
+        inputs=(user_session, agent_session),
     )
     return out
+
+
+def start_compress(
+    user: Session,
+    agent: Session,
+    *,
+    provider: Provider,
+    instruction: str | None,
+    name: str,
+    out: Session,
+    inputs: tuple[Session, ...],
+    usage_from: tuple[Session, ...] = (),
+) -> None:
+    """Make ``out`` (its lineage already set) the lazy result of compressing ``user``.
+
+    Args:
+        user: The transcript to compress.
+        agent: Rows sent before it.
+        provider: Which model writes the summary.
+        instruction: The final user instruction (OpenRath's default text if None).
+        name: Names the run or activity in the Temporal UI.
+        out: The output session, with its id and lineage.
+        inputs: The sessions ``out`` is made from, for the lineage graph (and what a client
+            waits for before it starts the run).
+        usage_from: Sessions whose usage ``out`` carries on top of the compression's own.
+    """
+    name = slug(name)
+    start = _compress_in_workflow if workflow.in_workflow() else _compress_from_client
+    start(
+        user,
+        agent,
+        provider=provider,
+        instruction=instruction,
+        name=name,
+        out=out,
+        run_id=f"rath-{name}-{out.id.hex[:12]}",
+        inputs=inputs,
+        usage_from=usage_from,
+    )
 
 
 def _compress_args(
@@ -90,6 +127,8 @@ def _compress_from_client(
     name: str,
     out: Session,
     run_id: str,
+    inputs: tuple[Session, ...],
+    usage_from: tuple[Session, ...],
 ) -> None:
     from rath._runtime.providers import provider_spec
     from rath._runtime.runtime import start_lazy_run
@@ -101,14 +140,14 @@ def _compress_from_client(
 
     def make_input() -> CompressInput:
         args = _compress_args(user.synchronize(), agent.synchronize(), spec, instruction, name)
-        return CompressInput(args=args, output=out)
+        return CompressInput(args=args, output=_carrying(out, usage_from))
 
     start_lazy_run(
         out,
         workflow="rath.Compress",
         run_id=run_id,
         agent=name,
-        inputs=(user, agent),
+        inputs=inputs,
         make_input=make_input,
         static_summary=f"{name} · compress · session {out.id.hex[:8]}",
         settings=settings,
@@ -124,6 +163,8 @@ def _compress_in_workflow(
     name: str,
     out: Session,
     run_id: str,
+    inputs: tuple[Session, ...],
+    usage_from: tuple[Session, ...],
 ) -> None:
     from rath._runtime.providers import spec_from_provider
     from rath._runtime.scope import current_scope
@@ -131,14 +172,21 @@ def _compress_in_workflow(
 
     scope = current_scope()
     spec = spec_from_provider(provider, demo_fallback=scope.demo_fallback)
-    shell = out.model_copy()
 
     async def run() -> Session:
         await user.ready()
         await agent.ready()
         result = await execute_compress(_compress_args(user, agent, spec, instruction, name))
         scope.add_usage(result.usage)
-        return compressed(shell, result)
+        return compressed(_carrying(out, usage_from), result)
 
     out.attach_pending(scope.spawn(run_id, run()))
-    scope.record(out, agent=name, inputs=(user, agent))
+    scope.record(out, agent=name, inputs=inputs)
+
+
+def _carrying(out: Session, sources: tuple[Session, ...]) -> Session:
+    """A copy of ``out`` whose usage is the (ready) ``sources``' summed."""
+    usage = None
+    for source in sources:
+        usage = add_usage(usage, source.usage)
+    return out.model_copy(update={"usage": usage})

@@ -35,6 +35,7 @@ def run_session_loop(
     max_tool_rounds: int = 64,
     agent_name: str = "agent",
     options: Any = None,
+    compress_at_tokens: int | None = None,
     lazy: bool = True,
 ) -> Session:
     """Run the agent loop: LLM rounds with tool calls until the model stops calling tools.
@@ -48,6 +49,10 @@ def run_session_loop(
             ``loop.truncated``.
         agent_name: Names the run in the Temporal UI (workflow id and summaries).
         options: A ``LoopOptions`` for timeouts and retries (defaults are production values).
+        compress_at_tokens: Opt-in automatic compression: after a round whose context reached
+            this many tokens, the transcript is replaced by one summary row (an LLM activity
+            with the agent's prompt) and the loop goes on. The output is marked
+            ``compression.auto`` with the count. ``None`` (default) never compresses.
         lazy: Return at once (default) or wait for the run.
 
     Returns:
@@ -64,11 +69,16 @@ def run_session_loop(
         )
     if max_tool_rounds < 1:
         raise ConfigError(f"max_tool_rounds must be at least 1, got {max_tool_rounds}")
+    if compress_at_tokens is not None and compress_at_tokens < 1:
+        raise ConfigError(
+            f"compress_at_tokens must be a positive token count or None, got {compress_at_tokens}"
+        )
     from rath.workflows.session_loop import LoopOptions
 
-    loop_options = (options or LoopOptions()).model_copy(
-        update={"max_tool_rounds": max_tool_rounds}
-    )
+    update: dict[str, Any] = {"max_tool_rounds": max_tool_rounds}
+    if compress_at_tokens is not None:
+        update["compress_at_tokens"] = compress_at_tokens
+    loop_options = (options or LoopOptions()).model_copy(update=update)
     out = Session(
         id=new_id(),
         parent_session_ids=(user_session.id, agent_session.id),

@@ -10,9 +10,8 @@ them waits (see :meth:`Session.synchronize`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -20,7 +19,7 @@ from temporalio import workflow
 
 from rath._ids import new_id
 from rath.errors import ConfigError, NotReadyError
-from rath.llm._usage import TokenUsage, add_usage
+from rath.llm._usage import TokenUsage
 from rath.sandbox import SandboxSpec
 from rath.session._chunks import (
     ChunkKind,
@@ -35,7 +34,9 @@ from rath.session._diff import SessionDiff
 from rath.session._lineage import LineageKind
 from rath.session._table_ref import TableRef
 
-MergePolicy = str | Callable[["Session", "Session"], "Session"]
+if TYPE_CHECKING:
+    from rath.session._merge import MergePolicy
+
 
 _PREVIEW_HEAD = 4
 _PREVIEW_TAIL = 4
@@ -262,60 +263,22 @@ class Session(BaseModel):
         Args:
             other: The session to merge in.
             policy: ``"concat"`` (OpenRath's: ``self``'s rows then ``other``'s, in O(1)
-                bytes), or a function ``(self, other) -> Session`` whose result's rows
-                become the merge's. Workflow code can only combine references there
-                (reading stored rows needs an activity). See also :func:`rath.session.merge`
-                for ``interleave_by_time`` and ``summarize``.
+                bytes); ``"interleave_by_time"`` (the rows both share once, then each
+                branch's turns in the order they were made); ``"summarize"`` or
+                ``Summarize(provider=...)`` (a model writes one row for both branches); or
+                a function ``(self, other) -> Session`` whose result's rows become the
+                merge's (workflow code can only combine references there).
 
         Returns:
-            A new session with parents ``(self.id, other.id)``; lazy if either input is.
+            A new session with parents ``(self.id, other.id)``; lazy if either input is, or
+            if the policy calls an activity or a model.
 
         Raises:
-            ValueError: Both sessions are placed on different sandbox backends.
+            ValueError: An unknown policy, or sessions on different sandbox backends.
         """
-        if (
-            self.sandbox is not None
-            and other.sandbox is not None
-            and self.sandbox.backend != other.sandbox.backend
-        ):
-            raise ValueError(
-                f"cannot merge sessions on different sandbox backends "
-                f"({self.sandbox.backend!r} and {other.sandbox.backend!r}); "
-                "move one with `.to(...)` first"
-            )
-        name = policy if isinstance(policy, str) else getattr(policy, "__name__", "custom")
-        if not callable(policy) and policy != "concat":
-            raise ValueError(
-                f"unknown merge policy {policy!r}; use 'concat' or a function "
-                "(self, other) -> Session (rath.session.merge has the others)"
-            )
-        out = Session(
-            sandbox=self.sandbox or other.sandbox,
-            parent_session_ids=(self.id, other.id),
-            lineage_kind=LineageKind.OP_MERGE,
-            lineage_operator="Session.merge",
-            lineage_extras=(() if policy == "concat" else (("merge.policy", name),)),
-        )
+        from rath.session._merge import merge_sessions
 
-        def compute() -> Session:
-            usage = add_usage(self.usage, other.usage)
-            if callable(policy):
-                merged = policy(self, other)
-                return out._settled(merged.table, merged._rows, usage)
-            rows = None
-            if self._rows is not None and other._rows is not None:
-                rows = self._rows + other._rows
-            return out._settled(self.table.concat(other.table), rows, usage)
-
-        if self.pending or other.pending:
-            out.attach_pending(Deferred((self, other), compute))
-        else:
-            self.synchronize()
-            other.synchronize()
-            done = compute()
-            out.table, out.usage, out._rows = done.table, done.usage, done._rows
-        _record(out, inputs=(self, other))
-        return out
+        return merge_sessions(self, other, policy)
 
     def diff(self, other: Session) -> SessionDiff:
         """The rows this session has (``+``) and ``other`` has (``-``) since they parted.
