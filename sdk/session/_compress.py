@@ -7,6 +7,7 @@ durable ``forward`` it is an activity of the parent run; from plain Python a sma
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from temporalio import workflow
@@ -89,104 +90,90 @@ def start_compress(
             waits for before it starts the run).
         usage_from: Sessions whose usage ``out`` carries on top of the compression's own.
     """
-    name = slug(name)
-    start = _compress_in_workflow if workflow.in_workflow() else _compress_from_client
-    start(
-        user,
-        agent,
+    job = _Job(
+        user=user,
+        agent=agent,
         provider=provider,
         instruction=instruction,
-        name=name,
+        name=slug(name),
         out=out,
-        run_id=f"rath-{name}-{out.id.hex[:12]}",
         inputs=inputs,
         usage_from=usage_from,
     )
+    (_compress_in_workflow if workflow.in_workflow() else _compress_from_client)(job)
 
 
-def _compress_args(
-    user: Session, agent: Session, spec: ProviderSpec, instruction: str | None, name: str
-) -> CompressArgs:
-    from rath.activities.llm import CompressArgs
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One compression to start: what :func:`start_compress` was given."""
 
-    return CompressArgs(
-        agent_name=name,
-        provider=spec,
-        system=agent.table,
-        transcript=user.table,
-        instruction=instruction,
-    )
+    user: Session
+    agent: Session
+    provider: Provider
+    instruction: str | None
+    name: str
+    out: Session
+    inputs: tuple[Session, ...]
+    usage_from: tuple[Session, ...]
+
+    @property
+    def run_id(self) -> str:
+        return f"rath-{self.name}-{self.out.id.hex[:12]}"
+
+    def args(self, spec: ProviderSpec) -> CompressArgs:
+        """The activity input (the inputs must be ready)."""
+        from rath.activities.llm import CompressArgs
+
+        return CompressArgs(
+            agent_name=self.name,
+            provider=spec,
+            system=self.agent.synchronize().table,
+            transcript=self.user.synchronize().table,
+            instruction=self.instruction,
+        )
+
+    def shell(self) -> Session:
+        """``out`` carrying the summed usage of ``usage_from`` (which must be ready)."""
+        usage = None
+        for source in self.usage_from:
+            usage = add_usage(usage, source.usage)
+        return self.out.model_copy(update={"usage": usage})
 
 
-def _compress_from_client(
-    user: Session,
-    agent: Session,
-    *,
-    provider: Provider,
-    instruction: str | None,
-    name: str,
-    out: Session,
-    run_id: str,
-    inputs: tuple[Session, ...],
-    usage_from: tuple[Session, ...],
-) -> None:
+def _compress_from_client(job: _Job) -> None:
     from rath._runtime.providers import provider_spec
     from rath._runtime.runtime import start_lazy_run
     from rath._runtime.settings import Settings
     from rath.workflows.compress import CompressInput
 
     settings = Settings.from_env()
-    spec = provider_spec(provider, settings)
-
-    def make_input() -> CompressInput:
-        args = _compress_args(user.synchronize(), agent.synchronize(), spec, instruction, name)
-        return CompressInput(args=args, output=_carrying(out, usage_from))
-
+    spec = provider_spec(job.provider, settings)
     start_lazy_run(
-        out,
+        job.out,
         workflow="rath.Compress",
-        run_id=run_id,
-        agent=name,
-        inputs=inputs,
-        make_input=make_input,
-        static_summary=f"{name} · compress · session {out.id.hex[:8]}",
+        run_id=job.run_id,
+        agent=job.name,
+        inputs=job.inputs,
+        make_input=lambda: CompressInput(args=job.args(spec), output=job.shell()),
+        static_summary=f"{job.name} · compress · session {job.out.id.hex[:8]}",
         settings=settings,
     )
 
 
-def _compress_in_workflow(
-    user: Session,
-    agent: Session,
-    *,
-    provider: Provider,
-    instruction: str | None,
-    name: str,
-    out: Session,
-    run_id: str,
-    inputs: tuple[Session, ...],
-    usage_from: tuple[Session, ...],
-) -> None:
+def _compress_in_workflow(job: _Job) -> None:
     from rath._runtime.providers import spec_from_provider
     from rath._runtime.scope import current_scope
     from rath.workflows.compress import compressed, execute_compress
 
     scope = current_scope()
-    spec = spec_from_provider(provider, demo_fallback=scope.demo_fallback)
+    spec = spec_from_provider(job.provider, demo_fallback=scope.demo_fallback)
 
     async def run() -> Session:
-        await user.ready()
-        await agent.ready()
-        result = await execute_compress(_compress_args(user, agent, spec, instruction, name))
+        await job.user.ready()
+        await job.agent.ready()
+        result = await execute_compress(job.args(spec))
         scope.add_usage(result.usage)
-        return compressed(_carrying(out, usage_from), result)
+        return compressed(job.shell(), result)
 
-    out.attach_pending(scope.spawn(run_id, run()))
-    scope.record(out, agent=name, inputs=inputs)
-
-
-def _carrying(out: Session, sources: tuple[Session, ...]) -> Session:
-    """A copy of ``out`` whose usage is the (ready) ``sources``' summed."""
-    usage = None
-    for source in sources:
-        usage = add_usage(usage, source.usage)
-    return out.model_copy(update={"usage": usage})
+    job.out.attach_pending(scope.spawn(job.run_id, run()))
+    scope.record(job.out, agent=job.name, inputs=job.inputs)
