@@ -1,39 +1,65 @@
-"""Memory activities: remember and recall against a memory store on the worker.
+"""Memory activities: remember, recall, inject and commit against the store a spec names.
 
-Workflows name a store by a short name (``default`` unless told otherwise); the worker maps
-names to stores with the factory it was given (:func:`rath.memory.local_store_factory` opens
-``<RATH_HOME>/memory/<name>.db``) and keeps each store open for its lifetime.
+Workflows carry a :class:`~rath.memory.MemorySpec`; the worker opens the store it describes
+with the factory it was given (:func:`rath.memory.open_memory_store` by default) and keeps
+it open for its lifetime. Transcripts travel as :class:`~rath.session.TableRef` references and are
+read from the worker's chunk store; memories enter history only as short previews and URIs.
 
-``remember`` is safe to retry: it passes the store an idempotency key, the caller's or else
-``<workflow id>/<run id>/<activity id>``, which stays the same across the attempts of one
-activity, so an attempt that wrote the memory and then failed (or whose completion was lost)
-is followed by one that finds that memory instead of writing a second.
+Retries never duplicate:
+
+* ``remember`` passes the store an idempotency key, the caller's or else
+  ``<workflow id>/<run id>/<activity id>``, the same for every attempt of one activity.
+* ``commit`` keys each fact by session and content (:func:`rath.memory.commit_key`), and
+  records the extracted facts in its heartbeat details before writing them, so a retry after
+  a failure writes the same facts (found, not copied) without asking the model again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import timedelta
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
-from rath.errors import MemoryStoreError
+from rath.activities.llm import LLMActivities
+from rath.errors import ConfigError, MemoryStoreError
+from rath.llm._provider import ProviderSpec
+from rath.llm._usage import TokenUsage
 from rath.memory import (
-    DEFAULT_STORE_NAME,
+    CommitResult,
     EmbeddingError,
+    ExtractedFact,
     MemoryHit,
     MemoryRecord,
+    MemorySpec,
     MemoryStore,
     RecallMode,
     StoreFactory,
+    commit_messages,
+    injectable,
+    injection_query,
+    memory_row,
+    open_memory_store,
+    parse_extracted_facts,
+    parse_memory_prefix,
+    write_facts,
 )
+from rath.session._chunks import ChunkRow
+from rath.session._table_ref import TableRef
+from rath.store import ChunkStore
+
+PREVIEW_CHARS = 160
+_CACHE_KEY = "rath.memory.commit"
 
 
 class RememberArgs(BaseModel):
@@ -42,12 +68,14 @@ class RememberArgs(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     content: str
-    scope: str = "user"
-    category: str = "preferences"
+    memory: MemorySpec = MemorySpec()
+    scope: str | None = None
+    """Default: the spec's scope."""
+    category: str | None = None
+    """Default: the spec's category."""
     key: str | None = None
     """An idempotency key; by default the activity's own (stable across its retries)."""
     session_id: str | None = None
-    store: str = DEFAULT_STORE_NAME
 
 
 class RememberResult(BaseModel):
@@ -64,10 +92,11 @@ class RecallArgs(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     query: str
+    memory: MemorySpec = MemorySpec()
     top_k: int = 4
-    scope: str | None = None
+    target: str | None = None
+    """A scope (``user``) or URI prefix (``memory://user/memories/preferences/``); ``None``: all."""
     mode: RecallMode = "hybrid"
-    store: str = DEFAULT_STORE_NAME
 
 
 class RecallResult(BaseModel):
@@ -78,15 +107,78 @@ class RecallResult(BaseModel):
     hits: tuple[MemoryHit, ...]
 
 
-class MemoryActivities:
-    """Memory activities, bound at worker start to a factory that opens stores by name.
+class InjectArgs(BaseModel):
+    """Input of :meth:`MemoryActivities.inject`: the transcript by reference."""
 
-    Args:
-        store_factory: Opens the store a name refers to; called once per name, on first use.
+    model_config = ConfigDict(frozen=True)
+
+    memory: MemorySpec
+    transcript: TableRef
+    top_k: int = 4
+    target: str | None = None
+    """A scope or URI prefix to recall from (see :class:`RecallArgs`); ``None``: all."""
+    mode: RecallMode = "hybrid"
+
+
+class InjectResult(BaseModel):
+    """Output of :meth:`MemoryActivities.inject`.
+
+    Attributes:
+        rows: Digests (in the chunk store) of the marked SYSTEM rows to add to the
+            transcript, best first; empty when nothing new is relevant.
+        uris: The injected memories' URIs, in the same order.
+        preview: A one-line summary for the Temporal UI.
     """
 
-    def __init__(self, store_factory: StoreFactory) -> None:
-        self._factory = store_factory
+    model_config = ConfigDict(frozen=True)
+
+    rows: tuple[str, ...] = ()
+    uris: tuple[str, ...] = ()
+    preview: str = "no memories"
+
+
+class CommitArgs(BaseModel):
+    """Input of :meth:`MemoryActivities.commit`: the transcript by reference, no secrets."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: MemorySpec
+    transcript: TableRef
+    provider: ProviderSpec
+    agent_name: str
+    session_id: str
+    scope: str | None = None
+    """The scope facts are stored in; default: the spec's."""
+
+
+class _Extraction(BaseModel):
+    """What a commit attempt records in its heartbeat details for the attempts after it."""
+
+    facts: list[ExtractedFact]
+    usage: TokenUsage | None = None
+
+
+class MemoryActivities:
+    """Memory activities, bound at worker start to how stores open and where rows live.
+
+    Args:
+        store_factory: Opens the store a spec describes; called once per distinct spec, on
+            first use (default: :func:`~rath.memory.open_memory_store`).
+        chunks: The worker's chunk store; ``inject`` and ``commit`` read transcripts from it
+            and ``inject`` stores its rows there.
+        llm: The worker's LLM activities; ``commit`` calls the model through them.
+    """
+
+    def __init__(
+        self,
+        store_factory: StoreFactory | None = None,
+        *,
+        chunks: ChunkStore | None = None,
+        llm: LLMActivities | None = None,
+    ) -> None:
+        self._factory: StoreFactory = store_factory or open_memory_store
+        self._chunks = chunks
+        self._llm = llm
         self._stores: dict[str, MemoryStore] = {}
         self._lock = threading.Lock()
 
@@ -96,13 +188,13 @@ class MemoryActivities:
         info = activity.info()
         key = args.key or f"{info.workflow_id}/{info.workflow_run_id}/{info.activity_id}"
         with _memory_errors():
-            store = await asyncio.to_thread(self._store, args.store)
+            store = await asyncio.to_thread(self._store, args.memory)
             async with heartbeating():
                 record = await asyncio.to_thread(
                     store.remember,
                     args.content,
-                    args.scope,
-                    args.category,
+                    args.scope or args.memory.scope,
+                    args.category or args.memory.category,
                     key=key,
                     session_id=args.session_id,
                 )
@@ -112,12 +204,64 @@ class MemoryActivities:
     async def recall(self, args: RecallArgs) -> RecallResult:
         """Return the memories most relevant to a query."""
         with _memory_errors():
-            store = await asyncio.to_thread(self._store, args.store)
-            async with heartbeating():
-                hits = await asyncio.to_thread(
-                    store.recall, args.query, top_k=args.top_k, scope=args.scope, mode=args.mode
-                )
+            hits = await self._recall(args.memory, args.query, args.top_k, args.target, args.mode)
         return RecallResult(hits=tuple(hits))
+
+    @activity.defn(name="rath.memory.inject")
+    async def inject(self, args: InjectArgs) -> InjectResult:
+        """Recall memories for the transcript's newest user turn, as marked SYSTEM rows.
+
+        Hits with a score of zero or less, and memories already injected anywhere in the
+        transcript, are left out; the rows are stored in the chunk store and returned by
+        digest.
+        """
+        with _memory_errors():
+            rows = await asyncio.to_thread(self._rows, args.transcript)
+            query = injection_query(rows)
+            if query is None:
+                return InjectResult(preview="no user message to recall for")
+            hits = await self._recall(args.memory, query, args.top_k, args.target, args.mode)
+            chosen = injectable(hits, rows)
+            if not chosen:
+                return InjectResult()
+            now = time.time()
+            digests = await asyncio.to_thread(
+                self._put_rows, [memory_row(hit.record).stamped(now) for hit in chosen]
+            )
+        summary = " | ".join(hit.content for hit in chosen)
+        return InjectResult(
+            rows=digests,
+            uris=tuple(hit.uri for hit in chosen),
+            preview=preview(f"{len(chosen)} memories: {summary}", PREVIEW_CHARS),
+        )
+
+    @activity.defn(name="rath.memory.commit")
+    async def commit(self, args: CommitArgs) -> CommitResult:
+        """Extract durable facts from the transcript with one model call and store them.
+
+        Injected memory rows and tool results are not shown to the model; facts that a stored
+        memory already says are skipped; a retry does not duplicate (module docstring).
+        """
+        scope = args.scope or args.memory.scope
+        with _memory_errors():
+            store = await asyncio.to_thread(self._store, args.memory)
+            extraction = _cached_extraction()
+            if extraction is None:
+                rows = await asyncio.to_thread(self._rows, args.transcript)
+                messages = await asyncio.to_thread(commit_messages, store, rows, scope=scope)
+                if not messages:
+                    return CommitResult()
+                reply, usage = await self._chat(args, messages)
+                facts = parse_extracted_facts(reply, scope=scope)
+                extraction = _Extraction(facts=facts, usage=usage)
+            async with _beating_with(extraction):
+                return await asyncio.to_thread(
+                    write_facts,
+                    store,
+                    extraction.facts,
+                    session_id=args.session_id,
+                    usage=extraction.usage,
+                )
 
     def close(self) -> None:
         """Close every store opened so far (call when the worker stops)."""
@@ -126,13 +270,90 @@ class MemoryActivities:
         for store in stores:
             store.close()
 
-    def _store(self, name: str) -> MemoryStore:
+    async def _recall(
+        self, spec: MemorySpec, query: str, top_k: int, target: str | None, mode: RecallMode
+    ) -> list[MemoryHit]:
+        scope, category = parse_memory_prefix(target) if target is not None else (None, None)
+        store = await asyncio.to_thread(self._store, spec)
+        async with heartbeating():
+            return await asyncio.to_thread(
+                store.recall, query, top_k=top_k, scope=scope, category=category, mode=mode
+            )
+
+    async def _chat(
+        self, args: CommitArgs, messages: list[dict[str, str]]
+    ) -> tuple[str, TokenUsage | None]:
+        if self._llm is None:
+            raise ConfigError(
+                "this worker's MemoryActivities has no LLMActivities, so it cannot commit: "
+                "build it with MemoryActivities(..., llm=LLMActivities(...))"
+            )
+        wanted = "a JSON list of facts"
+        purpose = f"memory commit by {args.agent_name!r}"
+        return await self._llm.chat_text(
+            args.provider, list(messages), purpose=purpose, wanted=wanted
+        )
+
+    def _store(self, spec: MemorySpec) -> MemoryStore:
+        name = spec.model_dump_json()
         with self._lock:
             store = self._stores.get(name)
             if store is None:
-                store = self._factory(name)
+                store = self._factory(spec)
                 self._stores[name] = store
             return store
+
+    def _rows(self, ref: TableRef) -> tuple[ChunkRow, ...]:
+        inline = ref.inline_rows()
+        if inline is not None:
+            return inline
+        return self._chunk_store().load_rows(ref)
+
+    def _put_rows(self, rows: list[ChunkRow]) -> tuple[str, ...]:
+        store = self._chunk_store()
+        return tuple(store.put_row(row) for row in rows)
+
+    def _chunk_store(self) -> ChunkStore:
+        if self._chunks is None:
+            raise ConfigError(
+                "this worker's MemoryActivities has no chunk store: build it with "
+                "MemoryActivities(..., chunks=store)"
+            )
+        return self._chunks
+
+
+def _cached_extraction() -> _Extraction | None:
+    """The facts an earlier attempt of this commit extracted, if it recorded them."""
+    details = activity.info().heartbeat_details
+    if not details or not isinstance(details[0], dict):
+        return None
+    try:
+        return _Extraction.model_validate(details[0].get(_CACHE_KEY))
+    except ValidationError:
+        return None
+
+
+@asynccontextmanager
+async def _beating_with(extraction: _Extraction) -> AsyncIterator[None]:
+    """Heartbeat with the extraction as details: at once, then at a third of the timeout."""
+    details: dict[str, Any] = {_CACHE_KEY: extraction.model_dump(mode="json")}
+    activity.heartbeat(details)
+    timeout = activity.info().heartbeat_timeout
+    if not timeout:
+        yield
+        return
+    interval = max(timeout.total_seconds() / 3, 0.05)
+
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(interval)
+            activity.heartbeat(details)  # without details, a beat would erase the cache
+
+    task = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()
 
 
 @contextmanager

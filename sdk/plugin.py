@@ -20,9 +20,11 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from rath._runtime.credentials import VAULT, CredentialVault
 from rath._runtime.settings import Settings, store_at
 from rath.activities.llm import LLMActivities
+from rath.activities.memory import MemoryActivities
 from rath.activities.session import SessionActivities
 from rath.activities.tools import ToolActivities
 from rath.errors import UserError
+from rath.memory import local_store_factory, memory_dir
 from rath.store import ChunkStore
 from rath.workflows.compress import CompressWorkflow
 from rath.workflows.forward import ForwardWorkflow
@@ -59,10 +61,23 @@ class RathPlugin(SimplePlugin):
         llm = LLMActivities(store, vault)
         tools = ToolActivities(store, settings.workspaces_dir)
         sessions = SessionActivities(store)
+        memory = MemoryActivities(
+            local_store_factory(directory=memory_dir(settings)), chunks=store, llm=llm
+        )
         super().__init__(
             "rath.RathPlugin",
             data_converter=pydantic_data_converter,
-            activities=[llm.complete, llm.compress, tools.run, sessions.read, sessions.interleave],
+            activities=[
+                llm.complete,
+                llm.compress,
+                tools.run,
+                sessions.read,
+                sessions.interleave,
+                memory.remember,
+                memory.recall,
+                memory.inject,
+                memory.commit,
+            ],
             workflows=[SessionLoopWorkflow, ForwardWorkflow, CompressWorkflow],
             workflow_runner=workflow_runner(),
             workflow_failure_exception_types=[UserError],

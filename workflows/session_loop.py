@@ -5,9 +5,11 @@ grouped by resource key (same key in order, different keys concurrently) and the
 appended in the model's call order; a completion without tool calls ends the run. Invalid,
 unknown and failed calls come back to the model as JSON error bodies and the loop goes on.
 
-With ``compress_at_tokens`` set, a round whose context reached that many tokens (the model's
-count, else an estimate) is followed by a compression activity: the transcript becomes one
-summary row and the loop goes on from there.
+With ``Agent(memory=...)``, relevant memories are injected before the first round and, with
+``commit_on_forward``, the transcript's durable facts are committed after the last
+(``workflows/_memory_steps.py``). With ``compress_at_tokens`` set, a round whose context
+reached that many tokens (the model's count, else an estimate) is followed by a compression
+activity: the transcript becomes one summary row and the loop goes on from there.
 
 History stays flat: the state is a :class:`TableRef` (a digest plus this round's new row
 digests), so each round adds O(new content) bytes. When the server suggests it, the run
@@ -43,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._table_ref import TableRef
     from rath.session.graph import GraphNode, SessionGraph
     from rath.tools.builtins import BUILTIN_TOOLS, error_body
+    from rath.workflows._memory_steps import AgentMemory, commit_memories, inject_memories
     from rath.workflows.compress import execute_compress
 
 SUMMARY_LIMIT = 380
@@ -89,6 +92,7 @@ class SessionLoopInput(BaseModel):
     provider: ProviderSpec
     output_id: UUID
     options: LoopOptions = LoopOptions()
+    memory: AgentMemory | None = None
     carry: LoopCarry | None = None
 
 
@@ -115,7 +119,12 @@ class SessionLoopWorkflow:
         """Run rounds until a completion without tool calls or ``max_tool_rounds``."""
         options = input.options
         self._graph = SessionGraph.from_sessions([input.user, input.agent])
-        carry = input.carry or LoopCarry(transcript=input.user.table)
+        carry = input.carry
+        if carry is None:
+            transcript = input.user.table
+            if input.memory is not None:
+                transcript = await inject_memories(input.memory, input.agent_name, transcript)
+            carry = LoopCarry(transcript=transcript)
         self._carry = carry
         tools = tuple(sorted(BUILTIN_TOOLS)) if input.user.sandbox is not None else ()
         finished = False
@@ -158,6 +167,17 @@ class SessionLoopWorkflow:
             extras = (("loop.truncated", True),)
         if carry.compressions:
             extras += (("compression.auto", carry.compressions),)
+        if input.memory is not None:
+            committed = await commit_memories(
+                input.memory,
+                agent_name=input.agent_name,
+                provider=input.provider,
+                transcript=carry.transcript,
+                session_id=str(input.output_id),
+            )
+            if committed is not None:
+                carry = carry.model_copy(update={"usage": add_usage(carry.usage, committed.usage)})
+                extras += (("memory.committed", committed.written),)
         out = Session(
             id=input.output_id,
             table=carry.transcript,

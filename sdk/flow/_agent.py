@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rath.errors import ConfigError
+from rath.flow._agent_memory import AgentMemoryMethods
 from rath.flow._module import Workflow
 from rath.flow._param import AgentParam
 from rath.llm._provider import Provider
 from rath.session._loop import run_session_loop
 from rath.session._session import Session
 
+if TYPE_CHECKING:
+    from rath.workflows._memory_steps import AgentMemory
 
-class Agent(Workflow):
+
+class Agent(AgentMemoryMethods, Workflow):
     """An LLM agent: ``agent(session)`` runs the durable agent loop and returns a lazy session.
 
     Args:
@@ -30,6 +34,13 @@ class Agent(Workflow):
         options: A ``LoopOptions`` with activity timeouts and retries.
         compress_at_tokens: Opt-in automatic compression once a round's context reaches this
             many tokens (see :func:`~rath.session.run_session_loop`).
+        memory: ``"local"`` (the store under the data dir, kept across runs),
+            ``"local:<name>"``, a ``MemorySpec`` or a memory store. Relevant memories are
+            injected as marked SYSTEM rows before the first round of each run.
+        memory_top_k: The most memories injected per run.
+        memory_target: Recall only from this scope or URI prefix.
+        commit_on_forward: After each run, extract durable facts from its transcript with
+            this agent's model and store them (needs ``memory``).
 
     Example:
         agent = flow.Agent("Use tools when helpful.", model="gpt-4o-mini")
@@ -50,6 +61,10 @@ class Agent(Workflow):
         max_tool_rounds: int = 64,
         options: Any = None,
         compress_at_tokens: int | None = None,
+        memory: object = None,
+        memory_top_k: int = 4,
+        memory_target: str | None = None,
+        commit_on_forward: bool = False,
     ) -> None:
         super().__init__()
         if provider is None and model is None:
@@ -65,6 +80,12 @@ class Agent(Workflow):
         self.max_tool_rounds = max_tool_rounds
         self.options = options
         self.compress_at_tokens = compress_at_tokens
+        self._bind_memory(memory)
+        if commit_on_forward and self._memory_spec is None:
+            raise ConfigError("commit_on_forward=True needs memory: Agent(..., memory='local')")
+        self.memory_top_k = memory_top_k
+        self.memory_target = memory_target
+        self.commit_on_forward = commit_on_forward
         self._name = name
         self._named_explicitly = name is not None
 
@@ -88,6 +109,19 @@ class Agent(Workflow):
             agent_name=self.name,
             options=self.options,
             compress_at_tokens=self.compress_at_tokens,
+            memory=self._agent_memory(),
+        )
+
+    def _agent_memory(self) -> AgentMemory | None:
+        from rath.workflows._memory_steps import AgentMemory
+
+        if self._memory_spec is None:
+            return None
+        return AgentMemory(
+            spec=self._memory_spec,
+            top_k=self.memory_top_k,
+            target=self.memory_target,
+            commit_on_forward=self.commit_on_forward,
         )
 
     def extra_repr(self) -> str:

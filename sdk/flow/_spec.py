@@ -78,6 +78,10 @@ def encode(value: Any, encode_provider: Encoder, where: str) -> Any:
         return {"$provider": spec.model_dump(mode="json")}
     if isinstance(value, BaseModel):
         return {"$model": class_target(type(value)), "data": value.model_dump(mode="json")}
+    from rath.memory import MemoryStore, memory_spec
+
+    if isinstance(value, MemoryStore):  # a store travels as its description (MemorySpec)
+        return encode(memory_spec(value), encode_provider, where)
     if isinstance(value, PurePath):
         return {"$path": str(value)}
     if isinstance(value, list | tuple):

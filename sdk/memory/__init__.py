@@ -8,12 +8,16 @@ retried activity never stores a memory twice.
 
 Example::
 
-    from rath.memory import default_memory_store
+    from rath import memory
 
-    with default_memory_store() as store:
-        store.remember("The user prefers dark mode.", "user", "preferences")
-        for hit in store.recall("dark or light theme?"):
-            print(hit.score, hit.content)
+    memory.remember("local", "The user prefers dark mode.")
+    for hit in memory.recall("local", "dark or light theme?"):
+        print(hit.score, hit.uri, hit.content)
+
+Workflows carry a :class:`MemorySpec` (:func:`memory_spec` turns ``"local"`` or a store into
+one) and use the ``rath.memory.*`` activities (:mod:`rath.activities.memory`): remember,
+recall, inject (recalled memories as marked SYSTEM rows) and commit (facts extracted by a
+model).
 
 See ``docs/memory.md`` for the design, the ranking and its measured quality.
 """
@@ -21,12 +25,15 @@ See ``docs/memory.md`` for the design, the ranking and its measured quality.
 from __future__ import annotations
 
 from rath.errors import MemoryStoreError
+from rath.memory._api import Memory, commit, recall, remember
+from rath.memory._commit import CommitResult, commit_key, commit_messages, commit_rows, write_facts
 from rath.memory._defaults import (
-    DEFAULT_STORE_NAME,
     StoreFactory,
     default_memory_store,
     local_store_factory,
     memory_dir,
+    memory_path,
+    open_memory_store,
 )
 from rath.memory._e5 import E5Embedder
 from rath.memory._embedder import Embedder
@@ -38,27 +45,46 @@ from rath.memory._extraction import (
     dedup_facts,
     parse_extracted_facts,
 )
+from rath.memory._inject import injectable, injection_query
 from rath.memory._local import LocalMemoryStore
 from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
 from rath.memory._openai_embedder import OpenAIEmbedder
 from rath.memory._records import MemoryHit, MemoryRecord
+from rath.memory._spec import (
+    DEFAULT_STORE_NAME,
+    EmbeddingSpec,
+    MemorySpec,
+    build_embedder,
+    embedding_spec,
+    memory_spec,
+)
 from rath.memory._store import MemoryStore, RecallMode
-from rath.memory._uri import SCOPES, MemoryURI, format_memory_uri, parse_memory_uri
+from rath.memory._uri import (
+    SCOPES,
+    MemoryURI,
+    format_memory_uri,
+    parse_memory_prefix,
+    parse_memory_uri,
+)
 
 __all__ = [
     "DEFAULT_STORE_NAME",
     "EXTRACTION_PROMPT",
     "MEMORY_PREFIX",
     "SCOPES",
+    "CommitResult",
     "E5Embedder",
     "Embedder",
     "EmbeddingError",
+    "EmbeddingSpec",
     "ExtractedFact",
     "ExtractionError",
     "InvalidMemoryError",
     "LocalMemoryStore",
+    "Memory",
     "MemoryHit",
     "MemoryRecord",
+    "MemorySpec",
     "MemoryStore",
     "MemoryStoreError",
     "MemoryURI",
@@ -66,15 +92,30 @@ __all__ = [
     "OpenAIEmbedder",
     "RecallMode",
     "StoreFactory",
+    "build_embedder",
     "build_extraction_messages",
+    "commit",
+    "commit_key",
+    "commit_messages",
+    "commit_rows",
     "dedup_facts",
     "default_memory_store",
+    "embedding_spec",
     "format_memory_uri",
+    "injectable",
     "injected_memory_uris",
+    "injection_query",
     "is_memory_row",
     "local_store_factory",
     "memory_dir",
+    "memory_path",
     "memory_row",
+    "memory_spec",
+    "open_memory_store",
     "parse_extracted_facts",
+    "parse_memory_prefix",
     "parse_memory_uri",
+    "recall",
+    "remember",
+    "write_facts",
 ]

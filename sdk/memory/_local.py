@@ -108,6 +108,7 @@ _Records = list[MemoryRecord]
 _Hits = list[MemoryHit]
 _Vectors = list[list[float]]
 _Ranking = list[tuple[int, float]]
+_Where = tuple[str | None, str | None]  # (scope, category) filters of a recall
 
 
 class LocalMemoryStore(MemoryStore):
@@ -209,6 +210,7 @@ class LocalMemoryStore(MemoryStore):
         top_k: int = DEFAULT_TOP_K,
         scope: str | None = None,
         mode: RecallMode = "hybrid",
+        category: str | None = None,
     ) -> _Hits:
         """Rank memories against ``query`` (see :meth:`MemoryStore.recall`).
 
@@ -223,6 +225,8 @@ class LocalMemoryStore(MemoryStore):
             raise InvalidMemoryError(f"top_k must be a positive integer, got {top_k!r}")
         if scope is not None:
             check_scope(scope)
+        if category is not None:
+            check_segment("category", category)
         if mode not in _RECALL_MODES:
             raise InvalidMemoryError(f"unknown recall mode {mode!r}; use one of {_RECALL_MODES}")
         if mode == "embedding" and self.embedder is None:
@@ -232,9 +236,10 @@ class LocalMemoryStore(MemoryStore):
         if not isinstance(query, str) or not words(query):
             return []
         pool = max(top_k * _CANDIDATE_FACTOR, _MIN_CANDIDATES)
-        lexical = self._lexical(query, scope, pool) if mode != "embedding" else []
+        where = (scope, category)
+        lexical = self._lexical(query, where, pool) if mode != "embedding" else []
         semantic = (
-            self._semantic(query, scope) if mode != "lexical" and self.embedder is not None else {}
+            self._semantic(query, where) if mode != "lexical" and self.embedder is not None else {}
         )
         similar = sorted(
             ((rid, sim) for rid, sim in semantic.items() if sim > self.min_similarity),
@@ -295,11 +300,18 @@ class LocalMemoryStore(MemoryStore):
         return [_record(row) for row in rows]
 
     def close(self) -> None:
-        """Close the database connection (idempotent); the data stays on disk."""
+        """Close the database connection (idempotent); the data stays on disk.
+
+        An embedder with a ``close`` method (an HTTP client) is closed too; it reconnects if
+        used again, so an embedder shared between stores keeps working.
+        """
         with self._lock:
             conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
+        close_embedder = getattr(self.embedder, "close", None)
+        if callable(close_embedder):
+            close_embedder()
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -383,7 +395,7 @@ class LocalMemoryStore(MemoryStore):
             )
         return vectors
 
-    def _lexical(self, query: str, scope: str | None, limit: int) -> _Ranking:
+    def _lexical(self, query: str, where: _Where, limit: int) -> _Ranking:
         expression = match_expression(query)
         if expression is None:
             return []
@@ -392,15 +404,16 @@ class LocalMemoryStore(MemoryStore):
                 "SELECT m.id, bm25(memories_fts) FROM memories_fts "
                 "JOIN memories AS m ON m.id = memories_fts.rowid "
                 "WHERE memories_fts MATCH ?1 AND (?2 IS NULL OR m.scope = ?2) "
-                "ORDER BY bm25(memories_fts), m.id LIMIT ?3",
-                (expression, scope, limit),
+                "AND (?3 IS NULL OR m.category = ?3) "
+                "ORDER BY bm25(memories_fts), m.id LIMIT ?4",
+                (expression, *where, limit),
             ).fetchall()
         # bm25() is lower-is-better and negative for matches; flip it so higher is better.
         ranking = [(int(rid), -float(rank)) for rid, rank in rows if rank < 0]
         floor = ranking[0][1] * _RELATIVE_FLOOR if ranking else 0.0
         return [(rid, score) for rid, score in ranking if score >= floor]
 
-    def _semantic(self, query: str, scope: str | None) -> dict[int, float]:
+    def _semantic(self, query: str, where: _Where) -> dict[int, float]:
         assert self.embedder is not None
         model = self.embedder.model
         self._backfill(model)
@@ -408,8 +421,9 @@ class LocalMemoryStore(MemoryStore):
         with self._reading() as db:
             rows = db.execute(
                 "SELECT m.id, v.vector FROM vectors AS v JOIN memories AS m ON m.id = v.memory_id "
-                "WHERE v.model = ?1 AND (?2 IS NULL OR m.scope = ?2)",
-                (model, scope),
+                "WHERE v.model = ?1 AND (?2 IS NULL OR m.scope = ?2) "
+                "AND (?3 IS NULL OR m.category = ?3)",
+                (model, *where),
             ).fetchall()
         return {int(rid): dot(target, unpack(blob)) for rid, blob in rows}
 

@@ -73,6 +73,26 @@ class OpenAIEmbedder:
         """The embedding model's name."""
         return self._model
 
+    @property
+    def base_url(self) -> str | None:
+        """The endpoint given, or ``None`` for ``$OPENAI_BASE_URL`` or OpenAI's."""
+        return self._base_url
+
+    @property
+    def api_key_env(self) -> str:
+        """The environment variable the key is read from."""
+        return self._api_key_env
+
+    @property
+    def dimensions(self) -> int | None:
+        """The vector size asked for, if any."""
+        return self._dimensions
+
+    @property
+    def timeout(self) -> float:
+        """The per-request timeout, in seconds."""
+        return self._timeout
+
     def embed(self, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:
         """Embed ``texts`` (``query`` is ignored: OpenAI's models are symmetric).
 

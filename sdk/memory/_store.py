@@ -76,6 +76,7 @@ class MemoryStore(ABC):
         top_k: int = DEFAULT_TOP_K,
         scope: str | None = None,
         mode: RecallMode = "hybrid",
+        category: str | None = None,
     ) -> _Hits:
         """Return up to ``top_k`` memories relevant to ``query``, best first.
 
@@ -84,13 +85,14 @@ class MemoryStore(ABC):
             top_k: The most hits to return (at least 1).
             scope: Search only this scope; ``None`` searches all.
             mode: Which ranking to use (see :data:`RecallMode`).
+            category: Search only this category (``memory://<scope>/memories/<category>/``).
 
         Returns:
             Hits with positive scores only; an empty list when nothing matches.
 
         Raises:
-            InvalidMemoryError: ``top_k`` < 1, an invalid scope, or ``mode="embedding"``
-                without an embedder.
+            InvalidMemoryError: ``top_k`` < 1, an invalid scope or category, or
+                ``mode="embedding"`` without an embedder.
             MemoryStoreError: The store or its embedder failed.
         """
 

@@ -121,3 +121,35 @@ def format_memory_uri(scope: str, category: str, memory_id: str) -> str:
         InvalidMemoryError: A part is invalid.
     """
     return str(MemoryURI(scope=scope, category=category, id=memory_id))
+
+
+def parse_memory_prefix(target: str) -> tuple[str, str | None]:
+    """The (scope, category) a recall target names: a scope or a memory URI prefix.
+
+    Accepted: ``user``, ``memory://user``, ``memory://user/memories/`` (one scope) and
+    ``memory://user/memories/preferences/`` (one category of it), with or without the
+    trailing ``/``; ``viking://`` too.
+
+    Raises:
+        MemoryURIError: ``target`` is neither (the message names the expected shapes).
+    """
+    if not isinstance(target, str):
+        raise MemoryURIError(f"a recall target must be a string, got {type(target).__name__}")
+    rest = target
+    for scheme in (MEMORY_SCHEME, LEGACY_SCHEME):
+        if target.startswith(scheme):
+            rest = target[len(scheme) :]
+            break
+    parts = rest.rstrip("/").split("/")
+    shape_ok = len(parts) == 1 or (parts[1] == _MEMORIES and len(parts) <= 3)
+    if not shape_ok or (rest != target and rest == "") or (rest == target and len(parts) > 1):
+        raise MemoryURIError(
+            f"recall target {target!r} is not a scope or a prefix such as "
+            "'memory://user/memories/' or 'memory://user/memories/preferences/'"
+        )
+    try:
+        scope = check_scope(parts[0])
+        category = check_segment("category", parts[2]) if len(parts) == 3 else None
+    except InvalidMemoryError as exc:
+        raise MemoryURIError(f"recall target {target!r}: {exc}") from None
+    return scope, category

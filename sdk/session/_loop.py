@@ -23,6 +23,7 @@ from rath.session._lineage import LineageKind
 from rath.session._session import Session
 
 if TYPE_CHECKING:
+    from rath.workflows._memory_steps import AgentMemory
     from rath.workflows.session_loop import LoopOptions
 
 
@@ -36,6 +37,7 @@ def run_session_loop(
     agent_name: str = "agent",
     options: Any = None,
     compress_at_tokens: int | None = None,
+    memory: AgentMemory | None = None,
     lazy: bool = True,
 ) -> Session:
     """Run the agent loop: LLM rounds with tool calls until the model stops calling tools.
@@ -53,6 +55,8 @@ def run_session_loop(
             this many tokens, the transcript is replaced by one summary row (an LLM activity
             with the agent's prompt) and the loop goes on. The output is marked
             ``compression.auto`` with the count. ``None`` (default) never compresses.
+        memory: Inject memories before the first round (and commit after the run); see
+            ``Agent(memory=...)``.
         lazy: Return at once (default) or wait for the run.
 
     Returns:
@@ -95,6 +99,7 @@ def run_session_loop(
         provider=agent_provider,
         name=name,
         options=loop_options,
+        memory=memory,
         out=out,
         run_id=run_id,
     )
@@ -110,6 +115,7 @@ def _start_run(
     provider: Provider,
     name: str,
     options: LoopOptions,
+    memory: AgentMemory | None,
     out: Session,
     run_id: str,
 ) -> None:
@@ -130,6 +136,7 @@ def _start_run(
             provider=spec,
             output_id=out.id,
             options=options,
+            memory=memory,
         )
 
     start_lazy_run(
@@ -151,6 +158,7 @@ def _start_child(
     provider: Provider,
     name: str,
     options: LoopOptions,
+    memory: AgentMemory | None,
     out: Session,
     run_id: str,
 ) -> None:
@@ -177,6 +185,7 @@ def _start_child(
                     provider=spec,
                     output_id=out.id,
                     options=options,
+                    memory=memory,
                 ),
                 id=run_id,
                 result_type=Session,

@@ -65,10 +65,11 @@ class FlakyStore(MemoryStore):
         top_k: int = 4,
         scope: str | None = None,
         mode: RecallMode = "hybrid",
+        category: str | None = None,
     ) -> list[MemoryHit]:
         with self._lock:
             self.recall_calls += 1
-        return self.inner.recall(query, top_k=top_k, scope=scope, mode=mode)
+        return self.inner.recall(query, top_k=top_k, scope=scope, mode=mode, category=category)
 
     def get(self, uri: str) -> MemoryRecord | None:
         return self.inner.get(uri)
@@ -122,7 +123,7 @@ def flaky(tmp_path: Path) -> Iterator[FlakyStore]:
 async def run_round_trip(
     client: Client, store: MemoryStore, items: list[RememberArgs], query: RecallArgs
 ) -> RoundTrip:
-    activities = MemoryActivities(lambda name: store)
+    activities = MemoryActivities(lambda spec: store)
     queue = f"memory-{uuid.uuid4().hex[:8]}"
     async with Worker(
         client,

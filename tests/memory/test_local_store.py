@@ -14,6 +14,7 @@ from rath.errors import MemoryStoreError
 from rath.memory import (
     InvalidMemoryError,
     LocalMemoryStore,
+    MemorySpec,
     MemoryURIError,
     default_memory_store,
     local_store_factory,
@@ -252,7 +253,7 @@ def test_default_store_lives_under_the_data_dir(
 
 def test_store_factory_maps_names_to_files(tmp_path: Path) -> None:
     factory = local_store_factory(directory=tmp_path)
-    default, team = factory("default"), factory("team-a")
+    default, team = factory(MemorySpec()), factory(MemorySpec(store="team-a"))
     try:
         assert isinstance(default, LocalMemoryStore) and isinstance(team, LocalMemoryStore)
         assert default.path == tmp_path / "memory.db"
@@ -261,4 +262,4 @@ def test_store_factory_maps_names_to_files(tmp_path: Path) -> None:
         default.close()
         team.close()
     with pytest.raises(InvalidMemoryError, match="store name"):
-        factory("../escape")
+        MemorySpec(store="../escape")

@@ -1,0 +1,158 @@
+"""Commit: extract durable facts from a transcript with one model call, and store each once.
+
+The steps, shared by the ``rath.memory.commit`` activity and :func:`rath.memory.commit`:
+
+1. :func:`commit_messages` builds the extraction prompt (:mod:`rath.memory._extraction`):
+   the conversation without tool results or injected memories, and the stored memories most
+   related to it, so the model does not repeat them.
+2. The caller asks a model (the activity through the worker's LLM client).
+3. :func:`write_facts` stores the parsed facts. A fact that restates a stored memory (same
+   text up to case, whitespace and final punctuation) is skipped. Each write carries the key
+   :func:`commit_key` (session and fact), so writing the same facts again, as a retried
+   activity does, finds them instead of adding copies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from rath._text import preview
+from rath.llm._usage import TokenUsage
+from rath.memory._extraction import (
+    ExtractedFact,
+    build_extraction_messages,
+    fact_key,
+    parse_extracted_facts,
+    transcript_lines,
+)
+from rath.memory._records import MemoryRecord
+from rath.memory._store import MemoryStore
+from rath.session._chunks import ChunkRow
+
+KNOWN_MEMORIES = 20
+"""How many related stored memories the extraction prompt lists."""
+
+PREVIEW_CHARS = 160
+_QUERY_CHARS = 2_000
+_SAME_FACT_CANDIDATES = 5
+
+ChatMessages = list[dict[str, str]]
+Chat = Callable[[ChatMessages], tuple[str, TokenUsage | None]]
+"""A model call: chat messages in, the reply text and its usage out."""
+
+
+class CommitResult(BaseModel):
+    """What a commit stored.
+
+    Attributes:
+        written: Facts of this session now in the store (written now, or by an earlier
+            attempt of the same commit).
+        skipped: Facts left out because a stored memory already says them.
+        uris: The URIs of the written facts.
+        usage: The extraction call's tokens (``None`` when no call was needed).
+        preview: A one-line summary for the Temporal UI.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    written: int = 0
+    skipped: int = 0
+    uris: tuple[str, ...] = ()
+    usage: TokenUsage | None = None
+    preview: str = "nothing to extract"
+
+
+def commit_messages(
+    store: MemoryStore, rows: Sequence[ChunkRow], *, scope: str | None = None
+) -> ChatMessages:
+    """The extraction prompt for ``rows``; ``[]`` when they hold nothing to extract from.
+
+    Args:
+        store: Where related memories are recalled from, to list them as known.
+        rows: The transcript.
+        scope: Recall known memories of this scope only (``None``: every scope).
+    """
+    lines = transcript_lines(rows)
+    if not lines:
+        return []
+    text = " ".join(line.split(": ", 1)[-1] for line in lines)[-_QUERY_CHARS:]
+    known = store.recall(text, top_k=KNOWN_MEMORIES, scope=scope)
+    return build_extraction_messages(rows, existing=[hit.record for hit in known])
+
+
+def write_facts(
+    store: MemoryStore,
+    facts: Sequence[ExtractedFact],
+    *,
+    session_id: str,
+    usage: TokenUsage | None = None,
+) -> CommitResult:
+    """Store ``facts`` learned in session ``session_id``, each once (see the module docstring).
+
+    Raises:
+        MemoryStoreError: The store failed (facts written before the failure stay, and a
+            retry with the same facts finds them).
+    """
+    uris: list[str] = []
+    skipped = 0
+    for fact in facts:
+        same = _stored_as(store, fact)
+        if same is not None and same.session_id != session_id:
+            skipped += 1
+            continue
+        if same is None:
+            same = store.remember(
+                fact.content,
+                fact.scope,
+                fact.category,
+                key=commit_key(session_id, fact),
+                session_id=session_id,
+            )
+        if same.uri not in uris:
+            uris.append(same.uri)
+    summary = "; ".join(fact.content for fact in facts) or "no facts"
+    return CommitResult(
+        written=len(uris),
+        skipped=skipped,
+        uris=tuple(uris),
+        usage=usage,
+        preview=preview(f"{len(uris)} written, {skipped} skipped: {summary}", PREVIEW_CHARS),
+    )
+
+
+def commit_rows(
+    store: MemoryStore,
+    rows: Sequence[ChunkRow],
+    chat: Chat,
+    *,
+    session_id: str,
+    scope: str = "user",
+) -> CommitResult:
+    """Extract facts from ``rows`` with ``chat`` and store them (all three steps, in process).
+
+    Raises:
+        ExtractionError: The model's reply holds no JSON list of facts.
+        MemoryStoreError: The store failed.
+    """
+    messages = commit_messages(store, rows, scope=scope)
+    if not messages:
+        return CommitResult()
+    reply, usage = chat(messages)
+    facts = parse_extracted_facts(reply, scope=scope)
+    return write_facts(store, facts, session_id=session_id, usage=usage)
+
+
+def commit_key(session_id: str, fact: ExtractedFact) -> str:
+    """The idempotency key of ``fact`` committed from session ``session_id``."""
+    digest = hashlib.sha256(f"{fact.scope}\0{fact_key(fact.content)}".encode()).hexdigest()
+    return f"commit/{session_id}/{digest[:16]}"
+
+
+def _stored_as(store: MemoryStore, fact: ExtractedFact) -> MemoryRecord | None:
+    """The stored record saying the same as ``fact`` in its scope, if there is one."""
+    wanted = fact_key(fact.content)
+    hits = store.recall(fact.content, top_k=_SAME_FACT_CANDIDATES, scope=fact.scope, mode="lexical")
+    return next((hit.record for hit in hits if fact_key(hit.content) == wanted), None)

@@ -1,0 +1,99 @@
+"""Memory outside workflows: rath.memory.remember, recall and commit, in process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rath import memory
+from rath.errors import ConfigError, LLMError
+from rath.flow import Provider
+from rath.memory import ExtractionError, LocalMemoryStore, MemorySpec, memory_row
+from rath.session import assistant_turn_chunk, user_text_chunk
+from rath.testing import FakeChatServer, error_reply, text_reply
+
+SESSION = "5b1c9f52-0000-4000-8000-000000000002"
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("RATH_HOME", str(tmp_path / "home"))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_DEFAULT_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    yield tmp_path / "home"
+
+
+def test_remember_and_recall_the_local_default(home: Path) -> None:
+    tea = memory.remember("local", "The user drinks green tea.")
+    deploy = memory.remember(
+        "local", "Deploys need two approvals.", scope="agent", category="facts"
+    )
+    assert tea.uri.startswith("memory://user/memories/preferences/")
+    assert memory.remember("local", "The user drinks green tea.") == tea  # idempotent
+    assert (home / "memory" / "memory.db").is_file()
+    assert [h.uri for h in memory.recall("local", "what tea does the user drink?")] == [tea.uri]
+    assert memory.recall("local", "approvals", target="memory://user/memories/") == []
+    assert [h.uri for h in memory.recall("local", "approvals", target="agent")] == [deploy.uri]
+    named = memory.remember(MemorySpec(store="notes", scope="agent"), "Notes live elsewhere.")
+    assert named.scope == "agent" and (home / "memory" / "notes.db").is_file()
+
+
+def test_a_store_object_is_used_and_left_open(tmp_path: Path) -> None:
+    with LocalMemoryStore(tmp_path / "m.db") as store:
+        record = memory.remember(store, "The user is left-handed.")
+        assert memory.recall(store, "left-handed")[0].uri == record.uri
+        assert store.list() == [record]  # still open
+
+
+def test_commit_calls_the_model_in_process_and_stores_facts_once(
+    home: Path, tmp_path: Path
+) -> None:
+    with LocalMemoryStore(tmp_path / "m.db") as store:
+        cat = store.remember("The user's cat is called Miso.", "user", "profile")
+        rows = [
+            memory_row(cat),
+            user_text_chunk("I moved to Lisbon."),
+            assistant_turn_chunk(content="Welcome!"),
+        ]
+        reply = text_reply(
+            json.dumps([{"content": "The user lives in Lisbon.", "category": "profile"}])
+        )
+        with FakeChatServer([reply, reply]) as server:
+            provider = Provider(
+                model="fake-model", base_url=server.base_url, api_key="test-key-123"
+            )
+            result = memory.commit(store, rows, provider, session_id=SESSION)
+            again = memory.commit(store, rows, provider, session_id=SESSION)
+        assert (result.written, result.skipped) == (1, 0)
+        assert result.usage is not None and result.usage.total_tokens == 15
+        assert again.uris == result.uris
+        assert [r.content for r in store.list()] == [cat.content, "The user lives in Lisbon."]
+        assert store.list()[1].session_id == SESSION
+        prompt = server.requests[0].messages[-1]["content"]
+        assert "[memory]" not in prompt and "USER: I moved to Lisbon." in prompt
+        assert server.requests[0].headers["authorization"] == "Bearer test-key-123"
+
+
+def test_commit_errors_are_rath_errors_without_the_key(home: Path) -> None:
+    rows = [user_text_chunk("I moved to Lisbon.")]
+    with pytest.raises(ConfigError, match="demo model"):
+        memory.commit("local", rows, Provider(provider_kind="demo"), session_id=SESSION)
+    with pytest.raises(ConfigError, match="no API key"):
+        memory.commit("local", rows, Provider(model="m"), session_id=SESSION)
+    with FakeChatServer([error_reply(401, "bad key sk-secret-abcdef123")]) as server:
+        provider = Provider(model="m", base_url=server.base_url, api_key="sk-secret-abcdef123")
+        with pytest.raises(LLMError, match="HTTP 401") as caught:
+            memory.commit("local", rows, provider, session_id=SESSION)
+    assert "sk-secret" not in str(caught.value)
+    with FakeChatServer([text_reply("Nothing worth remembering!")]) as server:
+        provider = Provider(model="m", base_url=server.base_url)
+        with pytest.raises(ExtractionError, match="not a JSON array"):
+            memory.commit("local", rows, provider, session_id=SESSION)
+
+
+def test_anything_but_a_store_is_refused(home: Path) -> None:
+    with pytest.raises(ConfigError, match="memory must be"):
+        memory.recall(42, "x")  # type: ignore[arg-type]

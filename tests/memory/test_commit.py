@@ -1,0 +1,257 @@
+"""The commit activity through a real worker and the fake LLM: facts stored once, never re-read."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from temporalio import workflow
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.worker import Worker
+
+from rath._runtime.credentials import VAULT
+from rath.activities.llm import LLMActivities
+from rath.activities.memory import CommitArgs, MemoryActivities
+from rath.llm import ProviderSpec, TokenUsage
+from rath.memory import CommitResult, LocalMemoryStore, MemoryRecord, MemorySpec, memory_row
+from rath.session import TableRef, assistant_turn_chunk, tool_feedback_chunk, user_text_chunk
+from rath.store import ChunkStore
+from rath.testing import FakeChatServer, Reply, text_reply
+
+TIMEOUT = 60.0
+FAST_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=50), maximum_attempts=3)
+SESSION = "5b1c9f52-0000-4000-8000-000000000001"
+
+
+@workflow.defn(name="test.MemoryCommit", sandboxed=False)
+class CommitWorkflow:
+    """Commit a transcript, as an agent run with ``commit_on_forward`` does after its loop."""
+
+    @workflow.run
+    async def run(self, args: CommitArgs) -> CommitResult:
+        return await workflow.execute_activity_method(
+            MemoryActivities.commit,
+            args,
+            start_to_close_timeout=timedelta(seconds=30),
+            heartbeat_timeout=timedelta(seconds=10),
+            retry_policy=FAST_RETRY,
+        )
+
+
+class FailAfterFirstWrite(LocalMemoryStore):
+    """A local store whose first write succeeds and then fails, as if the worker died there."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.writes = 0
+        self._count = threading.Lock()
+
+    def remember(
+        self,
+        content: str,
+        scope: str = "user",
+        category: str = "preferences",
+        *,
+        key: str | None = None,
+        session_id: str | None = None,
+    ) -> MemoryRecord:
+        record = super().remember(content, scope, category, key=key, session_id=session_id)
+        with self._count:
+            self.writes += 1
+            first = self.writes == 1
+        if first:
+            raise RuntimeError("worker lost right after the write")
+        return record
+
+
+@pytest.fixture
+def chunks(tmp_path: Path) -> ChunkStore:
+    return ChunkStore(tmp_path / "chunks")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> LocalMemoryStore:
+    return LocalMemoryStore(tmp_path / "memory.db")
+
+
+def facts_reply(*facts: tuple[str, str]) -> Reply:
+    return text_reply(json.dumps([{"content": c, "category": k} for c, k in facts]), usage=(40, 12))
+
+
+def conversation(store: LocalMemoryStore) -> TableRef:
+    """A transcript with an injected memory, a user turn, a tool result and a reply."""
+    (cat,) = [store.remember("The user's cat is called Miso.", "user", "profile")]
+    return TableRef.inline(
+        memory_row(cat),
+        user_text_chunk("I moved to Lisbon last month. I work night shifts as a nurse."),
+        tool_feedback_chunk("call_1", "read_workspace_file", '{"content": "SECRET-FILE-BODY"}'),
+        assistant_turn_chunk(content="Welcome to Lisbon! Night shifts must be hard."),
+    )
+
+
+async def commit(
+    client: Client,
+    chunks: ChunkStore,
+    store: LocalMemoryStore,
+    server: FakeChatServer,
+    transcript: TableRef,
+    *,
+    llm: bool = True,
+) -> CommitResult:
+    activities = MemoryActivities(
+        lambda _: store, chunks=chunks, llm=LLMActivities(chunks, VAULT) if llm else None
+    )
+    queue = f"memory-commit-{uuid.uuid4().hex[:8]}"
+    args = CommitArgs(
+        memory=MemorySpec(path=str(store.path)),
+        transcript=transcript,
+        provider=ProviderSpec(model="fake-model", base_url=server.base_url),
+        agent_name="helper",
+        session_id=SESSION,
+    )
+    async with Worker(
+        client, task_queue=queue, workflows=[CommitWorkflow], activities=[activities.commit]
+    ):
+        return await asyncio.wait_for(
+            client.execute_workflow(
+                CommitWorkflow.run,
+                args,
+                id=f"memory-commit-{uuid.uuid4().hex[:8]}",
+                task_queue=queue,
+            ),
+            TIMEOUT,
+        )
+
+
+async def test_commit_extracts_facts_and_never_shows_injected_rows(
+    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+) -> None:
+    transcript = conversation(store)
+    reply = facts_reply(
+        ("The user lives in Lisbon.", "profile"),
+        ("The user works night shifts as a nurse.", "profile"),
+    )
+    with FakeChatServer([reply]) as server:
+        result = await commit(client, chunks, store, server, transcript)
+    assert (result.written, result.skipped) == (2, 0)
+    assert result.usage == TokenUsage(prompt_tokens=40, completion_tokens=12, total_tokens=52)
+    stored = store.list(category="profile")
+    assert [r.content for r in stored][1:] == [
+        "The user lives in Lisbon.",
+        "The user works night shifts as a nurse.",
+    ]
+    assert all(r.session_id == SESSION for r in stored[1:])
+    assert result.uris == tuple(r.uri for r in stored[1:])
+    (request,) = server.requests
+    prompt = request.messages[-1]["content"]
+    conversation_part = prompt.split("Conversation:", 1)[1]
+    assert "USER: I moved to Lisbon" in conversation_part
+    assert "ASSISTANT: Welcome to Lisbon" in conversation_part
+    # The injected memory is listed as known (so it is not extracted again), never as part of
+    # the conversation; tool results are never shown.
+    assert "[memory]" not in prompt and "Miso" not in conversation_part
+    assert "SECRET-FILE-BODY" not in prompt
+    assert request.tools == []
+
+
+async def test_facts_a_stored_memory_already_says_are_skipped(
+    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+) -> None:
+    store.remember("The user drinks green tea.", "user", "preferences")
+    transcript = TableRef.inline(user_text_chunk("Green tea again, and my dog Rex says hi."))
+    reply = facts_reply(
+        ("the user drinks green tea", "preferences"), ("The user has a dog named Rex.", "profile")
+    )
+    with FakeChatServer([reply]) as server:
+        result = await commit(client, chunks, store, server, transcript)
+    assert (result.written, result.skipped) == (1, 1)
+    assert [r.content for r in store.list()] == [
+        "The user drinks green tea.",
+        "The user has a dog named Rex.",
+    ]
+
+
+async def test_a_commit_retried_after_writing_does_not_duplicate(
+    client: Client, chunks: ChunkStore, tmp_path: Path
+) -> None:
+    flaky = FailAfterFirstWrite(tmp_path / "flaky.db")
+    transcript = TableRef.inline(user_text_chunk("I live in Lisbon and I am a nurse."))
+    reply = facts_reply(
+        ("The user lives in Lisbon.", "profile"), ("The user is a nurse.", "profile")
+    )
+    with FakeChatServer([reply]) as server:  # one reply: a second model call would get HTTP 500
+        result = await commit(client, chunks, flaky, server, transcript)
+        assert len(server.requests) == 1  # the retry reused the first attempt's facts
+    assert flaky.writes == 2  # Lisbon (then the failure); the retry found it and wrote the nurse
+    assert [r.content for r in flaky.list()] == [
+        "The user lives in Lisbon.",
+        "The user is a nurse.",
+    ]
+    assert (result.written, result.skipped) == (2, 0)
+    assert result.uris == tuple(r.uri for r in flaky.list())
+    assert result.usage is not None and result.usage.total_tokens == 52
+    flaky.close()
+
+
+async def test_committing_the_same_session_again_adds_nothing(
+    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+) -> None:
+    transcript = TableRef.inline(user_text_chunk("I live in Lisbon."))
+    first = facts_reply(("The user lives in Lisbon.", "profile"))
+    again = facts_reply(("the user lives in Lisbon", "facts"))  # restated by a second model call
+    with FakeChatServer([first, again]) as server:
+        one = await commit(client, chunks, store, server, transcript)
+        two = await commit(client, chunks, store, server, transcript)
+    assert [r.content for r in store.list()] == ["The user lives in Lisbon."]
+    assert one.uris == two.uris and two.written == 1 and two.skipped == 0
+
+
+async def test_a_malformed_reply_is_asked_again(
+    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+) -> None:
+    transcript = TableRef.inline(user_text_chunk("I'm left-handed, by the way."))
+    script = [
+        text_reply("Sure! The user is left-handed."),
+        text_reply('["The user is left-handed."]'),
+    ]
+    with FakeChatServer(script) as server:
+        result = await commit(client, chunks, store, server, transcript)
+        assert len(server.requests) == 2
+    assert result.written == 1
+    assert [(r.content, r.category) for r in store.list()] == [
+        ("The user is left-handed.", "facts")
+    ]
+
+
+async def test_nothing_to_extract_makes_no_call(
+    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+) -> None:
+    (cat,) = [store.remember("The user's cat is called Miso.")]
+    sealed = chunks.seal(
+        TableRef.inline(
+            memory_row(cat), tool_feedback_chunk("call_1", "list_workspace_files", "[]")
+        )
+    )
+    with FakeChatServer([]) as server:
+        result = await commit(client, chunks, store, server, TableRef.sealed(sealed))
+        assert server.requests == []
+    assert result == CommitResult()
+
+
+async def test_a_worker_without_llm_activities_fails_clearly(
+    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+) -> None:
+    transcript = TableRef.inline(user_text_chunk("I live in Lisbon."))
+    with FakeChatServer([]) as server, pytest.raises(WorkflowFailureError) as caught:
+        await commit(client, chunks, store, server, transcript, llm=False)
+    cause = caught.value.cause
+    assert isinstance(cause, ActivityError) and isinstance(cause.cause, ApplicationError)
+    assert cause.cause.type == "ConfigError" and cause.cause.non_retryable
+    assert "LLMActivities" in cause.cause.message
