@@ -6,6 +6,7 @@ the values that flow through them. See the README for the embedded default and c
 
 from rath import errors, flow, llm, session
 from rath._runtime.queries import run_graph
+from rath.budget import Budget
 from rath.errors import RathError
 from rath.flow import Agent, AgentParam, Provider, Workflow
 from rath.session import Session
@@ -13,6 +14,7 @@ from rath.session import Session
 __all__ = [
     "Agent",
     "AgentParam",
+    "Budget",
     "Provider",
     "RathError",
     "Session",

@@ -10,6 +10,7 @@
     │   └── LineageConsistencyError  a session graph has a missing parent or a cycle
     └── RunError                  something failed while a run was executing
         ├── RunFailedError        a durable run failed; carries the workflow id
+        │   └── BudgetExceededError  a run used up its budget; carries the transcript so far
         ├── LLMError              the model endpoint answered with a terminal error
         ├── StoreError            the chunk store is missing an object or is unreadable
         ├── SandboxError          a sandbox could not be opened or used
@@ -20,6 +21,8 @@ boundary; nothing below that boundary sees them.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class RathError(Exception):
@@ -74,6 +77,39 @@ class RunFailedError(RunError):
 
 def _rebuild_run_failed(message: str, workflow_id: str) -> RunFailedError:
     return RunFailedError(message, workflow_id=workflow_id)
+
+
+class BudgetExceededError(RunFailedError):
+    """A run used up its budget (tokens, tool calls or time) and stopped.
+
+    Nothing is lost: :attr:`session` is the transcript up to that point (``None`` only when a
+    user callback raised this, as OpenRath's ``on_budget_exceeded`` callbacks do).
+
+    Attributes:
+        session: The output session so far, marked ``budget.exceeded`` with the reason.
+        reason: Which limit, e.g. ``"total_tokens: 1050 used of 1000"``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        workflow_id: str = "",
+        session: Any = None,
+        reason: str = "",
+    ) -> None:
+        super().__init__(message, workflow_id=workflow_id)
+        self.session = session
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_budget, (str(self), self.workflow_id, self.session, self.reason))
+
+
+def _rebuild_budget(
+    message: str, workflow_id: str, session: Any, reason: str
+) -> BudgetExceededError:
+    return BudgetExceededError(message, workflow_id=workflow_id, session=session, reason=reason)
 
 
 class LLMError(RunError):

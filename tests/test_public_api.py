@@ -21,6 +21,7 @@ def test_public_names_are_pinned() -> None:
     assert rath.__all__ == [
         "Agent",
         "AgentParam",
+        "Budget",
         "Provider",
         "RathError",
         "Session",

@@ -19,13 +19,22 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from rath._runtime.scope import WorkflowScope, entered
-    from rath.errors import UserError
+    from rath.budget import Budget
+    from rath.errors import BudgetExceededError, UserError
     from rath.flow._registry import registered_targets, registered_workflow_class
     from rath.flow._spec import ModuleSpec, decode_call
     from rath.llm._usage import TokenUsage
     from rath.session._lineage import LineageKind
     from rath.session._session import Session
     from rath.session.graph import SessionGraph
+    from rath.workflows._budget_steps import (
+        ASK_SIGNAL,
+        GRANT_SIGNAL,
+        BudgetAsk,
+        BudgetGrant,
+        TreeKeeper,
+        budget_exceeded,
+    )
 
 
 class ForwardInput(BaseModel):
@@ -40,6 +49,7 @@ class ForwardInput(BaseModel):
     call_kwargs: dict[str, Any] = {}
     search_attributes: bool = True
     demo_fallback: bool = False
+    budget: Budget | None = None
 
 
 @workflow.defn(name="rath.Forward")
@@ -59,6 +69,13 @@ class ForwardWorkflow:
         """Tokens used so far by every agent of the run."""
         return self._scope.usage if self._scope is not None else None
 
+    @workflow.signal(name=ASK_SIGNAL)
+    async def budget_ask(self, ask: BudgetAsk) -> None:
+        """An agent of this run asks whether the tree's budget has room for an LLM call."""
+        keeper = self._scope.keeper if self._scope is not None else None
+        grant = keeper.answer(ask) if keeper is not None else BudgetGrant(seq=ask.seq)
+        await workflow.get_external_workflow_handle(ask.child_id).signal(GRANT_SIGNAL, grant)
+
     @workflow.run
     async def run(self, input: ForwardInput) -> Session:
         """Rebuild the module, run ``forward``, wait for every agent it started."""
@@ -75,6 +92,7 @@ class ForwardWorkflow:
             root_session_id=input.output_id,
             use_search_attributes=input.search_attributes,
             demo_fallback=input.demo_fallback,
+            keeper=None if input.budget is None else TreeKeeper(input.budget, workflow.now()),
         )
         scope.record(input.session)
         name = spec.class_name
@@ -94,6 +112,12 @@ class ForwardWorkflow:
                 await scope.drain()
             except UserError:
                 raise
+            except BudgetExceededError as exc:
+                await scope.settle()
+                partial = exc.session if isinstance(exc.session, Session) else input.session
+                raise budget_exceeded(
+                    f"{name}.forward", exc.reason, self._output(input, partial, exc.reason)
+                ) from exc
             except Exception as exc:
                 # Anything forward raises fails the run with its message (a user's bug must
                 # not leave the workflow task retrying forever).
@@ -102,14 +126,21 @@ class ForwardWorkflow:
                     type=type(exc).__name__,
                     non_retryable=True,
                 ) from exc
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return self._output(input, result)
+
+    def _output(self, input: ForwardInput, result: Session, exceeded: str | None = None) -> Session:
+        """The run's output node: ``result``'s rows, the tree's usage (recorded in the graph)."""
+        assert self._scope is not None
         out = Session(
             id=input.output_id,
             table=result.table,
             parent_session_ids=(input.session.id, result.id),
             lineage_kind=LineageKind.OP_WORKFLOW,
-            lineage_operator=f"{name}.forward",
+            lineage_operator=f"{input.module.class_name}.forward",
+            lineage_extras=() if exceeded is None else (("budget.exceeded", exceeded),),
             sandbox=result.sandbox,
-            usage=scope.usage,
+            usage=self._scope.usage,
         )
-        scope.record(out, agent=name, run_id=workflow.info().workflow_id)
+        self._scope.record(out, agent=input.module.class_name, run_id=workflow.info().workflow_id)
         return out

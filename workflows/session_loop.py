@@ -37,6 +37,7 @@ with workflow.unsafe.imports_passed_through():
         ToolCallPlan,
     )
     from rath.activities.tools import RunToolArgs, ToolActivities
+    from rath.budget import Spent
     from rath.llm._provider import ProviderSpec
     from rath.llm._usage import TokenUsage, add_usage
     from rath.session._chunks import ChunkRow, tool_feedback_chunk
@@ -45,10 +46,19 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._table_ref import TableRef
     from rath.session.graph import GraphNode, SessionGraph
     from rath.tools.builtins import BUILTIN_TOOLS, error_body
+    from rath.workflows._budget_steps import (
+        GRANT_SIGNAL,
+        BudgetGate,
+        BudgetGrant,
+        RunBudget,
+        budget_exceeded,
+    )
     from rath.workflows._memory_steps import AgentMemory, commit_memories, inject_memories
     from rath.workflows.compress import execute_compress
 
 SUMMARY_LIMIT = 380
+_DONE = "done"
+_TRUNCATED = "truncated"
 
 
 class LoopOptions(BaseModel):
@@ -79,6 +89,12 @@ class LoopCarry(BaseModel):
     usage: TokenUsage | None = None
     runs: int = 1
     compressions: int = 0
+    tool_calls: int = 0
+
+    def spent(self) -> Spent:
+        """Tokens and tool calls used so far (what a budget is checked against)."""
+        tokens = self.usage.total_tokens if self.usage is not None else 0
+        return Spent(tokens=tokens, tool_calls=self.tool_calls)
 
 
 class SessionLoopInput(BaseModel):
@@ -93,6 +109,7 @@ class SessionLoopInput(BaseModel):
     output_id: UUID
     options: LoopOptions = LoopOptions()
     memory: AgentMemory | None = None
+    budget: BudgetGate | None = None
     carry: LoopCarry | None = None
 
 
@@ -103,6 +120,7 @@ class SessionLoopWorkflow:
     def __init__(self) -> None:
         self._carry: LoopCarry | None = None
         self._graph = SessionGraph()
+        self._budget = RunBudget(None)
 
     @workflow.query
     def progress(self) -> LoopCarry | None:
@@ -114,11 +132,18 @@ class SessionLoopWorkflow:
         """The run's sessions: the user and agent inputs, and the output once it exists."""
         return self._graph
 
+    @workflow.signal(name=GRANT_SIGNAL)
+    def budget_grant(self, grant: BudgetGrant) -> None:
+        """The parent run's answer to this run's budget ask."""
+        self._budget.grants[grant.seq] = grant
+
     @workflow.run
     async def run(self, input: SessionLoopInput) -> Session:
-        """Run rounds until a completion without tool calls or ``max_tool_rounds``."""
-        options = input.options
+        """Run rounds until a completion without tool calls, ``max_tool_rounds`` or the budget."""
         self._graph = SessionGraph.from_sessions([input.user, input.agent])
+        if input.budget is not None and input.carry is None:
+            input = input.model_copy(update={"budget": input.budget.started(workflow.now())})
+        self._budget = RunBudget(input.budget)
         carry = input.carry
         if carry is None:
             transcript = input.user.table
@@ -126,48 +151,16 @@ class SessionLoopWorkflow:
                 transcript = await inject_memories(input.memory, input.agent_name, transcript)
             carry = LoopCarry(transcript=transcript)
         self._carry = carry
-        tools = tuple(sorted(BUILTIN_TOOLS)) if input.user.sandbox is not None else ()
-        finished = False
-        rounds_this_run = 0
-        while carry.rounds < options.max_tool_rounds:
-            if rounds_this_run and self._should_continue_as_new(rounds_this_run, options):
-                workflow.continue_as_new(
-                    input.model_copy(
-                        update={"carry": carry.model_copy(update={"runs": carry.runs + 1})}
-                    )
-                )
-            rounds_this_run += 1
-            round_no = carry.rounds + 1
-            result = await self._complete(input, carry.transcript, tools, round_no)
-            transcript = TableRef.sealed(result.transcript).append(result.assistant)
-            carry = carry.model_copy(
-                update={
-                    "transcript": transcript,
-                    "rounds": round_no,
-                    "usage": add_usage(carry.usage, result.usage),
-                }
-            )
-            self._carry = carry
-            if not result.tool_calls:
-                # Any completion without tool calls ends the loop (OpenRath re-asked the model
-                # on odd finish reasons, appending duplicate assistant rows).
-                finished = True
-                break
-            rows = await self._dispatch_round(input, result, tools)
-            carry = carry.model_copy(update={"transcript": transcript.append(*rows)})
-            limit = options.compress_at_tokens
-            if limit is not None and result.context_tokens >= limit:
-                carry = await self._compress(input, carry, result.context_tokens)
-            self._carry = carry
+        carry, stop = await self._rounds(input, carry)
         extras: tuple[tuple[str, object], ...] = ()
-        if not finished:
+        if stop == _TRUNCATED:
             workflow.logger.warning(
-                "session loop stopped after max_tool_rounds=%d", options.max_tool_rounds
+                "session loop stopped after max_tool_rounds=%d", input.options.max_tool_rounds
             )
             extras = (("loop.truncated", True),)
         if carry.compressions:
             extras += (("compression.auto", carry.compressions),)
-        if input.memory is not None:
+        if input.memory is not None and stop in (_DONE, _TRUNCATED):
             committed = await commit_memories(
                 input.memory,
                 agent_name=input.agent_name,
@@ -178,6 +171,8 @@ class SessionLoopWorkflow:
             if committed is not None:
                 carry = carry.model_copy(update={"usage": add_usage(carry.usage, committed.usage)})
                 extras += (("memory.committed", committed.written),)
+        if stop not in (_DONE, _TRUNCATED):
+            extras += (("budget.exceeded", stop),)
         out = Session(
             id=input.output_id,
             table=carry.transcript,
@@ -192,7 +187,63 @@ class SessionLoopWorkflow:
             out, agent=input.agent_name, run_id=workflow.info().workflow_id
         )
         self._graph = SessionGraph(nodes=(*self._graph.nodes, node))
+        if stop not in (_DONE, _TRUNCATED):
+            raise budget_exceeded(f"agent {input.agent_name!r}", stop, out)
         return out
+
+    async def _rounds(self, input: SessionLoopInput, carry: LoopCarry) -> tuple[LoopCarry, str]:
+        """Run the rounds; return the final state and why they stopped.
+
+        The reason is ``done``, ``truncated`` or, when the budget ran out, which limit.
+        """
+        options = input.options
+        tools = tuple(sorted(BUILTIN_TOOLS)) if input.user.sandbox is not None else ()
+        rounds_this_run = 0
+        while carry.rounds < options.max_tool_rounds:
+            if rounds_this_run and self._should_continue_as_new(rounds_this_run, options):
+                workflow.continue_as_new(
+                    input.model_copy(
+                        update={"carry": carry.model_copy(update={"runs": carry.runs + 1})}
+                    )
+                )
+            rounds_this_run += 1
+            round_no = carry.rounds + 1
+            refused = await self._budget.before_llm_call(round_no, carry.spent())
+            if refused is not None:
+                return carry, refused
+            result = await self._complete(input, carry.transcript, tools, round_no)
+            transcript = TableRef.sealed(result.transcript).append(result.assistant)
+            carry = carry.model_copy(
+                update={
+                    "transcript": transcript,
+                    "rounds": round_no,
+                    "usage": add_usage(carry.usage, result.usage),
+                }
+            )
+            self._carry = carry
+            if not result.tool_calls:
+                # Any completion without tool calls ends the loop (OpenRath re-asked the model
+                # on odd finish reasons, appending duplicate assistant rows).
+                return carry, _DONE
+            left = self._budget.tool_calls_left(carry.spent())
+            if left is not None and len(result.tool_calls) > left:
+                reason = f"tool_calls: {len(result.tool_calls)} asked, {left} left"
+                refusals = [_error_row(c, "budget_exceeded", reason) for c in result.tool_calls]
+                carry = carry.model_copy(update={"transcript": transcript.append(*refusals)})
+                self._carry = carry
+                return carry, reason
+            rows = await self._dispatch_round(input, result, tools)
+            carry = carry.model_copy(
+                update={
+                    "transcript": transcript.append(*rows),
+                    "tool_calls": carry.tool_calls + len(result.tool_calls),
+                }
+            )
+            limit = options.compress_at_tokens
+            if limit is not None and result.context_tokens >= limit:
+                carry = await self._compress(input, carry, result.context_tokens)
+            self._carry = carry
+        return carry, _TRUNCATED
 
     def _should_continue_as_new(self, rounds_this_run: int, options: LoopOptions) -> bool:
         limit = options.continue_as_new_after_rounds

@@ -16,7 +16,7 @@ import contextlib
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.common import TypedSearchAttributes
@@ -25,10 +25,13 @@ from temporalio.worker import Worker
 from rath._runtime.devserver import ensure_server
 from rath._runtime.failures import describe_failure
 from rath._runtime.settings import Settings
-from rath.errors import RunFailedError
+from rath.errors import BudgetExceededError, RunFailedError
 from rath.plugin import RathPlugin
+from rath.workflows._budget_steps import exceeded_session
 
 T = TypeVar("T")
+BudgetCallback = Callable[[Any, Any], None]
+"""OpenRath's ``on_budget_exceeded(session, usage)``."""
 _SHUTDOWN_TIMEOUT = 10.0
 
 
@@ -160,8 +163,14 @@ async def run_workflow(
     wait_for: tuple[Callable[[], Awaitable[None]], ...] = (),
     static_summary: str | None = None,
     search_attributes: TypedSearchAttributes | None = None,
+    on_budget_exceeded: BudgetCallback | None = None,
 ) -> T:
-    """Start a workflow once its inputs are ready, and wait for its result."""
+    """Start a workflow once its inputs are ready, and wait for its result.
+
+    A run that ended over budget raises :class:`BudgetExceededError` with the transcript so
+    far, unless ``on_budget_exceeded`` is given: it is called with that session and its
+    usage (OpenRath's callback), and the session becomes the result unless it raises.
+    """
     for ready in wait_for:
         await ready()
     client = await runtime.client()
@@ -178,9 +187,22 @@ async def run_workflow(
         result: T = await handle.result()
         return result
     except WorkflowFailureError as exc:
-        raise RunFailedError(
-            f"run {workflow_id!r} failed: {describe_failure(exc)}", workflow_id=workflow_id
-        ) from exc
+        over = exceeded_session(exc)
+        if over is None:
+            raise RunFailedError(
+                f"run {workflow_id!r} failed: {describe_failure(exc)}", workflow_id=workflow_id
+            ) from exc
+        message, partial = over
+        if on_budget_exceeded is not None:
+            on_budget_exceeded(partial, partial.usage)
+            return cast(T, partial)
+        reason = str(dict(partial.lineage_extras).get("budget.exceeded", ""))
+        raise BudgetExceededError(
+            f"run {workflow_id!r}: {message}",
+            workflow_id=workflow_id,
+            session=partial,
+            reason=reason,
+        ) from None
 
 
 def _notice(message: str) -> None:
@@ -198,6 +220,7 @@ def start_lazy_run(
     make_input: Callable[[], Any],
     static_summary: str,
     settings: Settings,
+    on_budget_exceeded: BudgetCallback | None = None,
 ) -> None:
     """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
 
@@ -223,6 +246,7 @@ def start_lazy_run(
             search_attributes=(
                 search_attributes(out.id, out.id, agent) if settings.search_attributes else None
             ),
+            on_budget_exceeded=on_budget_exceeded,
         )
     )
     out.attach_pending(RunHandle(run_id, future))

@@ -22,13 +22,15 @@ from uuid import UUID
 from temporalio import workflow
 from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
 
-from rath.errors import NotReadyError, UserError
+from rath.budget import Budget
+from rath.errors import BudgetExceededError, NotReadyError, UserError
 from rath.llm._usage import TokenUsage, add_usage
 from rath.session._chunks import ChunkRow
 from rath.session._lineage import LineageKind
 from rath.session._session import Session
 from rath.session._table_ref import TableRef
 from rath.session.graph import GraphNode, SessionGraph
+from rath.workflows._budget_steps import BudgetGate, TreeKeeper
 
 _LOOP = LineageKind.OP_SESSION_LOOP
 SESSION_ID = SearchAttributeKey.for_keyword("RathSessionId")
@@ -89,6 +91,7 @@ class WorkflowScope:
     nodes: dict[UUID, GraphNode] = field(default_factory=dict)
     usage: TokenUsage | None = None
     runs: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    keeper: TreeKeeper | None = None
 
     def spawn(self, run_id: str, coro: Coroutine[Any, Any, Session]) -> TaskHandle:
         """Start ``coro`` as a workflow task now; the run waits for it before completing."""
@@ -136,6 +139,33 @@ class WorkflowScope:
         """Roll one child's usage into the run's total."""
         self.usage = add_usage(self.usage, usage)
 
+    def child_finished(self, run_id: str, result: Session) -> None:
+        """A child agent ended (also over budget): roll up its usage, tell the keeper."""
+        self.add_usage(result.usage)
+        if self.keeper is not None:
+            self.keeper.finished(run_id, result.usage)
+
+    def budget_gate(self, own: Budget | None) -> BudgetGate | None:
+        """What a child agent with limits ``own`` enforces (``None``: no budget at all)."""
+        if self.keeper is not None:
+            return self.keeper.gate(own)
+        return None if own is None else BudgetGate(own=own)
+
+    def refuse_if_over_budget(self, who: str, session: Session) -> None:
+        """Raise before starting ``who`` when the tree's budget has no room left.
+
+        Raises:
+            BudgetExceededError: Carrying ``session`` (nothing was done to it).
+        """
+        reason = self.keeper.refusal() if self.keeper is not None else None
+        if reason is not None:
+            raise BudgetExceededError(
+                f"{who} not started: budget exceeded ({reason})",
+                workflow_id=workflow.info().workflow_id,
+                session=session,
+                reason=reason,
+            )
+
     def graph(self) -> SessionGraph:
         """Every session made so far, in creation order."""
         return SessionGraph(nodes=tuple(self.nodes.values()))
@@ -145,6 +175,11 @@ class WorkflowScope:
         if not self.use_search_attributes:
             return None
         return search_attributes(session_id, self.root_session_id, agent)
+
+    async def settle(self) -> None:
+        """Wait for every task spawned, ignoring their errors (the run is failing anyway)."""
+        while pending := [task for task in self.tasks if not task.done()]:
+            await asyncio.wait(pending)
 
     async def drain(self) -> None:
         """Wait for every task spawned, even ones ``forward`` never read; raise the first error."""

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from rath.budget import Budget
 from rath.errors import ConfigError
 from rath.flow._agent_memory import AgentMemoryMethods
 from rath.flow._module import Workflow
@@ -41,6 +42,8 @@ class Agent(AgentMemoryMethods, Workflow):
         memory_target: Recall only from this scope or URI prefix.
         commit_on_forward: After each run, extract durable facts from its transcript with
             this agent's model and store them (needs ``memory``).
+        budget: Limits for each run of this agent (a :class:`~rath.budget.Budget`).
+            ``provider.budget_total_tokens`` is the same as ``Budget(total_tokens=...)``.
 
     Example:
         agent = flow.Agent("Use tools when helpful.", model="gpt-4o-mini")
@@ -65,6 +68,7 @@ class Agent(AgentMemoryMethods, Workflow):
         memory_top_k: int = 4,
         memory_target: str | None = None,
         commit_on_forward: bool = False,
+        budget: Budget | None = None,
     ) -> None:
         super().__init__()
         if provider is None and model is None:
@@ -86,6 +90,10 @@ class Agent(AgentMemoryMethods, Workflow):
         self.memory_top_k = memory_top_k
         self.memory_target = memory_target
         self.commit_on_forward = commit_on_forward
+        tokens = provider.budget_total_tokens
+        if tokens is not None and (budget is None or budget.total_tokens is None):
+            budget = (budget or Budget()).model_copy(update={"total_tokens": tokens})
+        self.budget = budget
         self._name = name
         self._named_explicitly = name is not None
 
@@ -110,6 +118,7 @@ class Agent(AgentMemoryMethods, Workflow):
             options=self.options,
             compress_at_tokens=self.compress_at_tokens,
             memory=self._agent_memory(),
+            budget=self.budget,
         )
 
     def _agent_memory(self) -> AgentMemory | None:

@@ -20,7 +20,8 @@ def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -
     """Start ``module.forward(session, ...)`` as a ``rath.Forward`` run; returns a lazy session.
 
     The output session's id is known at once; its parents are the input and, once the run
-    finishes, the session ``forward`` returned. Its usage is the whole agent tree's.
+    finishes, the session ``forward`` returned. Its usage is the whole agent tree's. A budget
+    set with ``module.with_budget(...)`` is kept by the run for the whole tree.
 
     Raises:
         ConfigError: A constructor or call argument cannot be sent to a worker.
@@ -66,6 +67,7 @@ def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -
             call_kwargs=call_kwargs,
             search_attributes=settings.search_attributes,
             demo_fallback=settings.embedded and not os.environ.get("OPENAI_API_KEY"),
+            budget=module._budget,
         )
 
     start_lazy_run(

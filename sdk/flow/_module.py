@@ -10,7 +10,7 @@ settings.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from temporalio import workflow
 
@@ -18,6 +18,9 @@ from rath.flow._param import AgentParam
 from rath.session._chunks import ChunkRow
 from rath.session._session import Session
 from rath.session._table_ref import TableRef
+
+if TYPE_CHECKING:
+    from rath.budget import Budget
 
 _STATE_PROVIDER_FIELDS = ("model", "base_url", "api_key_env", "provider_kind")
 
@@ -38,6 +41,7 @@ class Workflow:
 
     _agents: dict[str, AgentParam]
     _children: dict[str, Workflow]
+    _budget: Budget | None
     #: True for modules whose call starts its own durable run (``Agent``, ``Compressor``):
     #: calling them never wraps them in a durable ``forward``.
     _runs_itself: ClassVar[bool] = False
@@ -51,6 +55,21 @@ class Workflow:
     def __init__(self) -> None:
         object.__setattr__(self, "_agents", {})
         object.__setattr__(self, "_children", {})
+        object.__setattr__(self, "_budget", None)
+
+    def with_budget(self, budget: Budget | None = None, **limits: Any) -> Self:
+        """Give this module's durable runs one budget, shared by every agent they start.
+
+        ``squad.with_budget(total_tokens=20_000, tool_calls=50, deadline_seconds=600)`` (or
+        a :class:`~rath.budget.Budget`). Each agent asks the run before every LLM call, so
+        concurrent agents share it. A run that exceeds it ends with a ``BudgetExceeded``
+        status; reading its output raises :class:`~rath.errors.BudgetExceededError` with the
+        transcript so far. Returns ``self``.
+        """
+        from rath.budget import Budget
+
+        object.__setattr__(self, "_budget", budget or Budget(**limits))
+        return self
 
     def __setattr__(self, name: str, value: Any) -> None:
         registries = self.__dict__.get("_agents"), self.__dict__.get("_children")

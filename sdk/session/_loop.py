@@ -23,6 +23,7 @@ from rath.session._lineage import LineageKind
 from rath.session._session import Session
 
 if TYPE_CHECKING:
+    from rath.budget import Budget
     from rath.workflows._memory_steps import AgentMemory
     from rath.workflows.session_loop import LoopOptions
 
@@ -38,6 +39,7 @@ def run_session_loop(
     options: Any = None,
     compress_at_tokens: int | None = None,
     memory: AgentMemory | None = None,
+    budget: Budget | None = None,
     lazy: bool = True,
 ) -> Session:
     """Run the agent loop: LLM rounds with tool calls until the model stops calling tools.
@@ -57,6 +59,9 @@ def run_session_loop(
             ``compression.auto`` with the count. ``None`` (default) never compresses.
         memory: Inject memories before the first round (and commit after the run); see
             ``Agent(memory=...)``.
+        budget: Limits on this run's tokens, tool calls and time (inside a durable forward
+            with a budget, the tree's are enforced too). Exceeding one ends the run with
+            :class:`~rath.errors.BudgetExceededError`, which carries the transcript so far.
         lazy: Return at once (default) or wait for the run.
 
     Returns:
@@ -100,6 +105,7 @@ def run_session_loop(
         name=name,
         options=loop_options,
         memory=memory,
+        budget=budget,
         out=out,
         run_id=run_id,
     )
@@ -116,6 +122,7 @@ def _start_run(
     name: str,
     options: LoopOptions,
     memory: AgentMemory | None,
+    budget: Budget | None,
     out: Session,
     run_id: str,
 ) -> None:
@@ -123,6 +130,7 @@ def _start_run(
     from rath._runtime.providers import provider_spec
     from rath._runtime.runtime import start_lazy_run
     from rath._runtime.settings import Settings
+    from rath.workflows._budget_steps import BudgetGate
     from rath.workflows.session_loop import SessionLoopInput
 
     settings = Settings.from_env()
@@ -137,6 +145,7 @@ def _start_run(
             output_id=out.id,
             options=options,
             memory=memory,
+            budget=None if budget is None else BudgetGate(own=budget),
         )
 
     start_lazy_run(
@@ -148,6 +157,7 @@ def _start_run(
         make_input=make_input,
         static_summary=f"{name} · {spec.label()} · session {out.id.hex[:8]}",
         settings=settings,
+        on_budget_exceeded=provider.on_budget_exceeded,
     )
 
 
@@ -159,6 +169,7 @@ def _start_child(
     name: str,
     options: LoopOptions,
     memory: AgentMemory | None,
+    budget: Budget | None,
     out: Session,
     run_id: str,
 ) -> None:
@@ -166,7 +177,8 @@ def _start_child(
     from rath._runtime.failures import describe_failure
     from rath._runtime.providers import spec_from_provider
     from rath._runtime.scope import current_scope
-    from rath.errors import RunFailedError
+    from rath.errors import BudgetExceededError, RunFailedError
+    from rath.workflows._budget_steps import exceeded_session
     from rath.workflows.session_loop import SessionLoopInput
 
     scope = current_scope()
@@ -175,6 +187,7 @@ def _start_child(
     async def run() -> Session:
         await user.ready()
         await agent.ready()
+        scope.refuse_if_over_budget(f"agent {name!r}", user)
         try:
             result: Session = await workflow.execute_child_workflow(
                 "rath.SessionLoop",
@@ -186,6 +199,7 @@ def _start_child(
                     output_id=out.id,
                     options=options,
                     memory=memory,
+                    budget=scope.budget_gate(budget),
                 ),
                 id=run_id,
                 result_type=Session,
@@ -193,16 +207,28 @@ def _start_child(
                 search_attributes=scope.search_attributes(out.id, name),
             )
         except ChildWorkflowError as exc:
+            over = exceeded_session(exc)
+            if over is not None:
+                message, partial = over
+                scope.child_finished(run_id, partial)
+                scope.record(partial, agent=name, run_id=run_id)
+                raise BudgetExceededError(
+                    message, workflow_id=run_id, session=partial, reason=_reason(partial)
+                ) from exc
             raise RunFailedError(
                 f"agent {name!r} (run {run_id!r}) failed: {describe_failure(exc.cause or exc)}",
                 workflow_id=run_id,
             ) from exc
-        scope.add_usage(result.usage)
+        scope.child_finished(run_id, result)
         scope.record(result, agent=name, run_id=run_id)
         return result
 
     out.attach_pending(scope.spawn(run_id, run()))
     scope.record(out, agent=name, run_id=run_id, inputs=(user, agent))
+
+
+def _reason(session: Session) -> str:
+    return str(dict(session.lineage_extras).get("budget.exceeded", "budget exceeded"))
 
 
 def slug(name: str) -> str:

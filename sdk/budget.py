@@ -1,0 +1,67 @@
+"""``Budget``: limits on tokens, tool calls and wall-clock time for a run and its whole tree.
+
+A budget is checked in workflow code before every LLM call (tokens, deadline) and before a
+round's tool calls run (tool calls). Set on a durable ``Workflow`` with
+:meth:`~rath.flow.Workflow.with_budget`, it is shared by every agent the run starts: each
+child asks the parent run before each LLM call, and the parent answers from the whole tree's
+spending. Exceeding it ends the run with a ``BudgetExceeded`` status and the transcript so
+far (:class:`~rath.errors.BudgetExceededError` carries it).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Budget(BaseModel):
+    """Limits for a run (``None`` means unlimited).
+
+    Attributes:
+        total_tokens: Tokens (prompt + completion, as the model reports them) the run may
+            use; no LLM call starts once this many are spent.
+        tool_calls: Tool calls the run may make; a round asking for more than remain runs
+            none of them (each gets a ``budget_exceeded`` error body) and the run ends.
+        deadline_seconds: Wall-clock seconds from the start of the run; no LLM call starts
+            after that.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    total_tokens: int | None = Field(default=None, gt=0)
+    tool_calls: int | None = Field(default=None, ge=0)
+    deadline_seconds: float | None = Field(default=None, gt=0)
+
+
+class Spent(BaseModel):
+    """What a run (or a tree of runs) has used so far."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tokens: int = 0
+    tool_calls: int = 0
+
+    def __add__(self, other: Spent) -> Spent:
+        return Spent(
+            tokens=self.tokens + other.tokens, tool_calls=self.tool_calls + other.tool_calls
+        )
+
+
+def exceeded(
+    budget: Budget | None, spent: Spent, *, now: datetime, deadline_at: datetime | None
+) -> str | None:
+    """Why no further LLM call fits ``budget`` (a short reason), or ``None`` when one does."""
+    cap = budget.total_tokens if budget is not None else None
+    if cap is not None and spent.tokens >= cap:
+        return f"total_tokens: {spent.tokens} used of {cap}"
+    if deadline_at is not None and now >= deadline_at:
+        return f"deadline: passed at {deadline_at.isoformat(timespec='seconds')}"
+    return None
+
+
+def tool_calls_left(budget: Budget | None, spent: Spent) -> int | None:
+    """How many more tool calls ``budget`` allows (``None``: no limit)."""
+    if budget is None or budget.tool_calls is None:
+        return None
+    return max(0, budget.tool_calls - spent.tool_calls)

@@ -1,0 +1,168 @@
+"""Budgets in workflow code: an agent run's checks, and a durable forward's tree keeper.
+
+An agent run enforces its own :class:`~rath.budget.Budget` and, when it is a child of a durable
+forward with a budget, asks the parent before every LLM call (a ``rath.budget_ask`` signal,
+answered by a ``rath.budget_grant`` signal). The parent's :class:`TreeKeeper` knows what
+every agent of the tree has spent, so siblings running concurrently share one budget. An
+LLM call already in flight when the tree runs out still completes: the overshoot is bounded
+by one call per concurrent agent.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from rath.budget import Budget, Spent, exceeded, tool_calls_left
+    from rath.llm._usage import TokenUsage
+    from rath.session._session import Session
+
+ASK_SIGNAL = "rath.budget_ask"
+GRANT_SIGNAL = "rath.budget_grant"
+ASK_TIMEOUT = timedelta(minutes=10)
+BUDGET_EXCEEDED = "BudgetExceeded"
+
+
+def budget_exceeded(who: str, reason: str, session: Session) -> ApplicationError:
+    """The failure that ends a run over budget; ``session`` (the transcript so far) rides along."""
+    return ApplicationError(
+        f"{who} stopped: budget exceeded ({reason}); the transcript so far is kept",
+        session,
+        type=BUDGET_EXCEEDED,
+        non_retryable=True,
+    )
+
+
+def exceeded_session(failure: BaseException | None) -> tuple[str, Session] | None:
+    """The message and transcript so far of a ``BudgetExceeded`` failure (``None`` otherwise)."""
+    while failure is not None:
+        if isinstance(failure, ApplicationError) and failure.type == BUDGET_EXCEEDED:
+            details: Any = failure.details
+            session = Session.model_validate(details[0]) if details else None
+            return (failure.message, session) if session is not None else None
+        failure = getattr(failure, "cause", None) or failure.__cause__
+    return None
+
+
+class BudgetGate(BaseModel):
+    """What an agent run enforces (its input's ``budget``).
+
+    Attributes:
+        own: The agent's own limits.
+        deadline_at: An absolute deadline (the tree's, or this run's once it started).
+        tree: Ask the parent run (a durable forward with a budget) before each LLM call.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    own: Budget | None = None
+    deadline_at: datetime | None = None
+    tree: bool = False
+
+    def started(self, now: datetime) -> BudgetGate:
+        """This gate with the own deadline made absolute (kept across continue-as-new)."""
+        if self.own is None or self.own.deadline_seconds is None:
+            return self
+        own_deadline = now + timedelta(seconds=self.own.deadline_seconds)
+        deadline = min(own_deadline, self.deadline_at or own_deadline)
+        own = self.own.model_copy(update={"deadline_seconds": None})
+        return self.model_copy(update={"own": own, "deadline_at": deadline})
+
+
+class BudgetAsk(BaseModel):
+    """An agent run asking its parent whether the tree has room for another LLM call."""
+
+    model_config = ConfigDict(frozen=True)
+
+    child_id: str
+    seq: int
+    spent: Spent
+
+
+class BudgetGrant(BaseModel):
+    """The parent's answer: ``refused`` says why not; ``tool_calls_left`` for the tree."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seq: int
+    refused: str | None = None
+    tool_calls_left: int | None = None
+
+
+class RunBudget:
+    """An agent run's side: its own limits, and the tree's answers (see the module docstring)."""
+
+    def __init__(self, gate: BudgetGate | None) -> None:
+        self.gate = gate
+        self.grants: dict[int, BudgetGrant] = {}
+        self._tree_tool_calls_left: int | None = None
+
+    async def before_llm_call(self, seq: int, spent: Spent) -> str | None:
+        """Why the next LLM call must not start, or ``None``."""
+        gate = self.gate
+        if gate is None:
+            return None
+        reason = exceeded(gate.own, spent, now=workflow.now(), deadline_at=gate.deadline_at)
+        parent = workflow.info().parent
+        if reason is not None or not gate.tree or parent is None:
+            return reason
+        ask = BudgetAsk(child_id=workflow.info().workflow_id, seq=seq, spent=spent)
+        await workflow.get_external_workflow_handle(parent.workflow_id).signal(ASK_SIGNAL, ask)
+        try:
+            await workflow.wait_condition(lambda: seq in self.grants, timeout=ASK_TIMEOUT)
+        except TimeoutError:
+            return f"the parent run {parent.workflow_id!r}, which keeps the budget, did not answer"
+        grant = self.grants.pop(seq)
+        self._tree_tool_calls_left = grant.tool_calls_left
+        return grant.refused
+
+    def tool_calls_left(self, spent: Spent) -> int | None:
+        """How many tool calls this round may run (``None``: no limit)."""
+        own = tool_calls_left(self.gate.own if self.gate else None, spent)
+        limits = [n for n in (own, self._tree_tool_calls_left) if n is not None]
+        return min(limits) if limits else None
+
+
+class TreeKeeper:
+    """A durable forward's budget for its whole tree: answers its agents' asks."""
+
+    def __init__(self, budget: Budget, started: datetime) -> None:
+        self.budget = budget
+        seconds = budget.deadline_seconds
+        self.deadline_at = None if seconds is None else started + timedelta(seconds=seconds)
+        self._spent: dict[str, Spent] = {}
+
+    def gate(self, own: Budget | None) -> BudgetGate:
+        """The gate for a child agent with limits ``own`` of its own."""
+        return BudgetGate(own=own, deadline_at=self.deadline_at, tree=True)
+
+    def total(self) -> Spent:
+        """What the tree has spent, as its agents last reported."""
+        total = Spent()
+        for spent in self._spent.values():
+            total = total + spent
+        return total
+
+    def refusal(self) -> str | None:
+        """Why no agent may start another LLM call now, or ``None``."""
+        return exceeded(self.budget, self.total(), now=workflow.now(), deadline_at=self.deadline_at)
+
+    def answer(self, ask: BudgetAsk) -> BudgetGrant:
+        """Record what ``ask``'s agent has spent, and say whether the tree has room."""
+        self._spent[ask.child_id] = ask.spent
+        return BudgetGrant(
+            seq=ask.seq,
+            refused=self.refusal(),
+            tool_calls_left=tool_calls_left(self.budget, self.total()),
+        )
+
+    def finished(self, child_id: str, usage: TokenUsage | None) -> None:
+        """A child ended: its final usage replaces its last report's tokens."""
+        last = self._spent.get(child_id, Spent())
+        tokens = usage.total_tokens if usage is not None else last.tokens
+        self._spent[child_id] = last.model_copy(update={"tokens": tokens})
