@@ -1,23 +1,27 @@
-"""The LLM activity: one chat completion per session-loop round.
+"""The LLM activities: a completion per loop round, compression, image description, embeddings.
 
 The workflow sends references (the agent's and the user's transcripts as :class:`TableRef`),
-never the rows; this activity rebuilds the messages from the chunk store, calls the model
-through the official ``openai`` SDK (its own retries off: Temporal owns retries), stores the
-assistant row, and returns what the workflow needs to dispatch tools: names, ids, resource keys
-and whether the arguments parse. The tool arguments themselves stay in the store.
+never the rows; ``complete`` rebuilds the messages from the chunk store, calls the model
+through the chat client its provider kind names (``rath.llm.register_chat_client``; the SDKs'
+own retries off: Temporal owns retries), stores the assistant row, and returns what the
+workflow needs to dispatch tools: names, ids, resource keys and whether the arguments parse.
+The tool arguments themselves stay in the store.
+
+Failures are classified once, by the client, as a :class:`~rath.llm.ProviderError`; here it
+becomes an ``ApplicationError`` of the same type (``LLMHTTP429``, ``LLMTimeout`` ...), with
+``Retry-After`` as the next retry delay, and with every known key redacted from the message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
-import openai
-from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ConfigDict
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -26,17 +30,15 @@ from rath._runtime.credentials import CredentialVault
 from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
-from rath.demo import DEMO_MODEL, demo_base_url
-from rath.llm._http import error_message, retry_after_seconds
+from rath.llm._client import ChatRequest
+from rath.llm._embedding import embedder_for
+from rath.llm._errors import ProviderError
 from rath.llm._provider import ProviderSpec
+from rath.llm._registry import ChatClients
 from rath.llm._usage import TokenUsage
-from rath.llm._wire import (
-    Completion,
-    WireToolCall,
-    build_request,
-    normalize_completion,
-    parse_arguments,
-)
+from rath.llm._vlm import DEFAULT_IMAGE_PROMPT, image_message
+from rath.llm._wire import Completion, WireToolCall, parse_arguments
+from rath.memory import Embedder, EmbeddingError
 from rath.session._chunks import (
     ChunkRow,
     assistant_turn_chunk,
@@ -45,10 +47,10 @@ from rath.session._chunks import (
 )
 from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
+from rath.tools._custom import TOOLS
 from rath.tools.builtins import BUILTIN_TOOLS, tool_schemas
 
 PREVIEW_CHARS = 160
-_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
 
 class CompleteArgs(BaseModel):
@@ -62,6 +64,8 @@ class CompleteArgs(BaseModel):
     transcript: TableRef
     tool_names: tuple[str, ...]
     round: int
+    tool_schemas: str | None = None
+    """Digest of the stored schemas of the run's other tools (custom and MCP), if any."""
 
 
 class ToolCallPlan(BaseModel):
@@ -122,27 +126,76 @@ class CompressResult(BaseModel):
     preview: str
 
 
+class DescribeImageArgs(BaseModel):
+    """Input of :meth:`LLMActivities.describe_image`: one image (bytes or a URL) and a prompt.
+
+    The bytes travel in the activity input, so they are in workflow history: keep them well
+    under Temporal's 2 MB payload limit, or pass ``image_url`` (http(s) or ``data:``) instead.
+    """
+
+    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+
+    provider: ProviderSpec
+    prompt: str = DEFAULT_IMAGE_PROMPT
+    image: bytes | None = None
+    image_url: str | None = None
+    mime: str = "image/png"
+    agent_name: str = "vlm"
+
+
+class DescribeImageResult(BaseModel):
+    """Output of :meth:`LLMActivities.describe_image`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    usage: TokenUsage | None
+
+
+class EmbedArgs(BaseModel):
+    """Input of :meth:`LLMActivities.embed`: texts to embed with the provider's model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    provider: ProviderSpec
+    texts: tuple[str, ...]
+    query: bool = False
+
+
+class EmbedResult(BaseModel):
+    """Output of :meth:`LLMActivities.embed`: one vector per text, in order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str
+    vectors: tuple[tuple[float, ...], ...]
+
+
 class LLMActivities:
     """LLM activities, bound to a chunk store and a credential vault at worker start."""
 
     def __init__(self, store: ChunkStore, vault: CredentialVault) -> None:
         self._store = store
         self._vault = vault
-        self._clients: dict[tuple[str | None, str, float], openai.AsyncOpenAI] = {}
+        self._clients = ChatClients(vault)
+        self._embedders: dict[str, Embedder] = {}
 
     @activity.defn(name="rath.llm.complete")
     async def complete(self, args: CompleteArgs) -> CompleteResult:
         """Run one chat completion for a session-loop round."""
-        with activity_errors():
+        with self._errors():
             system_rows, transcript_rows, sealed = await asyncio.to_thread(self._load, args)
             messages = chunk_table_to_messages(system_rows + transcript_rows)
-            tools = tool_schemas(args.tool_names)
-            client, model = self._client_for(args.provider)
-            options = dict(args.provider.options)
-            request = build_request(messages, tools, model=model, options=options)
-        async with heartbeating():
-            completion = await self._create(client, request, args.provider)
-        result = normalize_completion(completion, round_index=args.round)
+            extra = await asyncio.to_thread(self._stored_schemas, args.tool_schemas)
+            request = ChatRequest(
+                messages=messages,
+                tools=tool_schemas(args.tool_names) + extra,
+                options=dict(args.provider.options),
+                round_index=args.round,
+            )
+            client = await self._clients.aclient(args.provider)
+            async with heartbeating():
+                result = await client.complete(request)
         return await asyncio.to_thread(self._record, result, sealed, messages)
 
     @activity.defn(name="rath.llm.compress")
@@ -165,6 +218,42 @@ class LLMActivities:
         digest = await asyncio.to_thread(self._store.put_row, row)
         return CompressResult(row=digest, usage=usage, preview=preview(text, PREVIEW_CHARS))
 
+    @activity.defn(name="rath.llm.describe_image")
+    async def describe_image(self, args: DescribeImageArgs) -> DescribeImageResult:
+        """Ask a vision-capable model about one image; its text answer comes back."""
+        with activity_errors():
+            message = image_message(
+                args.prompt, image=args.image, mime=args.mime, url=args.image_url
+            )
+        text, usage = await self.chat_text(
+            args.provider,
+            [message],
+            purpose=f"image description by {args.agent_name!r}",
+            wanted="a description",
+            error_type="LLMEmptyReply",
+        )
+        return DescribeImageResult(text=text, usage=usage)
+
+    @activity.defn(name="rath.llm.embed")
+    async def embed(self, args: EmbedArgs) -> EmbedResult:
+        """Embed texts with the provider's embedding model (``rath.llm.embedder_for``)."""
+        with activity_errors():
+            key = args.provider.model_dump_json()
+            embedder = self._embedders.get(key)
+            if embedder is None:
+                embedder = self._embedders[key] = embedder_for(args.provider)
+        try:
+            vectors = await asyncio.to_thread(embedder.embed, list(args.texts), query=args.query)
+        except EmbeddingError as exc:
+            delay = None if exc.retry_after is None else timedelta(seconds=exc.retry_after)
+            raise ApplicationError(
+                self._vault.redact(str(exc)),
+                type="EmbeddingError",
+                non_retryable=not exc.retryable,
+                next_retry_delay=delay,
+            ) from None
+        return EmbedResult(model=embedder.model, vectors=tuple(tuple(v) for v in vectors))
+
     async def chat_text(
         self,
         provider: ProviderSpec,
@@ -172,33 +261,54 @@ class LLMActivities:
         *,
         purpose: str,
         wanted: str = "text",
+        error_type: str = "CompressError",
     ) -> tuple[str, TokenUsage | None]:
         """One tool-less completion, for activities that want text back (call it from one).
 
         Raises:
-            ApplicationError: Non-retryable ``CompressError`` when the model answers with tool
+            ApplicationError: Non-retryable ``error_type`` when the model answers with tool
                 calls or nothing; the provider's errors as :meth:`complete` classifies them.
         """
-        client, model = self._client_for(provider)
-        options = {k: v for k, v in provider.options.items() if k != "tool_choice"}
-        request = build_request(messages, [], model=model, options=options)
-        async with heartbeating():
-            completion = await self._create(client, request, provider)
-        result = normalize_completion(completion, round_index=1)
+        with self._errors():
+            options = {k: v for k, v in provider.options.items() if k != "tool_choice"}
+            client = await self._clients.aclient(provider)
+            async with heartbeating():
+                result = await client.complete(ChatRequest(messages=messages, options=options))
         text = (result.content or "").strip()
         if result.tool_calls or not text:
             raise ApplicationError(
                 f"{purpose} got "
                 f"{'tool calls' if result.tool_calls else 'an empty reply'} instead of {wanted}",
-                type="CompressError",
+                type=error_type,
                 non_retryable=True,
             )
         return text, result.usage
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """The activity boundary for model calls: user mistakes and classified failures."""
+        with activity_errors():
+            try:
+                yield
+            except ProviderError as exc:
+                delay = None if exc.retry_after is None else timedelta(seconds=exc.retry_after)
+                raise ApplicationError(
+                    self._vault.redact(str(exc)),
+                    type=exc.error_type,
+                    non_retryable=not exc.retryable,
+                    next_retry_delay=delay,
+                ) from None
 
     def _load(self, args: CompleteArgs) -> tuple[tuple[Any, ...], tuple[Any, ...], str]:
         sealed = self._store.seal(args.transcript)
         system = self._store.load_rows(args.system)
         return system, self._store.load_rows(TableRef.sealed(sealed)), sealed
+
+    def _stored_schemas(self, digest: str | None) -> list[dict[str, Any]]:
+        if digest is None:
+            return []
+        schemas: list[dict[str, Any]] = json.loads(self._store.get_bytes(digest))
+        return schemas
 
     def _record(
         self, result: Completion, sealed: str, messages: list[dict[str, Any]]
@@ -217,75 +327,10 @@ class LLMActivities:
             context_tokens=_context_tokens(result, messages, row),
         )
 
-    def _client_for(self, spec: ProviderSpec) -> tuple[openai.AsyncOpenAI, str]:
-        if spec.kind == "demo":
-            base_url: str | None = demo_base_url()
-            key: str | None = "rath-demo-not-a-secret"
-            model = spec.model or DEMO_MODEL
-        else:
-            base_url = spec.base_url or os.environ.get("OPENAI_BASE_URL") or None
-            key = self._vault.resolve(spec.api_key_ref, default_env="OPENAI_API_KEY")
-            model = spec.model or os.environ.get("OPENAI_DEFAULT_MODEL") or ""
-        if not model:
-            raise ApplicationError(
-                "no model: set Provider(model=...) or OPENAI_DEFAULT_MODEL on the worker",
-                type="ConfigError",
-                non_retryable=True,
-            )
-        if key is None:
-            if base_url is None:
-                raise ApplicationError(
-                    "no API key for OpenAI: set OPENAI_API_KEY in the worker's environment "
-                    "(or Provider(api_key_env='NAME')), or point Provider(base_url=...) at an "
-                    "OpenAI-compatible server",
-                    type="ConfigError",
-                    non_retryable=True,
-                )
-            key = "unused"  # local OpenAI-compatible servers ignore the key, the SDK wants one
-        timeout = spec.request_timeout or 600.0
-        cache_key = (base_url, key, timeout)
-        client = self._clients.get(cache_key)
-        if client is None:
-            client = openai.AsyncOpenAI(
-                api_key=key, base_url=base_url, max_retries=0, timeout=timeout
-            )
-            self._clients[cache_key] = client
-        return client, model
-
-    async def _create(
-        self, client: openai.AsyncOpenAI, request: dict[str, Any], spec: ProviderSpec
-    ) -> Any:
-        where = spec.base_url or ("demo model" if spec.kind == "demo" else "OpenAI")
-        try:
-            # The messages and tools are already in wire form: post them as they are. The
-            # typed `chat.completions.create` would re-walk them (milliseconds per call) for
-            # the same request, errors and parsed ChatCompletion.
-            return await client.post("/chat/completions", body=request, cast_to=ChatCompletion)
-        except openai.APIStatusError as exc:
-            status = exc.status_code
-            message = self._vault.redact(error_message(exc))
-            text = f"{where} answered HTTP {status} for model {request['model']!r}: {message}"
-            if status in _RETRYABLE_STATUS or status >= 500:
-                raise ApplicationError(
-                    text, type=f"LLMHTTP{status}", next_retry_delay=_delay(exc.response)
-                ) from None
-            raise ApplicationError(text, type=f"LLMHTTP{status}", non_retryable=True) from None
-        except openai.APITimeoutError:
-            raise ApplicationError(f"{where} timed out", type="LLMTimeout") from None
-        except openai.APIConnectionError as exc:
-            raise ApplicationError(
-                f"cannot reach {where}: {self._vault.redact(str(exc.__cause__ or exc))}",
-                type="LLMConnectionError",
-            ) from None
-        except (openai.APIResponseValidationError, ValueError) as exc:
-            raise ApplicationError(
-                f"{where} sent a malformed response: {type(exc).__name__}", type="LLMBadResponse"
-            ) from None
-
 
 def _plan(index: int, call: WireToolCall) -> ToolCallPlan:
     arguments, error = parse_arguments(call.arguments)
-    tool = BUILTIN_TOOLS.get(call.name)
+    tool = BUILTIN_TOOLS.get(call.name) or TOOLS.get(call.name)
     if arguments is not None and tool is not None:
         key = tool.resource_key(arguments)
     else:
@@ -306,8 +351,3 @@ def _context_tokens(result: Completion, messages: list[dict[str, Any]], reply: C
         return result.usage.total_tokens
     chars = len(json.dumps(messages, ensure_ascii=False)) + len(reply.canonical_json())
     return chars // 4
-
-
-def _delay(response: Any) -> timedelta | None:
-    seconds = retry_after_seconds(response)
-    return None if seconds is None else timedelta(seconds=seconds)

@@ -11,7 +11,7 @@
     └── RunError                  something failed while a run was executing
         ├── RunFailedError        a durable run failed; carries the workflow id
         │   └── BudgetExceededError  a run used up its budget; carries the transcript so far
-        ├── LLMError              the model endpoint answered with a terminal error
+        ├── LLMError              the model endpoint failed (ProviderError says if a retry may help)
         ├── StoreError            the chunk store is missing an object or is unreadable
         ├── SandboxError          a sandbox could not be opened or used
         └── MemoryStoreError      a memory store (or its embedder) could not be read or written
@@ -113,7 +113,10 @@ def _rebuild_budget(
 
 
 class LLMError(RunError):
-    """The model endpoint answered with an error that retrying will not fix."""
+    """The model endpoint failed: an error status, no answer, or a malformed one.
+
+    Subclasses say whether retrying may help (``ProviderError.retryable``).
+    """
 
 
 class StoreError(RunError):

@@ -26,9 +26,12 @@ def test_public_names_are_pinned() -> None:
         "RathError",
         "Session",
         "Workflow",
+        "approve",
+        "deny",
         "errors",
         "flow",
         "llm",
+        "pending_approvals",
         "run_graph",
         "session",
     ]
@@ -40,7 +43,27 @@ def test_public_names_are_pinned() -> None:
         "Workflow",
         "register_workflow_class",
     ]
-    assert rath.llm.__all__ == ["Provider", "ProviderSpec", "TokenUsage", "add_usage"]
+    assert rath.llm.__all__ == [
+        "ChatClient",
+        "ChatClientFactory",
+        "ChatClients",
+        "ChatRequest",
+        "Completion",
+        "Provider",
+        "ProviderError",
+        "ProviderSpec",
+        "TokenUsage",
+        "WireToolCall",
+        "add_usage",
+        "chat_client_for",
+        "describe_image",
+        "describe_image_async",
+        "embedder_for",
+        "image_message",
+        "register_chat_client",
+        "register_embedder",
+        "registered_kinds",
+    ]
     assert "run_session_loop" in rath.session.__all__
     assert "Session" in rath.session.__all__
     assert {

@@ -3,6 +3,8 @@
 A :class:`ProviderSpec` names its key by reference: ``env:NAME`` reads the worker's
 environment; ``local:<token>`` looks the key up in this process's :class:`CredentialVault`,
 which is how the embedded default hands a ``Provider(api_key=...)`` to its in-process worker.
+A provider may name several references (``Provider(api_key_env=("A", "B"))``): they are the
+keys to try in order when an endpoint rejects one.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import re
 import secrets
 import threading
+from collections.abc import Iterable, Sequence
 
 from rath.errors import ConfigError
 
@@ -23,6 +26,7 @@ class CredentialVault:
     def __init__(self) -> None:
         self._keys: dict[str, str] = {}
         self._by_key: dict[str, str] = {}
+        self._handed_out: set[str] = set()
         self._lock = threading.Lock()
 
     def register(self, key: str) -> str:
@@ -56,14 +60,42 @@ class CredentialVault:
             )
         return key
 
+    def resolve_all(self, refs: Sequence[str], *, default_env: str | None) -> list[str]:
+        """The keys ``refs`` name, in order, without repeats; unset variables are skipped.
+
+        With no references, the key in ``default_env`` (if set). Every key returned is also
+        redacted from then on, wherever it appears in an error message.
+
+        Raises:
+            ConfigError: A ``local:`` reference from another process.
+        """
+        keys: list[str] = []
+        if refs:
+            for ref in refs:
+                key = self.resolve(ref, default_env="")
+                if key is not None and key not in keys:
+                    keys.append(key)
+        elif default_env:
+            key = os.environ.get(default_env) or None
+            keys = [key] if key else []
+        with self._lock:
+            self._handed_out.update(keys)
+        return keys
+
     def redact(self, text: str) -> str:
         """``text`` with every known key and anything shaped like a key replaced by ``***``."""
         with self._lock:
-            known = list(self._keys.values())
-        for key in [*known, *(os.environ.get(n, "") for n in _KEY_ENV_NAMES)]:
-            if key:
-                text = text.replace(key, "***")
-        return _SECRET_SHAPES.sub("***", text)
+            known = [*self._keys.values(), *self._handed_out]
+        return redact_secrets(text, [*known, *(os.environ.get(n, "") for n in _KEY_ENV_NAMES)])
+
+
+def redact_secrets(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each of ``secrets`` and anything shaped like a key replaced by ``***``."""
+    for secret in secrets:
+        # A very short "key" (a placeholder such as "x") would garble every message.
+        if len(secret) >= 6:
+            text = text.replace(secret, "***")
+    return _SECRET_SHAPES.sub("***", text)
 
 
 _KEY_ENV_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")

@@ -10,6 +10,7 @@ from rath._runtime.credentials import VAULT
 from rath._runtime.settings import Settings
 from rath.errors import ConfigError
 from rath.llm._provider import Provider, ProviderSpec
+from rath.llm._registry import default_key_env
 
 _demo_notice_shown = threading.Event()
 
@@ -28,10 +29,11 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
     ref: str | None = None
     if provider.api_key:
         if not settings.embedded:
+            env = default_key_env(provider.provider_kind or "openai") or "the provider's key"
             raise ConfigError(
                 "Provider(api_key=...) cannot be sent to workers of a remote Temporal "
                 f"({settings.address}): it would be written into workflow history. Set the key "
-                "in the worker's environment (OPENAI_API_KEY, or Provider(api_key_env='NAME'))"
+                f"in the worker's environment ({env}, or Provider(api_key_env='NAME'))"
             )
         ref = VAULT.register(provider.api_key)
     demo = settings.embedded and not os.environ.get("OPENAI_API_KEY")
@@ -60,7 +62,7 @@ def spec_from_provider(
     Raises:
         ConfigError: ``provider.api_key`` is set but no reference was given for it.
     """
-    ref = provider.api_key_ref or (f"env:{provider.api_key_env}" if provider.api_key_env else None)
+    first = provider.api_key_ref
     if provider.api_key:
         if api_key_ref is None:
             raise ConfigError(
@@ -68,15 +70,18 @@ def spec_from_provider(
                 "written into workflow history. Pass the provider into the Workflow's "
                 "constructor, or use Provider(api_key_env='NAME') and set NAME on the worker"
             )
-        ref = api_key_ref
+        first = api_key_ref
+    refs = [first] if first else []
+    refs += [f"env:{name}" for name in provider.key_env_names() if f"env:{name}" not in refs]
     kind = provider.provider_kind or "openai"
-    if kind == "openai" and ref is None and provider.base_url is None and demo_fallback:
+    if kind == "openai" and not refs and provider.base_url is None and demo_fallback:
         kind = "demo"
     return ProviderSpec(
         kind=kind,
         model=provider.model,
         base_url=provider.base_url,
-        api_key_ref=ref,
+        api_key_ref=refs[0] if refs else None,
+        api_key_fallback_refs=tuple(refs[1:]),
         options=provider.sampling_options(),
         retry_max_attempts=provider.retry_max_attempts,
         retry_base_seconds=provider.retry_base_seconds,
@@ -85,11 +90,13 @@ def spec_from_provider(
 
 
 def provider_from_spec(spec: ProviderSpec) -> Provider:
-    """The worker-side ``Provider`` for a shipped spec (its key stays a reference)."""
+    """The worker-side ``Provider`` for a shipped spec (its keys stay references)."""
+    fallbacks = tuple(ref.removeprefix("env:") for ref in spec.api_key_fallback_refs)
     return Provider(
         model=spec.model,
         base_url=spec.base_url,
         api_key_ref=spec.api_key_ref,
+        api_key_env=fallbacks or None,
         provider_kind=spec.kind,
         extra_create_args=dict(spec.options),
         retry_max_attempts=spec.retry_max_attempts,

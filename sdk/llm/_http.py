@@ -1,18 +1,44 @@
-"""Reading an OpenAI-compatible endpoint's HTTP errors: the message and the asked-for delay.
+"""Reading a model endpoint's failures and classifying them once, for every SDK alike.
 
-Shared by the LLM activity and the memory embedder, so both honour ``Retry-After`` alike.
+The ``openai`` and ``anthropic`` SDKs raise the same shapes (status, timeout, connection and
+validation errors); :func:`provider_errors` turns each into a :class:`ProviderError` that says
+whether retrying may help and how long the endpoint asked to wait. The memory embedder shares
+:func:`error_message` and :func:`retry_after_seconds`, so all honour ``Retry-After`` alike.
 """
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import time
-from typing import Any
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-import openai
+import httpx
+
+from rath.llm._errors import ProviderError
+
+# Statuses worth retrying besides 5xx: request timeout, conflict, too early, rate limited.
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+# A response that ended before its Content-Length (or mid-stream) surfaces as the HTTP
+# library's RemoteProtocolError, wrapped in the SDK's connection error. Recent SDKs use httpx2.
+_INCOMPLETE: tuple[type[BaseException], ...] = (httpx.RemoteProtocolError,)
+with contextlib.suppress(ImportError):
+    import httpx2
+
+    _INCOMPLETE += (httpx2.RemoteProtocolError,)
 
 
-def error_message(exc: openai.APIStatusError) -> str:
+class StatusErrorLike(Protocol):
+    """What :func:`error_message` reads from an SDK's status error."""
+
+    body: object
+    message: str
+
+
+def error_message(exc: StatusErrorLike) -> str:
     """The server's own error message when its body has one, else the SDK's."""
     body = exc.body
     if isinstance(body, dict):
@@ -44,3 +70,83 @@ def retry_after_seconds(response: Any) -> float | None:
         except (TypeError, ValueError):
             return None
         return max(when.timestamp() - time.time(), 0.0)
+
+
+@dataclass(frozen=True)
+class SDKErrors:
+    """One SDK's exception classes (``openai`` and ``anthropic`` have the same four)."""
+
+    status: type[Exception]
+    timeout: type[Exception]
+    connection: type[Exception]
+    validation: type[Exception]
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """What an error message names: the endpoint, the model, the request timeout."""
+
+    where: str
+    model: str
+    timeout: float
+    redact: Callable[[str], str]
+
+
+@contextlib.contextmanager
+def provider_errors(sdk: SDKErrors, site: CallSite) -> Iterator[None]:
+    """Raise every failure of the block as one classified :class:`ProviderError`.
+
+    Retryable: 408/409/425/429 and 5xx (with ``Retry-After`` as the delay), timeouts,
+    connection failures, and responses that are malformed or end early. Any other status fails
+    for good. ``x-should-retry`` from the server overrides the status rule.
+    """
+    try:
+        yield
+    except sdk.status as exc:
+        raise status_error(exc, site) from None
+    except sdk.timeout:
+        raise ProviderError(
+            f"{site.where} did not answer model {site.model!r} within {site.timeout:g}s",
+            error_type="LLMTimeout",
+            retryable=True,
+        ) from None
+    except sdk.connection as exc:
+        cause = exc.__cause__
+        if isinstance(cause, _INCOMPLETE):
+            raise ProviderError(
+                f"{site.where} sent an incomplete response for model {site.model!r}: "
+                f"{site.redact(str(cause))}",
+                error_type="LLMBadResponse",
+                retryable=True,
+            ) from None
+        raise ProviderError(
+            f"cannot reach {site.where}: {site.redact(str(cause or exc))}",
+            error_type="LLMConnectionError",
+            retryable=True,
+        ) from None
+    except (sdk.validation, ValueError, TypeError, KeyError, AttributeError) as exc:
+        # A body that is not JSON, or JSON of the wrong shape (no choices, no content).
+        raise ProviderError(
+            f"{site.where} sent a malformed response for model {site.model!r}: "
+            f"{type(exc).__name__}: {site.redact(str(exc))[:200]}",
+            error_type="LLMBadResponse",
+            retryable=True,
+        ) from None
+
+
+def status_error(exc: Any, site: CallSite) -> ProviderError:
+    """The :class:`ProviderError` for an SDK status error (``exc.status_code``, ``.response``)."""
+    status: int = exc.status_code
+    response = getattr(exc, "response", None)
+    retryable = status in RETRYABLE_STATUS or status >= 500
+    should = response.headers.get("x-should-retry") if response is not None else None
+    if should in ("true", "false"):
+        retryable = should == "true"
+    return ProviderError(
+        f"{site.where} answered HTTP {status} for model {site.model!r}: "
+        f"{site.redact(error_message(exc))}",
+        error_type=f"LLMHTTP{status}",
+        retryable=retryable,
+        retry_after=retry_after_seconds(response) if retryable else None,
+        status=status,
+    )

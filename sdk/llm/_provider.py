@@ -7,13 +7,17 @@ replaced by a *reference* (``env:NAME`` or ``local:<token>``) that only a worker
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-ProviderKind = Literal["openai", "demo"]
+from rath.errors import ConfigError
+
+ProviderKind = str
+"""A chat-client kind: ``"openai"``, ``"anthropic"``, ``"demo"`` or one registered with
+:func:`~rath.llm.register_chat_client`."""
 
 # Provider fields copied verbatim into the chat-completions request when set.
 SAMPLING_FIELDS: tuple[str, ...] = (
@@ -46,32 +50,41 @@ class Provider:
     """A model endpoint and its sampling preferences (OpenRath's ``Provider`` fields).
 
     Args:
-        model: Model name, e.g. ``"gpt-4o-mini"``.
-        base_url: An OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, a proxy). ``None``
-            means OpenAI's.
+        model: Model name, e.g. ``"gpt-4o-mini"``. A prefix such as
+            ``"anthropic:claude-..."`` or ``"openai:gpt-..."`` also picks the provider kind
+            (any registered kind works as a prefix; other colons, as in Ollama's
+            ``"llama3:8b"``, are part of the name).
+        base_url: The endpoint. For ``"openai"``: any OpenAI-compatible server (vLLM, Ollama,
+            llama.cpp, a proxy); ``None`` means ``$OPENAI_BASE_URL`` or OpenAI's. For
+            ``"anthropic"``: ``None`` means ``$ANTHROPIC_BASE_URL`` or Anthropic's.
         api_key: A key for this process only. It never enters workflow history: the embedded
             worker receives it in memory; remote workers use their own environment instead.
         api_key_env: Name of the environment variable the *worker* reads the key from
-            (default ``OPENAI_API_KEY``).
+            (default ``OPENAI_API_KEY``, or ``ANTHROPIC_API_KEY`` for Anthropic), or several
+            names: when the endpoint rejects a key (HTTP 401/403) the next one is tried.
         api_key_ref: A credential *reference* a worker resolves (``env:NAME``). Rath sets it
             when it ships a provider to a worker; users rarely need it.
-        provider_kind: ``"openai"`` (any OpenAI-compatible server) or ``"demo"`` (Rath's
-            offline scripted demo model).
+        provider_kind: ``"openai"`` (any OpenAI-compatible server, the default),
+            ``"anthropic"`` (Anthropic's Messages API), ``"demo"`` (Rath's offline scripted
+            demo model) or a kind registered with :func:`~rath.llm.register_chat_client`.
         retry_max_attempts: Attempts per LLM call before the run fails (Temporal retries).
         retry_base_seconds: First retry delay; later ones back off exponentially.
         request_timeout: Seconds one HTTP request may take before it is retried.
         budget_total_tokens: Warn (and call ``on_budget_exceeded``) once a run passes this.
         on_budget_exceeded: Client-side callback ``(session, usage)``.
-        extra_create_args: Extra keyword arguments for ``chat.completions.create``.
+        extra_create_args: Extra request fields (OpenAI's ``chat.completions.create`` or
+            Anthropic's ``messages.create`` arguments, e.g. ``{"top_k": 5}``).
 
     The sampling fields (``temperature`` ... ``service_tier``) are passed to the endpoint
-    as-is when set.
+    as-is when set; the Anthropic client translates those it has an equivalent for
+    (``max_tokens``, ``stop``, ``temperature``, ``top_p``, ``tool_choice``, ``user``) and
+    drops OpenAI-only ones (``seed``, penalties, ``logprobs``, ``response_format`` ...).
     """
 
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
-    api_key_env: str | None = None
+    api_key_env: str | Sequence[str] | None = None
     api_key_ref: str | None = field(default=None, repr=False)
     provider_kind: ProviderKind | None = None
     temperature: float | None = None
@@ -102,11 +115,33 @@ class Provider:
     budget_total_tokens: int | None = None
     on_budget_exceeded: Callable[[Any, Any], None] | None = field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        if self.api_key_env is not None and not isinstance(self.api_key_env, str):
+            names = tuple(self.api_key_env)
+            single = names[0] if len(names) == 1 else None
+            object.__setattr__(self, "api_key_env", single or names or None)
+        kind, model = split_model(self.model)
+        if kind is None:
+            return
+        if self.provider_kind not in (None, kind):
+            raise ConfigError(
+                f"Provider(model={self.model!r}) names kind {kind!r} but provider_kind is "
+                f"{self.provider_kind!r}; drop one of them"
+            )
+        object.__setattr__(self, "provider_kind", kind)
+        object.__setattr__(self, "model", model)
+
     def __str__(self) -> str:
         return self.model or "(no model)"
 
     def __repr__(self) -> str:
         return f"Provider({self.model or '(no model)'})"
+
+    def key_env_names(self) -> tuple[str, ...]:
+        """The environment variable names in ``api_key_env``, in order (maybe none)."""
+        if self.api_key_env is None:
+            return ()
+        return (self.api_key_env,) if isinstance(self.api_key_env, str) else tuple(self.api_key_env)
 
     def sampling_options(self) -> dict[str, Any]:
         """The request fields this provider sets (sampling fields + ``extra_create_args``)."""
@@ -120,7 +155,8 @@ class ProviderSpec(BaseModel):
     """What a workflow knows about a provider: everything but the secret.
 
     ``api_key_ref`` is ``"env:NAME"`` (the worker reads ``NAME`` from its environment) or
-    ``"local:<token>"`` (a key handed to the in-process worker of the embedded default).
+    ``"local:<token>"`` (a key handed to the in-process worker of the embedded default);
+    ``api_key_fallback_refs`` are the keys to try next when the endpoint rejects it.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -129,6 +165,7 @@ class ProviderSpec(BaseModel):
     model: str | None = None
     base_url: str | None = None
     api_key_ref: str | None = None
+    api_key_fallback_refs: tuple[str, ...] = ()
     options: dict[str, Any] = {}
     retry_max_attempts: int | None = None
     retry_base_seconds: float | None = None
@@ -137,3 +174,28 @@ class ProviderSpec(BaseModel):
     def label(self) -> str:
         """A short human label: ``model`` or ``kind``, for summaries and the UI."""
         return self.model or self.kind
+
+    def key_refs(self) -> tuple[str, ...]:
+        """Every credential reference, in the order keys are tried."""
+        first = (self.api_key_ref,) if self.api_key_ref else ()
+        return first + tuple(ref for ref in self.api_key_fallback_refs if ref != self.api_key_ref)
+
+    def key_names(self, default_env: str) -> str:
+        """The variables the worker reads keys from, for messages: ``"A or B"``."""
+        names = [ref.removeprefix("env:") for ref in self.key_refs() if ref.startswith("env:")]
+        return " or ".join(names) or default_env
+
+
+def split_model(model: str | None) -> tuple[str | None, str | None]:
+    """``"anthropic:claude-x"`` -> ``("anthropic", "claude-x")``; other names -> ``(None, name)``.
+
+    Only a registered chat-client kind counts as a prefix, so ``"llama3:8b"`` stays whole.
+    """
+    if not model or ":" not in model:
+        return None, model
+    from rath.llm._registry import registered_kinds
+
+    prefix, rest = model.split(":", 1)
+    if prefix in registered_kinds() and rest:
+        return prefix, rest
+    return None, model

@@ -1,7 +1,8 @@
 """Translation between Rath's chunks and the OpenAI chat-completions wire format.
 
-Pure functions: no client, no I/O. The LLM activity builds a request with
-:func:`build_request` and turns the SDK's answer into a :class:`Completion`.
+Pure functions: no client, no I/O. The OpenAI chat client builds a request with
+:func:`build_request` and turns the answer into a :class:`Completion`, the provider-neutral
+result every chat client returns.
 """
 
 from __future__ import annotations

@@ -1,11 +1,29 @@
 """Sandboxes: where the built-in tools run commands, code and file operations.
 
-Open one with :func:`open_sandbox` from a :class:`SandboxSpec`; ``"local"`` (a host directory)
-is always available, and other backends add themselves with :func:`register_backend`.
+Open one with :func:`open_sandbox` from a :class:`SandboxSpec`, or place a session with
+``session.to(name, spec=...)``. Three backends are built in, from weakest to strongest
+isolation: ``"local"`` (a host directory, always usable), ``"bwrap"`` (bubblewrap namespaces)
+and ``"docker"`` (a container per sandbox); :func:`available_backends` says which can run
+here, and other backends add themselves with :func:`register_backend`. A name that is not
+registered, or a backend that cannot run on the worker, raises
+:class:`SandboxUnavailableError` (a non-retryable ``ConfigError``) listing the ones available.
 """
 
-from rath.sandbox._base import Capabilities, SandboxBackend, SandboxSpec, ToolFailure
-from rath.sandbox._registry import available_backends, open_sandbox, register_backend
+from rath.sandbox._base import (
+    Capabilities,
+    SandboxBackend,
+    SandboxLimits,
+    SandboxSpec,
+    ToolFailure,
+)
+from rath.sandbox._registry import (
+    SandboxUnavailableError,
+    available_backends,
+    check_backend_name,
+    open_sandbox,
+    register_backend,
+    registered_backends,
+)
 from rath.sandbox._results import (
     CodeResult,
     CommandResult,
@@ -14,21 +32,32 @@ from rath.sandbox._results import (
     FileEntry,
     FileWriteResult,
 )
+from rath.sandbox.bwrap import BwrapSandbox
+from rath.sandbox.docker import DockerSandbox
 from rath.sandbox.local import LocalSandbox
 
+for _backend in (LocalSandbox, BwrapSandbox, DockerSandbox):
+    register_backend(_backend.name, _backend)
+
 __all__ = [
+    "BwrapSandbox",
     "Capabilities",
     "CodeResult",
     "CommandResult",
+    "DockerSandbox",
     "FileContent",
     "FileEntries",
     "FileEntry",
     "FileWriteResult",
     "LocalSandbox",
     "SandboxBackend",
+    "SandboxLimits",
     "SandboxSpec",
+    "SandboxUnavailableError",
     "ToolFailure",
     "available_backends",
+    "check_backend_name",
     "open_sandbox",
     "register_backend",
+    "registered_backends",
 ]

@@ -35,7 +35,7 @@ def resolve(root: str, path: str) -> tuple[str, str]:
     if "\0" in path:
         raise ToolFailure("invalid_argument", "path contains a NUL character")
     real = os.path.realpath(os.path.join(root, path))
-    inside = os.path.commonpath([root, real]) == root
+    inside = is_inside(real, root)
     if not os.path.isabs(path):
         shown = path
     elif inside:
@@ -48,6 +48,16 @@ def resolve(root: str, path: str) -> tuple[str, str]:
             f"{shown!r} is outside the workspace; use a path relative to the workspace root",
         )
     return real, shown
+
+
+def is_inside(path: str, directory: str) -> bool:
+    """Whether ``path`` is ``directory`` or below it, once symlinks in both are resolved.
+
+    The one confinement test of the sandboxes: :func:`resolve` uses it for every file
+    primitive, and ``bwrap`` to decide which host directories its fresh ``/tmp`` hides.
+    """
+    path, directory = os.path.realpath(path), os.path.realpath(directory)
+    return os.path.commonpath([path, directory]) == directory
 
 
 def read_file(root: str, path: str, encoding: str | None, cap: int) -> FileContent:

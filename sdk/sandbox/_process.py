@@ -16,13 +16,34 @@ from dataclasses import dataclass
 from rath.sandbox._base import ToolFailure
 
 # After the main process exits, how long background children may keep its output open.
-_BACKGROUND_GRACE = 1.0
+BACKGROUND_GRACE = 1.0
 # After killing a process group, how long to wait for its exit and end-of-file on the pipes.
-_KILL_GRACE = 2.0
-_BACKGROUND_NOTE = (
+KILL_GRACE = 2.0
+BACKGROUND_NOTE = (
     "\n[rath] background processes still holding the command's output were stopped; "
     "redirect their output to a file (> log 2>&1) to keep them running"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """One program run for a sandbox: what a backend's ``_execute`` hook receives.
+
+    Attributes:
+        root: The real host path of the workspace (the program's working directory on the host).
+        argv: Program and arguments, as the sandbox sees them.
+        env: The complete, scrubbed environment.
+        timeout: Seconds before the program and everything it started are killed.
+        cap: Bytes kept per output stream.
+        stdin: Bytes fed to stdin; ``None`` gives an empty stdin.
+    """
+
+    root: str
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    timeout: float
+    cap: int
+    stdin: bytes | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +57,7 @@ class ProcessOutput:
     truncated: bool
 
 
-class _CappedBuffer:
+class CappedBuffer:
     """Keeps the first ``cap`` bytes of a stream and counts (but drops) the rest."""
 
     def __init__(self, cap: int) -> None:
@@ -60,23 +81,30 @@ class _CappedBuffer:
 
 
 def scrubbed_env(
-    workspace: str, extra: Mapping[str, str], idempotency_key: str | None
+    workspace: str,
+    extra: Mapping[str, str],
+    idempotency_key: str | None,
+    *,
+    tmpdir: str | None = None,
+    path: str | None = None,
 ) -> dict[str, str]:
     """Build a minimal environment: the worker's own variables (API keys) never leak in.
 
     Args:
-        workspace: The workspace root; also ``HOME``.
+        workspace: The workspace root as the child sees it; also ``HOME``.
         extra: Variables layered on top (spec env, then per-call env).
         idempotency_key: Exposed as ``RATH_IDEMPOTENCY_KEY`` when given.
+        tmpdir: ``TMPDIR`` for the child; ``None`` uses the worker's temporary directory.
+        path: ``PATH`` for the child; ``None`` uses the worker's.
 
     Returns:
         The environment for the child process.
     """
-    env = {"PATH": os.environ.get("PATH") or os.defpath, "HOME": workspace}
+    env = {"PATH": path or os.environ.get("PATH") or os.defpath, "HOME": workspace}
     for name in ("LANG", "LC_ALL"):
         if name in os.environ:
             env[name] = os.environ[name]
-    env["TMPDIR"] = tempfile.gettempdir()
+    env["TMPDIR"] = tmpdir or tempfile.gettempdir()
     if idempotency_key is not None:
         env["RATH_IDEMPOTENCY_KEY"] = idempotency_key
     env.update(extra)
@@ -99,29 +127,17 @@ def check_timeout(timeout: float | None, default: float) -> float:
     return float(min(value, default))
 
 
-async def run_process(
-    argv: Sequence[str],
-    *,
-    cwd: str,
-    env: Mapping[str, str],
-    timeout: float,
-    cap: int,
-    stdin_data: bytes | None = None,
-) -> ProcessOutput:
-    """Run ``argv`` in its own process group and collect capped output.
+async def run_process(run: Execution, *, wrapper: Sequence[str] = ()) -> ProcessOutput:
+    """Run ``run.argv`` on the host, in its own process group, and collect capped output.
 
-    Output is consumed as it arrives and only the first ``cap`` bytes of each stream are kept.
-    On timeout (or cancellation) the whole process group is killed, so children that keep the
-    pipes open cannot stall the call. Background children still holding the output one second
-    after the main process exits are killed too (a note is appended to stderr).
+    Output is consumed as it arrives and only the first ``run.cap`` bytes of each stream are
+    kept. On timeout (or cancellation) the whole process group is killed, so children that keep
+    the pipes open cannot stall the call. Background children still holding the output one
+    second after the main process exits are killed too (a note is appended to stderr).
 
     Args:
-        argv: Program and arguments.
-        cwd: Working directory.
-        env: The complete environment.
-        timeout: Seconds before the process group is killed.
-        cap: Bytes kept per stream.
-        stdin_data: Bytes fed to stdin; ``None`` connects stdin to ``/dev/null``.
+        run: The program, its environment, timeout, cap and stdin; it starts in ``run.root``.
+        wrapper: A command line to run the program under (``bwrap ... --``); empty for none.
 
     Returns:
         The exit code, decoded output and timing.
@@ -129,18 +145,19 @@ async def run_process(
     Raises:
         ToolFailure: ``timeout`` or ``os_error`` (the program could not be started).
     """
+    argv = [*wrapper, *run.argv]
     loop = asyncio.get_running_loop()
-    collector = _Collector(cap, loop)
+    collector = _Collector(run.cap, loop)
     started = time.monotonic()
     try:
         transport, _ = await loop.subprocess_exec(
             lambda: collector,
             *argv,
-            stdin=subprocess.DEVNULL if stdin_data is None else subprocess.PIPE,
+            stdin=subprocess.DEVNULL if run.stdin is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=dict(env),
+            cwd=run.root,
+            env=dict(run.env),
             start_new_session=True,
         )
     except OSError as exc:
@@ -150,23 +167,23 @@ async def run_process(
     pgid = transport.get_pid()
     background_killed = False
     try:
-        if stdin_data is not None:
+        if run.stdin is not None:
             stdin = transport.get_pipe_transport(0)
             assert isinstance(stdin, asyncio.WriteTransport)
-            stdin.write(stdin_data)
+            stdin.write(run.stdin)
             stdin.close()  # flushes, then closes: the child sees end-of-file
-        done, _ = await asyncio.wait({collector.exited}, timeout=timeout)
+        done, _ = await asyncio.wait({collector.exited}, timeout=run.timeout)
         if not done:
             _kill_group(pgid)
-            await asyncio.wait({collector.exited, collector.pipes_closed}, timeout=_KILL_GRACE)
+            await asyncio.wait({collector.exited, collector.pipes_closed}, timeout=KILL_GRACE)
             raise ToolFailure(
-                "timeout", f"timed out after {timeout:g} s; the process group was killed"
+                "timeout", f"timed out after {run.timeout:g} s; the process group was killed"
             )
-        done, _ = await asyncio.wait({collector.pipes_closed}, timeout=_BACKGROUND_GRACE)
+        done, _ = await asyncio.wait({collector.pipes_closed}, timeout=BACKGROUND_GRACE)
         if not done:
             background_killed = True
             _kill_group(pgid)
-            await asyncio.wait({collector.pipes_closed}, timeout=_KILL_GRACE)
+            await asyncio.wait({collector.pipes_closed}, timeout=KILL_GRACE)
     finally:
         if transport.get_returncode() is None:
             _kill_group(pgid)
@@ -175,7 +192,7 @@ async def run_process(
     return ProcessOutput(
         exit_code=-signal.SIGKILL if exit_code is None else exit_code,
         stdout=collector.stdout.text(),
-        stderr=collector.stderr.text() + (_BACKGROUND_NOTE if background_killed else ""),
+        stderr=collector.stderr.text() + (BACKGROUND_NOTE if background_killed else ""),
         elapsed_ms=(time.monotonic() - started) * 1000,
         truncated=bool(collector.stdout.dropped or collector.stderr.dropped),
     )
@@ -185,8 +202,8 @@ class _Collector(asyncio.SubprocessProtocol):
     """Receives a child's output into capped buffers and reports exit and pipe closure."""
 
     def __init__(self, cap: int, loop: asyncio.AbstractEventLoop) -> None:
-        self.stdout = _CappedBuffer(cap)
-        self.stderr = _CappedBuffer(cap)
+        self.stdout = CappedBuffer(cap)
+        self.stderr = CappedBuffer(cap)
         self.exited: asyncio.Future[None] = loop.create_future()
         self.pipes_closed: asyncio.Future[None] = loop.create_future()
         self._open_pipes = {1, 2}

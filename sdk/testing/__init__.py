@@ -1,8 +1,9 @@
-"""Test doubles for Rath: a fake OpenAI-compatible chat server over real loopback HTTP.
+"""Test doubles for Rath: fake model servers over real loopback HTTP.
 
-:class:`FakeChatServer` speaks the real OpenAI Chat Completions wire protocol (JSON and
-server-sent-event streaming) on ``127.0.0.1``, so tests and benchmarks drive Rath through the
-official ``openai`` SDK while scripting every model reply::
+:class:`FakeChatServer` speaks the real OpenAI Chat Completions wire protocol and
+:class:`FakeAnthropicServer` Anthropic's Messages protocol (JSON and server-sent-event
+streaming) on ``127.0.0.1``, so tests and benchmarks drive Rath through the official ``openai``
+and ``anthropic`` SDKs while scripting every model reply::
 
     from rath.testing import FakeChatServer, text_reply, tool_call_reply
 
@@ -11,6 +12,7 @@ official ``openai`` SDK while scripting every model reply::
         ...  # point a provider at server.base_url; inspect server.requests afterwards
 """
 
+from rath.testing._anthropic_server import FakeAnthropicServer
 from rath.testing._replies import (
     Handler,
     RecordedRequest,
@@ -23,11 +25,14 @@ from rath.testing._replies import (
     scripted,
     text_reply,
     tool_call_reply,
+    truncated,
 )
-from rath.testing._server import FakeChatServer
+from rath.testing._server import FakeChatServer, FakeServer
 
 __all__ = [
+    "FakeAnthropicServer",
     "FakeChatServer",
+    "FakeServer",
     "Handler",
     "RecordedRequest",
     "Reply",
@@ -39,4 +44,5 @@ __all__ = [
     "scripted",
     "text_reply",
     "tool_call_reply",
+    "truncated",
 ]

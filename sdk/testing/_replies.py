@@ -1,24 +1,25 @@
-"""Recorded requests, scripted replies, and their OpenAI Chat Completions wire encoding."""
+"""Recorded requests and scripted replies, independent of the wire protocol that carries them.
+
+A :class:`Reply` says *what* the model answers (text, tool calls, an error, raw bytes); each fake
+server encodes it in its own protocol (``_openai_wire.py``, ``_anthropic_wire.py``).
+"""
 
 from __future__ import annotations
 
 import itertools
 import json
 import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
-
-_ids = itertools.count(1)
 
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One chat-completions request as the fake server received it.
+    """One model request as a fake server received it.
 
     Attributes:
-        path: The request path, e.g. ``/v1/chat/completions``.
+        path: The request path, e.g. ``/v1/chat/completions`` or ``/v1/messages``.
         headers: Request headers with lower-cased names.
         body: The parsed JSON body.
     """
@@ -45,6 +46,20 @@ class RecordedRequest:
         model = self.body.get("model")
         return model if isinstance(model, str) else None
 
+    @property
+    def system(self) -> Any:
+        """The Anthropic ``system`` field (a string or text blocks), ``None`` when absent."""
+        return self.body.get("system")
+
+    @property
+    def api_key(self) -> str | None:
+        """The key the client sent: ``x-api-key``, else the ``Authorization: Bearer`` token."""
+        key = self.headers.get("x-api-key")
+        if key:
+            return key
+        auth = self.headers.get("authorization", "")
+        return auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
+
 
 @dataclass(frozen=True)
 class ToolCallSpec:
@@ -65,8 +80,11 @@ class ToolCallSpec:
 class Reply:
     """What the fake server answers to one request. Build it with the ``*_reply`` helpers.
 
-    A reply with ``raw`` set is sent verbatim; otherwise it is a chat completion, sent as JSON
-    or, when the request asked for ``stream``, as server-sent events.
+    A reply with ``raw`` set is sent verbatim; one with ``error`` set is an error body in the
+    server's protocol; otherwise it is a completion, sent as JSON or, when the request asked
+    for ``stream``, as server-sent events. ``finish_reason`` uses OpenAI's names; the Anthropic
+    server maps them to ``stop_reason``. With ``truncate`` set, only that fraction of the bytes
+    (or of the stream's events) is sent before the connection closes.
     """
 
     status: int = 200
@@ -75,10 +93,12 @@ class Reply:
     finish_reason: str = "stop"
     usage: tuple[int, int] | None = (10, 5)
     raw: bytes | None = None
+    error: str | None = None
     content_type: str = "application/json"
     headers: tuple[tuple[str, str], ...] = ()
     gate: threading.Event | None = field(default=None, compare=False)
     gate_timeout: float = 30.0
+    truncate: float | None = None
 
 
 Handler = Callable[[RecordedRequest], Reply]
@@ -120,28 +140,17 @@ def tool_call_reply(
     )
 
 
-_ERROR_KINDS = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    403: ("permission_error", None),
-    404: ("invalid_request_error", "model_not_found"),
-    429: ("requests", "rate_limit_exceeded"),
-}
-
-
 def error_reply(
     status: int, message: str = "fake server error", *, headers: dict[str, str] | None = None
 ) -> Reply:
-    """An OpenAI-style error response: ``{"error": {"message", "type", "code"}}``.
+    """An error response in the server's protocol (OpenAI: ``{"error": {"message", ...}}``).
 
     Args:
         status: The HTTP status code.
         message: The error message.
         headers: Extra response headers, e.g. ``{"retry-after": "1"}``.
     """
-    kind, code = _ERROR_KINDS.get(status, ("server_error", None))
-    body = {"error": {"message": message, "type": kind, "code": code, "param": None}}
-    return raw_reply(status, json.dumps(body).encode(), headers=headers)
+    return Reply(status=status, error=message, headers=tuple((headers or {}).items()))
 
 
 def raw_reply(
@@ -165,6 +174,19 @@ def raw_reply(
         content_type=content_type,
         headers=tuple((headers or {}).items()),
     )
+
+
+def truncated(reply: Reply, keep: float = 0.5) -> Reply:
+    """Send only the first ``keep`` fraction of ``reply``, then close the connection.
+
+    A body keeps its full ``Content-Length``, so the client sees a response that ends early;
+    a stream stops after that fraction of its events, without its terminating event.
+
+    Args:
+        reply: The reply to cut short.
+        keep: The fraction (0 to 1) of the bytes or events sent.
+    """
+    return replace(reply, truncate=min(max(keep, 0.0), 1.0))
 
 
 def gated(reply: Reply, event: threading.Event, timeout: float = 30.0) -> Reply:
@@ -218,62 +240,3 @@ def function_handler(fn: Callable[[RecordedRequest], Reply | str]) -> Handler:
 def as_handler(handler: Handler | Sequence[Reply]) -> Handler:
     """Turn the ``FakeChatServer`` argument into a handler (a sequence means scripted)."""
     return handler if callable(handler) else scripted(*handler)
-
-
-def _usage(reply: Reply) -> dict[str, int] | None:
-    if reply.usage is None:
-        return None
-    prompt, completion = reply.usage
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-    }
-
-
-def completion_body(reply: Reply, model: str) -> dict[str, Any]:
-    """The ``chat.completion`` JSON object for a completion reply."""
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-    if reply.tool_calls:
-        message["tool_calls"] = [
-            {"id": id_, "type": "function", "function": {"name": name, "arguments": args}}
-            for id_, name, args in reply.tool_calls
-        ]
-    body: dict[str, Any] = {
-        "id": f"chatcmpl-fake{next(_ids)}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "finish_reason": reply.finish_reason, "message": message}],
-    }
-    usage = _usage(reply)
-    if usage is not None:
-        body["usage"] = usage
-    return body
-
-
-def _pieces(text: str, count: int = 3) -> list[str]:
-    size = max(1, -(-len(text) // count))
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def stream_chunks(reply: Reply, model: str, include_usage: bool) -> Iterator[dict[str, Any]]:
-    """The ``chat.completion.chunk`` objects of a streamed completion reply, in order."""
-    base: dict[str, Any] = {"id": f"chatcmpl-fake{next(_ids)}", "object": "chat.completion.chunk"}
-    base |= {"created": int(time.time()), "model": model}
-
-    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-        return base | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
-
-    yield chunk({"role": "assistant", "content": "" if reply.content is not None else None})
-    for piece in _pieces(reply.content or ""):
-        yield chunk({"content": piece})
-    for index, (id_, name, args) in enumerate(reply.tool_calls):
-        head = {"index": index, "id": id_, "type": "function"}
-        yield chunk({"tool_calls": [head | {"function": {"name": name, "arguments": ""}}]})
-        for piece in _pieces(args):
-            yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-    yield chunk({}, reply.finish_reason)
-    usage = _usage(reply)
-    if include_usage and usage is not None:
-        yield base | {"choices": [], "usage": usage}

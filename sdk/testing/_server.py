@@ -1,4 +1,9 @@
-"""A real HTTP server on loopback speaking the OpenAI Chat Completions wire protocol."""
+"""Real HTTP servers on loopback speaking a model provider's wire protocol.
+
+:class:`FakeServer` holds what every fake shares (recording, scripted handlers, gates,
+truncation, clean shutdown); a wire object (``_openai_wire.py``, ``_anthropic_wire.py``) says
+how replies look on the wire. :class:`FakeChatServer` speaks OpenAI's Chat Completions.
+"""
 
 from __future__ import annotations
 
@@ -11,43 +16,55 @@ import traceback
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, cast
+from typing import Any, ClassVar, Protocol, Self, cast
 
-from rath.testing._replies import (
-    Handler,
-    RecordedRequest,
-    Reply,
-    as_handler,
-    completion_body,
-    error_reply,
-    stream_chunks,
-)
-
-_COMPLETION_PATHS = ("/v1/chat/completions", "/chat/completions")
-_MODELS_PATHS = ("/v1/models", "/models")
+from rath.testing._openai_wire import OpenAIWire
+from rath.testing._replies import Handler, RecordedRequest, Reply, as_handler, error_reply
 
 
-class FakeChatServer:
-    """A scripted fake OpenAI-compatible chat server on a background thread.
+class Wire(Protocol):
+    """How one provider's protocol looks: its paths and its JSON and event encodings."""
+
+    name: str
+    base_path: str
+    post_paths: tuple[str, ...]
+    models_paths: tuple[str, ...]
+
+    def body(self, reply: Reply, model: str) -> dict[str, Any]:
+        """The JSON body of a completion reply."""
+        ...
+
+    def events(self, reply: Reply, model: str, request: dict[str, Any]) -> list[bytes]:
+        """The server-sent-event frames of a streamed completion reply."""
+        ...
+
+    def error(self, status: int, message: str) -> dict[str, Any]:
+        """The JSON body of an error reply."""
+        ...
+
+    def models(self, model: str) -> dict[str, Any]:
+        """The JSON body of the models listing."""
+        ...
+
+
+class FakeServer:
+    """A scripted fake model server on a background thread; subclasses pick the wire.
 
     Each request is recorded in :attr:`requests` before the handler runs; the handler's
     :class:`Reply` is then sent as JSON, or as server-sent events when the request streams.
     Each connection is served on its own daemon thread, so a handler may block.
 
-    Example::
-
-        with FakeChatServer([text_reply("hi")]) as server:
-            client = openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
-
     Args:
         handler: A function from request to reply, or a sequence of replies to give in order
             (a request beyond the sequence gets HTTP 500 "script exhausted").
         host: The address to bind.
-        port: The port to bind; 0 picks a free one.
+        port: The port to bind; 0 picks a free one (a fixed one lets a test start a server
+            where a client already failed to connect).
         model: The model id listed by ``GET /v1/models`` and echoed when a request names none.
     """
 
     __test__ = False
+    wire: ClassVar[Wire]
 
     def __init__(
         self,
@@ -67,13 +84,18 @@ class FakeChatServer:
         self._thread: threading.Thread | None = None
 
     @property
-    def base_url(self) -> str:
-        """The OpenAI ``base_url`` of the running server, ``http://<host>:<port>/v1``."""
+    def port(self) -> int:
+        """The bound port of the running server."""
         if self._httpd is None:
-            raise RuntimeError("FakeChatServer is not running; call start() first")
-        return f"http://{self._host}:{self._httpd.server_address[1]}/v1"
+            raise RuntimeError(f"{type(self).__name__} is not running; call start() first")
+        return int(self._httpd.server_address[1])
 
-    def start(self) -> FakeChatServer:
+    @property
+    def base_url(self) -> str:
+        """The SDK ``base_url`` of the running server (OpenAI's ends in ``/v1``)."""
+        return f"http://{self._host}:{self.port}{self.wire.base_path}"
+
+    def start(self) -> Self:
         """Bind the socket and serve on a daemon thread; returns ``self``."""
         if self._httpd is not None:
             return self
@@ -84,7 +106,7 @@ class FakeChatServer:
         self._thread = threading.Thread(
             target=httpd.serve_forever,
             kwargs={"poll_interval": 0.05},
-            name=f"FakeChatServer:{self.base_url}",
+            name=f"{type(self).__name__}:{self.base_url}",
             daemon=True,
         )
         self._thread.start()
@@ -115,7 +137,7 @@ class FakeChatServer:
         with self._arrived:
             if not self._arrived.wait_for(lambda: len(self.requests) >= n, timeout=timeout):
                 raise TimeoutError(
-                    f"FakeChatServer: expected {n} request(s) within {timeout}s, "
+                    f"{type(self).__name__}: expected {n} request(s) within {timeout}s, "
                     f"got {len(self.requests)}"
                 )
 
@@ -124,7 +146,7 @@ class FakeChatServer:
             self.requests.append(request)
             self._arrived.notify_all()
 
-    def __enter__(self) -> FakeChatServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(
@@ -138,7 +160,7 @@ class FakeChatServer:
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
-    owner: FakeChatServer
+    owner: FakeServer
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
         super().__init__(address, handler)
@@ -171,25 +193,25 @@ class _RequestHandler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
 
     @property
-    def owner(self) -> FakeChatServer:
+    def owner(self) -> FakeServer:
         return cast(_HTTPServer, self.server).owner
 
     def log_message(self, format: str, *args: Any) -> None:
         """Keep test output quiet."""
 
     def do_GET(self) -> None:
-        """Serve ``GET /v1/models``."""
-        if self.path.split("?")[0] not in _MODELS_PATHS:
+        """Serve the models listing."""
+        wire = self.owner.wire
+        if self.path.split("?")[0] not in wire.models_paths:
             self._send_reply(error_reply(404, f"unknown path {self.path}"))
             return
-        model = {"id": self.owner.model, "object": "model", "created": 0, "owned_by": "rath"}
-        self._send_json(200, {"object": "list", "data": [model]})
+        self._send_json(200, wire.models(self.owner.model))
 
     def do_POST(self) -> None:
-        """Serve ``POST /v1/chat/completions``."""
+        """Serve a completion request: record it, ask the handler, send its reply."""
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
         path = self.path.split("?")[0]
-        if path not in _COMPLETION_PATHS:
+        if path not in self.owner.wire.post_paths:
             self._send_reply(error_reply(404, f"unknown path {self.path}"))
             return
         try:
@@ -202,33 +224,47 @@ class _RequestHandler(BaseHTTPRequestHandler):
         headers = {name.lower(): value for name, value in self.headers.items()}
         request = RecordedRequest(path=path, headers=headers, body=body)
         self.owner._record(request)
+        name = type(self.owner).__name__
         try:
             reply = self.owner.handler(request)
         except Exception as exc:
             traceback.print_exc(file=sys.stderr)
-            reply = error_reply(500, f"FakeChatServer handler raised {exc!r}")
+            reply = error_reply(500, f"{name} handler raised {exc!r}")
         if reply.gate is not None and not reply.gate.wait(reply.gate_timeout):
-            reply = error_reply(500, f"FakeChatServer: gate not opened in {reply.gate_timeout}s")
-        model = request.model or self.owner.model
+            reply = error_reply(500, f"{name}: gate not opened in {reply.gate_timeout}s")
         try:
-            if reply.raw is None and body.get("stream"):
-                options = body.get("stream_options") or {}
-                self._send_stream(reply, model, bool(options.get("include_usage")))
-            elif reply.raw is None:
-                self._send_json(reply.status, completion_body(reply, model))
+            if reply.raw is None and reply.error is None and body.get("stream"):
+                model = request.model or self.owner.model
+                self._send_stream(reply, self.owner.wire.events(reply, model, body))
             else:
-                self._send_reply(reply)
+                self._send_reply(reply, request.model or self.owner.model)
         except OSError:
             self.close_connection = True  # the client gave up; nothing to answer
 
     def _send_json(self, status: int, body: dict[str, Any]) -> None:
-        self._send_bytes(status, json.dumps(body).encode(), "application/json", ())
+        self._send_bytes(status, json.dumps(body).encode(), "application/json", (), None)
 
-    def _send_reply(self, reply: Reply) -> None:
-        self._send_bytes(reply.status, reply.raw or b"", reply.content_type, reply.headers)
+    def _send_reply(self, reply: Reply, model: str | None = None) -> None:
+        wire = self.owner.wire
+        if reply.raw is not None:
+            data, content_type = reply.raw, reply.content_type
+        elif reply.error is not None:
+            data, content_type = (
+                json.dumps(wire.error(reply.status, reply.error)).encode(),
+                "application/json",
+            )
+        else:
+            data = json.dumps(wire.body(reply, model or self.owner.model)).encode()
+            content_type = "application/json"
+        self._send_bytes(reply.status, data, content_type, reply.headers, reply.truncate)
 
     def _send_bytes(
-        self, status: int, data: bytes, content_type: str, headers: Sequence[tuple[str, str]]
+        self,
+        status: int,
+        data: bytes,
+        content_type: str,
+        headers: Sequence[tuple[str, str]],
+        truncate: float | None,
     ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -236,9 +272,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
         for name, value in headers:
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
+        if truncate is None:
+            self.wfile.write(data)
+            return
+        # Full Content-Length, part of the body, then close: a response that ends early.
+        self.wfile.write(data[: int(len(data) * truncate)])
+        self.wfile.flush()
+        self.close_connection = True
 
-    def _send_stream(self, reply: Reply, model: str, include_usage: bool) -> None:
+    def _send_stream(self, reply: Reply, frames: list[bytes]) -> None:
         # No Content-Length: the stream ends when the connection closes.
         self.close_connection = True
         self.send_response(reply.status)
@@ -248,8 +290,20 @@ class _RequestHandler(BaseHTTPRequestHandler):
         for name, value in reply.headers:
             self.send_header(name, value)
         self.end_headers()
-        for chunk in stream_chunks(reply, model, include_usage):
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        if reply.truncate is not None:
+            frames = frames[: int(len(frames) * reply.truncate)]
+        for frame in frames:
+            self.wfile.write(frame)
             self.wfile.flush()
-        self.wfile.write(b"data: [DONE]\n\n")
-        self.wfile.flush()
+
+
+class FakeChatServer(FakeServer):
+    """A scripted fake OpenAI-compatible chat server (Chat Completions, JSON and streaming).
+
+    Example::
+
+        with FakeChatServer([text_reply("hi")]) as server:
+            client = openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+    """
+
+    wire: ClassVar[Wire] = OpenAIWire()

@@ -1,5 +1,16 @@
-"""Tools the model can call; the six built-ins live in :mod:`rath.tools.builtins`."""
+"""Tools the model can call.
 
+The six built-ins (:mod:`rath.tools.builtins`), user tools (:class:`FlowToolCall`, :func:`tool`)
+and MCP servers' tools (:mod:`rath.tools.mcp`).
+"""
+
+from rath.tools._custom import (
+    FlowToolCall,
+    FunctionTool,
+    ToolRegistry,
+    register_tool,
+    tool,
+)
 from rath.tools.builtins import (
     BUILTIN_TOOLS,
     BuiltinTool,
@@ -13,9 +24,14 @@ from rath.tools.builtins import (
 __all__ = [
     "BUILTIN_TOOLS",
     "BuiltinTool",
+    "FlowToolCall",
+    "FunctionTool",
     "ToolOutcome",
+    "ToolRegistry",
     "error_body",
+    "register_tool",
     "run_builtin",
+    "tool",
     "tool_schemas",
     "validate_arguments",
 ]

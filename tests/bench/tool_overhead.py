@@ -14,7 +14,7 @@ open     ``async with open_sandbox(spec) as sb: await sb.run_command("true")``;
 tool     ``open_sandbox`` + ``run_builtin(sb, "run_shell_command", {"cmd": "true"})`` + close,
          what the tool activity does for every call today;
 
-and each divided by ``direct``.
+and each divided by the direct runs interleaved with it.
 """
 
 from __future__ import annotations
@@ -47,14 +47,9 @@ def _median(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def direct(runs: int) -> float:
-    """Median ms of the command run directly with ``subprocess``."""
-    times = []
-    for _ in range(runs + 1):  # the first run warms the page cache
-        start = time.perf_counter()
-        subprocess.run(["/bin/sh", "-c", COMMAND], check=True)
-        times.append(time.perf_counter() - start)
-    return _median(times[1:])
+async def direct() -> None:
+    """The baseline: the command run directly with ``subprocess``."""
+    subprocess.run(["/bin/sh", "-c", COMMAND], check=True)
 
 
 async def _timed(runs: int, *variants: Callable[[], Awaitable[object]]) -> list[float]:
@@ -69,7 +64,11 @@ async def _timed(runs: int, *variants: Callable[[], Awaitable[object]]) -> list[
 
 
 async def through(spec: SandboxSpec, runs: int) -> dict[str, float]:
-    """Median ms of the command through the backend, warm, opened, and as a tool call."""
+    """Median ms of the command through the backend and directly, and their ratios.
+
+    Each variant alternates with a direct run, so a host whose load drifts (other jobs on a
+    2-core machine) skews the variant and its baseline alike.
+    """
 
     async def opened() -> None:
         async with open_sandbox(spec) as sb:
@@ -81,9 +80,17 @@ async def through(spec: SandboxSpec, runs: int) -> dict[str, float]:
             assert outcome.ok, outcome.body
 
     async with open_sandbox(spec) as sandbox:
-        (warm,) = await _timed(runs, lambda: sandbox.run_command(COMMAND))
-    cold, tool_call = await _timed(runs, opened, tool)
-    return {"warm": warm, "open": cold, "tool": tool_call}
+        base_warm, warm = await _timed(runs, direct, lambda: sandbox.run_command(COMMAND))
+    base_open, cold, tool_call = await _timed(runs, direct, opened, tool)
+    return {
+        "direct": statistics.median([base_warm, base_open]),
+        "warm": warm,
+        "open": cold,
+        "tool": tool_call,
+        "warm_ratio": warm / base_warm,
+        "open_ratio": cold / base_open,
+        "tool_ratio": tool_call / base_open,
+    }
 
 
 def _docker_image(workdir: Path) -> tuple[DockerDaemon | None, str | None, str]:
@@ -109,30 +116,29 @@ def main() -> None:
     args = [arg for arg in sys.argv[1:] if not arg.startswith("--runs=")]
     runs = int(next((a.split("=")[1] for a in sys.argv[1:] if a.startswith("--runs=")), 30))
     backends = args or ["local", "bwrap", "docker"]
-    workdir = Path(tempfile.mkdtemp(prefix="rath-bench-"))
+    workdir = Path(tempfile.mkdtemp(prefix="rath-overhead-"))
     daemon = None
     results: dict[str, dict[str, float]] = {}
     try:
-        base = direct(runs)
-        print(f"direct subprocess: {base:.2f} ms (median of {runs})")
-        print("| backend | warm run_command | open + run_command | open + run_builtin |")
-        print("| --- | --- | --- | --- |")
+        print(f"median of {runs} runs of `{COMMAND}` per cell; ratio = time / direct subprocess")
+        print("| backend | direct | warm run_command | open + run_command | open + run_builtin |")
+        print("| --- | --- | --- | --- | --- |")
         for name in backends:
             fields: dict[str, object] = {}
             if name == "bwrap" and (reason := BwrapSandbox.unavailable_reason()):
-                print(f"| bwrap | skipped: {reason} | | |")
+                print(f"| bwrap | skipped: {reason} | | | |")
                 continue
             if name == "docker":
                 daemon, image, reason = _docker_image(workdir)
                 if image is None:
-                    print(f"| docker | skipped: {reason} | | |")
+                    print(f"| docker | skipped: {reason} | | | |")
                     continue
                 fields["image"] = image
             spec = SandboxSpec(backend=name, working_dir=str(workdir / name), **fields)
             times = asyncio.run(through(spec, runs))
-            results[name] = {column: round(times[column] / base, 2) for column in COLUMNS}
-            cells = [f"{times[c]:.1f} ms (x{times[c] / base:.1f})" for c in COLUMNS]
-            print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+            results[name] = {c: round(times[f"{c}_ratio"], 2) for c in COLUMNS}
+            cells = [f"{times[c]:.1f} ms (x{times[f'{c}_ratio']:.1f})" for c in COLUMNS]
+            print(f"| {name} | {times['direct']:.1f} ms | " + " | ".join(cells) + " |", flush=True)
     finally:
         if daemon is not None:
             daemon.stop()

@@ -1,0 +1,162 @@
+"""The MCP activities: list a server's tools, and run one MCP tool call.
+
+``rath.mcp.list_tools`` runs once per session and server; the workflow keeps its result (names,
+descriptions, schemas) in its state. ``rath.mcp.call_tool`` works like ``rath.tools.run``: the
+workflow sends where the call is (the assistant row's digest and the call's index), the
+arguments are read from the chunk store, and the TOOL_RESULT row is stored; only its digest
+and a preview travel back. Both use the worker's :class:`~rath.tools.mcp.McpPool`, so a server
+is started (or connected to) once and reused by every call and session until it idles out.
+
+MCP calls are at-least-once, like every tool: a retried activity calls the tool again. Each call
+carries the stable idempotency key (workflow id, run id, activity id) in the request's
+``_meta`` as ``rath/idempotency-key``, for servers that can use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+
+from pydantic import BaseModel, ConfigDict
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from rath._text import preview
+from rath.activities._boundary import activity_errors
+from rath.activities._heartbeat import heartbeating
+from rath.activities.tools import PREVIEW_CHARS, RunToolResult
+from rath.llm._wire import parse_arguments
+from rath.session._chunks import tool_feedback_chunk
+from rath.store import ChunkStore
+from rath.tools.builtins import ToolOutcome, error_body
+from rath.tools.mcp import (
+    DEFAULT_MAX_OUTPUT_BYTES,
+    McpError,
+    McpPool,
+    McpServerSpec,
+    McpToolList,
+    render_result,
+)
+
+IDEMPOTENCY_META_KEY = "rath/idempotency-key"
+
+
+class McpListArgs(BaseModel):
+    """Input of :meth:`McpActivities.list_tools`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    server: McpServerSpec
+
+
+class McpCallArgs(BaseModel):
+    """Input of :meth:`McpActivities.call_tool`.
+
+    Attributes:
+        server: The server to call.
+        assistant: Digest of the assistant row holding the call.
+        call_index: Index of the call in that row's ``tool_calls``.
+        tool_name: The server's name for the tool (the model may see it prefixed).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    server: McpServerSpec
+    assistant: str
+    call_index: int
+    tool_name: str
+
+
+class McpActivities:
+    """MCP activities and the worker's connection pool; construct one per worker.
+
+    Args:
+        store: The chunk store tool calls and results live in.
+        idle_timeout: Seconds an unused server connection stays open.
+        connect_timeout: Seconds to wait for a server to start and answer its handshake.
+        max_output_bytes: Cap on a result's rendered text (as for built-in tools).
+        environ: Where ``env``/``headers`` references resolve (default: ``os.environ``).
+    """
+
+    def __init__(
+        self,
+        store: ChunkStore,
+        *,
+        idle_timeout: float = 300.0,
+        connect_timeout: float = 30.0,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._store = store
+        self._max_output_bytes = max_output_bytes
+        self.pool = McpPool(
+            idle_timeout=idle_timeout, connect_timeout=connect_timeout, environ=environ
+        )
+
+    @activity.defn(name="rath.mcp.list_tools")
+    async def list_tools(self, args: McpListArgs) -> McpToolList:
+        """List the server's tools (names, descriptions, JSON-schema parameters)."""
+        with activity_errors(), _mcp_errors():
+            async with heartbeating():
+                return await self.pool.list_tools(args.server)
+
+    @activity.defn(name="rath.mcp.call_tool")
+    async def call_tool(self, args: McpCallArgs) -> RunToolResult:
+        """Run one MCP tool call and store its TOOL_RESULT row.
+
+        ``isError`` results and JSON-RPC errors from the server become tool error bodies for
+        the model; a server that cannot be reached fails the activity (retryable).
+        """
+        info = activity.info()
+        key = f"{info.workflow_id}/{info.workflow_run_id}/{info.activity_id}"
+        with activity_errors(), _mcp_errors():
+            assistant = await asyncio.to_thread(self._store.get_row, args.assistant)
+            call = (assistant.payload.get("tool_calls") or [])[args.call_index]
+            arguments, problem = parse_arguments(call["function"]["arguments"])
+            if arguments is None:
+                reason = problem or "invalid arguments"
+                outcome = ToolOutcome(error_body("invalid_tool_arguments", reason), False)
+            else:
+                outcome = await self._call(args, arguments, key)
+        row = tool_feedback_chunk(call["id"], call["function"]["name"], outcome.body)
+        return RunToolResult(
+            result=await asyncio.to_thread(self._store.put_row, row.stamped(time.time())),
+            ok=outcome.ok,
+            preview=preview(outcome.body, PREVIEW_CHARS),
+        )
+
+    async def _call(self, args: McpCallArgs, arguments: dict[str, object], key: str) -> ToolOutcome:
+        try:
+            async with heartbeating():
+                result = await self.pool.call_tool(
+                    args.server, args.tool_name, arguments, meta={IDEMPOTENCY_META_KEY: key}
+                )
+        except McpError as exc:
+            if exc.code is None:
+                raise
+            # The server answered with a JSON-RPC error: the model's call was refused.
+            return ToolOutcome(error_body("mcp_error", str(exc)), False)
+        return render_result(result, self._max_output_bytes)
+
+    async def close(self) -> None:
+        """Close every pooled server connection (call at worker shutdown)."""
+        await self.pool.close()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Wrap a worker's run; closes the pool when the worker stops (a plugin ``run_context``)."""
+        try:
+            yield
+        finally:
+            await self.close()
+
+
+@contextmanager
+def _mcp_errors() -> Iterator[None]:
+    """Translate :class:`McpError` into a Temporal failure, retryable or not as it says."""
+    try:
+        yield
+    except McpError as exc:
+        raise ApplicationError(str(exc), type="McpError", non_retryable=not exc.retryable) from None

@@ -1,0 +1,65 @@
+"""The ``"anthropic"`` chat client: Anthropic's Messages API through the official SDK.
+
+Built with ``max_retries=0`` (Temporal owns retries); failures are classified once, here, by
+the same rules as the OpenAI client. Translation lives in ``_anthropic_wire.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+
+from rath.llm._anthropic_wire import anthropic_completion, anthropic_request
+from rath.llm._client import ChatRequest
+from rath.llm._http import SDKErrors
+from rath.llm._provider import ProviderSpec
+from rath.llm._sdk_client import Endpoint, SDKChatClient, resolve_endpoint
+from rath.llm._wire import Completion
+
+ANTHROPIC_ERRORS = SDKErrors(
+    status=anthropic.APIStatusError,
+    timeout=anthropic.APITimeoutError,
+    connection=anthropic.APIConnectionError,
+    validation=anthropic.APIResponseValidationError,
+)
+
+
+class AnthropicChatClient(SDKChatClient):
+    """Messages over ``POST {base_url}/v1/messages``.
+
+    Args:
+        endpoint: Where to call; ``base_url`` has no ``/v1`` (``None`` is Anthropic's).
+    """
+
+    path = "/v1/messages"
+    errors = ANTHROPIC_ERRORS
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        sdk = anthropic.AsyncAnthropic(
+            api_key=endpoint.api_key,
+            base_url=endpoint.base_url,
+            max_retries=0,
+            timeout=endpoint.timeout,
+        )
+        where = f"anthropic at {endpoint.base_url}" if endpoint.base_url else "anthropic"
+        super().__init__(kind="anthropic", endpoint=endpoint, sdk=sdk, where=where)
+
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        return anthropic_request(
+            request.messages, request.tools, model=self._model, options=request.options
+        )
+
+    def _completion(self, answer: object, round_index: int) -> Completion:
+        return anthropic_completion(answer, round_index=round_index)
+
+
+def anthropic_client(spec: ProviderSpec, api_key: str | None) -> AnthropicChatClient:
+    """The registry factory for ``"anthropic"``: defaults from ``ANTHROPIC_*`` variables.
+
+    Raises:
+        ConfigError: No model, or no key and no ``base_url``.
+    """
+    return AnthropicChatClient(
+        resolve_endpoint(spec, api_key, label="Anthropic", env_prefix="ANTHROPIC")
+    )

@@ -1,0 +1,265 @@
+"""Translation between Rath's chat messages (OpenAI form) and Anthropic's Messages API.
+
+Pure functions over JSON-shaped dicts: no client, no I/O.
+
+Requests (:func:`anthropic_request`):
+- every ``system``/``developer`` message, wherever it stands, joins the one ``system`` field;
+- assistant tool calls become ``tool_use`` blocks (``input`` = the parsed arguments);
+- ``tool`` messages become ``tool_result`` blocks in a *user* turn;
+- consecutive turns of one role merge into one (Anthropic requires alternation), with a
+  user turn's ``tool_result`` blocks first, as the API requires;
+- image parts (``image_url``, data URLs or http URLs) become ``image`` blocks;
+- a transcript that ends with an assistant turn gets a short user turn after it, because
+  Anthropic would otherwise *continue* that turn (prefill) instead of answering it;
+- tools become ``{name, description, input_schema}``; sampling fields are mapped or dropped.
+
+Responses (:func:`anthropic_completion`): text blocks join into the content, ``tool_use``
+blocks become tool calls, ``stop_reason`` maps onto OpenAI's finish reasons, and
+``input_tokens`` (plus cache reads and writes) / ``output_tokens`` onto :class:`TokenUsage`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rath.llm._usage import TokenUsage
+from rath.llm._wire import Completion, WireToolCall, parse_arguments
+
+DEFAULT_MAX_TOKENS = 4096
+CONTINUE_TEXT = "(continue)"
+
+_STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+# OpenAI request fields with no Anthropic equivalent, and those mapped by hand below.
+_NOT_FORWARDED = frozenset(
+    {
+        "n",
+        "seed",
+        "frequency_penalty",
+        "presence_penalty",
+        "logit_bias",
+        "logprobs",
+        "top_logprobs",
+        "response_format",
+        "reasoning_effort",
+        "verbosity",
+        "store",
+        "service_tier",
+        "parallel_tool_calls",
+        "max_completion_tokens",
+        "max_tokens",
+        "stop",
+        "tool_choice",
+        "user",
+        "metadata",
+    }
+)
+
+
+def anthropic_request(
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    *,
+    model: str,
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    """The ``POST /v1/messages`` body for OpenAI-style ``messages`` and ``tools``."""
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        if role in ("system", "developer"):
+            text = _text_of(message.get("content"))
+            if text:
+                system.append(text)
+            continue
+        role, blocks = _turn(message)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    for turn in turns:
+        if turn["role"] == "user":
+            # Stable: tool results first (the API requires it), everything else after.
+            turn["content"].sort(key=lambda block: block.get("type") != "tool_result")
+    if turns and turns[-1]["role"] == "assistant":
+        turns.append({"role": "user", "content": [{"type": "text", "text": CONTINUE_TEXT}]})
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": options.get("max_tokens")
+        or options.get("max_completion_tokens")
+        or DEFAULT_MAX_TOKENS,
+        "messages": turns,
+    }
+    if system:
+        body["system"] = "\n\n".join(system)
+    if tools:
+        body["tools"] = [_tool(tool) for tool in tools]
+        choice = _tool_choice(options.get("tool_choice"), options.get("parallel_tool_calls"))
+        if choice is not None:
+            body["tool_choice"] = choice
+    stop = options.get("stop")
+    if stop:
+        body["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
+    metadata = options.get("metadata")
+    if isinstance(metadata, dict) and set(metadata) == {"user_id"}:
+        body["metadata"] = metadata
+    if options.get("user"):
+        body["metadata"] = {"user_id": options["user"]}
+    body.update({k: v for k, v in options.items() if k not in _NOT_FORWARDED and v is not None})
+    return body
+
+
+def anthropic_completion(message: object, *, round_index: int) -> Completion:
+    """Turn a Messages API ``message`` (parsed JSON) into a :class:`Completion`.
+
+    Raises:
+        ValueError: ``message`` is not a message object (no ``content`` list).
+    """
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        raise ValueError("the answer is not a message with a content list")
+    texts: list[str] = []
+    calls: list[WireToolCall] = []
+    for block in message["content"]:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(str(block.get("text") or ""))
+        elif kind == "tool_use":
+            calls.append(
+                WireToolCall(
+                    id=str(block.get("id") or f"call_{round_index}_{len(calls)}"),
+                    name=str(block.get("name") or ""),
+                    arguments=json.dumps(block.get("input", {}), ensure_ascii=False),
+                )
+            )
+    reason = _STOP_REASONS.get(str(message.get("stop_reason")))
+    if reason is None:
+        reason = "tool_calls" if calls else "stop"
+    return Completion(
+        content="".join(texts) if texts else None,
+        tool_calls=tuple(calls),
+        finish_reason=reason,
+        usage=_usage(message.get("usage")),
+        model=str(message.get("model") or ""),
+    )
+
+
+def _turn(message: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    role = message.get("role")
+    if role == "tool":
+        result = {
+            "type": "tool_result",
+            "tool_use_id": message.get("tool_call_id") or "",
+            "content": _result_content(message.get("content")),
+        }
+        return "user", [result]
+    if role == "assistant":
+        blocks = _blocks(message.get("content"))
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            arguments, _ = parse_arguments(function.get("arguments") or "")
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": call.get("id") or "",
+                    "name": function.get("name") or "",
+                    "input": arguments if arguments is not None else {},
+                }
+            )
+        return "assistant", blocks
+    return "user", _blocks(message.get("content"))
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    """Content blocks for an OpenAI ``content`` (a string, parts, or ``None``)."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    blocks: list[dict[str, Any]] = []
+    for part in content:
+        kind = part.get("type")
+        if kind == "text":
+            if part.get("text"):
+                blocks.append({"type": "text", "text": part["text"]})
+        elif kind == "image_url":
+            blocks.append(_image(part["image_url"]["url"]))
+        else:
+            blocks.append(dict(part))  # a native Anthropic block (document, image, ...)
+    return blocks
+
+
+def _image(url: str) -> dict[str, Any]:
+    if url.startswith("data:") and ";base64," in url:
+        media_type, data = url[5:].split(";base64,", 1)
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": data},
+        }
+    return {"type": "image", "source": {"type": "url", "url": url}}
+
+
+def _result_content(content: Any) -> Any:
+    if content is None or isinstance(content, str):
+        return content or ""
+    return _blocks(content)
+
+
+def _text_of(content: Any) -> str:
+    if content is None or isinstance(content, str):
+        return content or ""
+    return "\n".join(str(p.get("text") or "") for p in content if p.get("type") == "text")
+
+
+def _tool(tool: dict[str, Any]) -> dict[str, Any]:
+    function = tool.get("function", tool)
+    out: dict[str, Any] = {
+        "name": function["name"],
+        "input_schema": function.get("parameters") or {"type": "object", "properties": {}},
+    }
+    if function.get("description"):
+        out["description"] = function["description"]
+    return out
+
+
+def _tool_choice(choice: Any, parallel: Any) -> dict[str, Any] | None:
+    mapped: dict[str, Any] | None
+    if choice in (None, "", "auto"):
+        mapped = {"type": "auto"} if parallel is False else None
+    elif choice == "none":
+        return {"type": "none"}
+    elif choice == "required":
+        mapped = {"type": "any"}
+    elif isinstance(choice, dict) and choice.get("type") == "function":
+        mapped = {"type": "tool", "name": (choice.get("function") or {}).get("name", "")}
+    elif isinstance(choice, dict):
+        mapped = dict(choice)  # already Anthropic's form
+    else:
+        mapped = None
+    if mapped is not None and parallel is False:
+        mapped["disable_parallel_tool_use"] = True
+    return mapped
+
+
+def _usage(usage: Any) -> TokenUsage | None:
+    if not isinstance(usage, dict):
+        return None
+    # With prompt caching, input_tokens counts only the uncached part of the prompt.
+    prompt = sum(
+        int(usage.get(name) or 0)
+        for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
+    completion = int(usage.get("output_tokens") or 0)
+    return TokenUsage(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+    )

@@ -1,0 +1,239 @@
+"""The chat-client registry: which client serves which ``provider_kind``.
+
+Built in: ``"openai"`` (any OpenAI-compatible server), ``"anthropic"`` and ``"demo"``.
+``register_chat_client`` adds or replaces a kind (this is global state: one registry per
+process; a worker must register a custom kind before it runs the runs that use it).
+
+A provider may name several keys; :class:`ChatClients` then hands out a client that moves to
+the next key when the endpoint rejects one (HTTP 401/403) and fails only when all are refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rath._runtime.credentials import VAULT, CredentialVault
+from rath.errors import ConfigError
+from rath.llm._client import ChatClient, ChatRequest
+from rath.llm._errors import ProviderError
+from rath.llm._provider import Provider, ProviderSpec
+from rath.llm._wire import Completion
+
+ChatClientFactory = Callable[[ProviderSpec, str | None], ChatClient]
+"""Builds a client for a provider and one resolved API key (``None`` when the worker has none)."""
+
+
+@dataclass(frozen=True)
+class _Registration:
+    factory: ChatClientFactory
+    key_env: str | None
+
+
+_REGISTRY: dict[str, _Registration] = {}
+
+
+def register_chat_client(
+    kind: str, factory: ChatClientFactory, *, key_env: str | None = None
+) -> None:
+    """Serve ``Provider(provider_kind=kind)`` (and ``model="kind:..."``) with ``factory``.
+
+    Registering a kind again replaces it. This adds global state (one registry per process).
+
+    Args:
+        kind: The kind's name, e.g. ``"my-gateway"``.
+        factory: ``factory(spec, api_key) -> ChatClient``; it raises
+            :class:`~rath.errors.ConfigError` for an unusable configuration.
+        key_env: The variable a worker reads the key from when the provider names none.
+    """
+    if not kind or ":" in kind:
+        raise ConfigError(f"a chat-client kind is a non-empty name without ':', got {kind!r}")
+    _REGISTRY[kind] = _Registration(factory, key_env)
+
+
+def registered_kinds() -> tuple[str, ...]:
+    """The kinds a provider may name, sorted."""
+    return tuple(sorted(_REGISTRY))
+
+
+def default_key_env(kind: str) -> str | None:
+    """The variable a kind reads its key from by default (``OPENAI_API_KEY`` ...), if any."""
+    registration = _REGISTRY.get(kind)
+    return registration.key_env if registration else None
+
+
+def chat_client_for(
+    provider: Provider | ProviderSpec, *, vault: CredentialVault = VAULT
+) -> ChatClient:
+    """A new client for ``provider`` (call :meth:`ChatClient.aclose` when done with it).
+
+    For direct use outside workflows; the LLM activities keep a :class:`ChatClients` pool.
+
+    Raises:
+        ConfigError: Unknown kind, no model, or no usable key.
+    """
+    return ChatClients(vault).client(_as_spec(provider, vault))
+
+
+class ChatClients:
+    """A pool of chat clients by provider and key, built once and reused (one per worker).
+
+    Thread-safe: an activity builds clients off its event loop (:meth:`aclient`), because a
+    kind's first client imports its SDK, and importing ``anthropic`` takes about a second, too
+    long to block a worker's loop (heartbeats and other activities share it).
+
+    Args:
+        vault: Where credential references resolve.
+    """
+
+    def __init__(self, vault: CredentialVault = VAULT) -> None:
+        self._vault = vault
+        self._built: dict[tuple[Any, ...], ChatClient] = {}
+        self._warm: set[str] = set()  # kinds whose factory (and SDK import) has run
+        self._lock = threading.Lock()
+
+    async def aclient(self, spec: ProviderSpec) -> ChatClient:
+        """:meth:`client`, on a thread the first time a kind is used, so a loop never blocks."""
+        if spec.kind in self._warm:
+            return self.client(spec)
+        return await asyncio.to_thread(self.client, spec)
+
+    def client(self, spec: ProviderSpec) -> ChatClient:
+        """The client for ``spec``: one key's, or a fallback over several keys.
+
+        Raises:
+            ConfigError: Unknown kind, no model, or no usable key.
+        """
+        with self._lock:
+            return self._client(spec)
+
+    def _client(self, spec: ProviderSpec) -> ChatClient:
+        registration = _REGISTRY.get(spec.kind)
+        if registration is None:
+            raise ConfigError(
+                f"unknown provider kind {spec.kind!r}; registered: "
+                f"{', '.join(registered_kinds())} (see rath.llm.register_chat_client)"
+            )
+        keys: Sequence[str | None] = self._vault.resolve_all(
+            spec.key_refs(), default_env=registration.key_env
+        ) or [None]
+        site = (spec.kind, spec.base_url, spec.model, spec.request_timeout)
+        clients = [self._one(registration, spec, site, key) for key in keys]
+        if len(clients) == 1:
+            return clients[0]
+        fallback = self._built.get((*site, tuple(keys)))
+        if fallback is None:
+            fallback = KeyFallbackClient(clients)
+            self._built[(*site, tuple(keys))] = fallback
+        return fallback
+
+    async def aclose(self) -> None:
+        """Close every client built so far."""
+        with self._lock:
+            built, self._built = list(self._built.values()), {}
+        for client in built:
+            if not isinstance(client, KeyFallbackClient):  # its clients are in the pool too
+                await client.aclose()
+
+    def _one(
+        self,
+        registration: _Registration,
+        spec: ProviderSpec,
+        site: tuple[Any, ...],
+        key: str | None,
+    ) -> ChatClient:
+        client = self._built.get((*site, key))
+        if client is None:
+            client = registration.factory(spec, key)
+            self._built[(*site, key)] = client
+            self._warm.add(spec.kind)
+        return client
+
+
+class KeyFallbackClient:
+    """Tries its clients (one per API key) in turn while the endpoint rejects the key.
+
+    The key that last worked is tried first next time, so a revoked first key costs one
+    rejected request per worker, not one per call.
+    """
+
+    def __init__(self, clients: Sequence[ChatClient]) -> None:
+        self._clients = list(clients)
+        self._preferred = 0
+
+    @property
+    def kind(self) -> str:
+        """The kind of the underlying clients."""
+        return self._clients[0].kind
+
+    @property
+    def model(self) -> str:
+        """The model of the underlying clients."""
+        return self._clients[0].model
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        """Complete with the first key the endpoint accepts.
+
+        Raises:
+            ProviderError: A failure other than a rejected key, or every key was rejected
+                (non-retryable, naming how many keys were tried).
+        """
+        order = [self._preferred] + [i for i in range(len(self._clients)) if i != self._preferred]
+        for tried, index in enumerate(order, start=1):
+            try:
+                completion = await self._clients[index].complete(request)
+            except ProviderError as exc:
+                if not exc.auth_rejected:
+                    raise
+                if tried < len(order):
+                    continue
+                raise ProviderError(
+                    f"{exc} (all {len(order)} API keys were rejected)",
+                    error_type=exc.error_type,
+                    retryable=False,
+                    status=exc.status,
+                ) from None
+            self._preferred = index
+            return completion
+        raise AssertionError("unreachable: a fallback client has at least one key")
+
+    async def aclose(self) -> None:
+        """Close the underlying clients."""
+        for client in self._clients:
+            await client.aclose()
+
+
+def _as_spec(provider: Provider | ProviderSpec, vault: CredentialVault) -> ProviderSpec:
+    if isinstance(provider, ProviderSpec):
+        return provider
+    from rath._runtime.providers import spec_from_provider
+
+    ref = vault.register(provider.api_key) if provider.api_key else None
+    return spec_from_provider(provider, api_key_ref=ref, demo_fallback=False)
+
+
+# The SDKs load on first use: importing `anthropic` alone takes about a second.
+def _openai(spec: ProviderSpec, api_key: str | None) -> ChatClient:
+    from rath.llm._openai_client import openai_client
+
+    return openai_client(spec, api_key)
+
+
+def _anthropic(spec: ProviderSpec, api_key: str | None) -> ChatClient:
+    from rath.llm._anthropic_client import anthropic_client
+
+    return anthropic_client(spec, api_key)
+
+
+def _demo(spec: ProviderSpec, api_key: str | None) -> ChatClient:
+    from rath.llm._openai_client import demo_client
+
+    return demo_client(spec, api_key)
+
+
+register_chat_client("openai", _openai, key_env="OPENAI_API_KEY")
+register_chat_client("anthropic", _anthropic, key_env="ANTHROPIC_API_KEY")
+register_chat_client("demo", _demo)

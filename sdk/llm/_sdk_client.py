@@ -1,0 +1,121 @@
+"""What the clients built on the official SDKs share: endpoint defaults, the call, closing.
+
+``openai`` and ``anthropic`` are generated from the same template, so their clients differ
+only in the path they post to and how a request and its answer are translated.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rath._runtime.credentials import redact_secrets
+from rath.errors import ConfigError
+from rath.llm._client import ChatRequest
+from rath.llm._http import CallSite, SDKErrors, provider_errors
+from rath.llm._provider import ProviderSpec
+from rath.llm._wire import Completion
+
+DEFAULT_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how to call, with the worker's defaults applied."""
+
+    base_url: str | None
+    model: str
+    api_key: str
+    timeout: float
+
+
+def resolve_endpoint(
+    spec: ProviderSpec, api_key: str | None, *, label: str, env_prefix: str
+) -> Endpoint:
+    """The endpoint for ``spec``: ``<PREFIX>_BASE_URL`` and ``<PREFIX>_DEFAULT_MODEL`` fill gaps.
+
+    Raises:
+        ConfigError: No model, or no key and no ``base_url`` (a hosted API needs a key; a
+            local compatible server gets a placeholder).
+    """
+    base_url = spec.base_url or os.environ.get(f"{env_prefix}_BASE_URL") or None
+    model = spec.model or os.environ.get(f"{env_prefix}_DEFAULT_MODEL") or ""
+    if not model:
+        raise ConfigError(
+            f"no model for {label}: set Provider(model=...) or {env_prefix}_DEFAULT_MODEL "
+            "on the worker"
+        )
+    if api_key is None:
+        if base_url is None:
+            raise ConfigError(
+                f"no API key for {label}: set {spec.key_names(f'{env_prefix}_API_KEY')} in the "
+                "worker's environment (or Provider(api_key_env='NAME')), or point "
+                "Provider(base_url=...) at a compatible server"
+            )
+        api_key = "unused"  # local compatible servers ignore the key; the SDKs want one
+    return Endpoint(base_url, model, api_key, spec.request_timeout or DEFAULT_TIMEOUT)
+
+
+class SDKChatClient:
+    """A chat client over an official SDK client; subclasses supply the wire.
+
+    Subclasses set :attr:`path` and :attr:`errors` and implement :meth:`_body` and
+    :meth:`_completion`.
+
+    Args:
+        kind: The registered kind, for messages.
+        endpoint: Where to call.
+        sdk: The SDK's async client, built with ``max_retries=0``.
+        where: How messages name the endpoint.
+    """
+
+    path: ClassVar[str]
+    errors: ClassVar[SDKErrors]
+
+    def __init__(self, *, kind: str, endpoint: Endpoint, sdk: Any, where: str) -> None:
+        self._kind = kind
+        self._model = endpoint.model
+        self._sdk = sdk
+        self._site = CallSite(
+            where=where,
+            model=endpoint.model,
+            timeout=endpoint.timeout,
+            redact=lambda text: redact_secrets(text, [endpoint.api_key]),
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._site.where}, model={self._model!r})"
+
+    @property
+    def kind(self) -> str:
+        """The registered kind that built this client."""
+        return self._kind
+
+    @property
+    def model(self) -> str:
+        """The model this client asks for."""
+        return self._model
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        """Translate the request, post it, and translate the answer back.
+
+        Raises:
+            ProviderError: The endpoint failed (classified: retryable or not).
+        """
+        body = self._body(request)
+        with provider_errors(self.errors, self._site):
+            # `object` keeps the answer as parsed JSON; the typed SDK methods would re-walk
+            # the (already wire-form) request, costing milliseconds per call.
+            answer = await self._sdk.post(self.path, body=body, cast_to=object)
+            return self._completion(answer, request.round_index)
+
+    async def aclose(self) -> None:
+        """Close the SDK's HTTP client."""
+        await self._sdk.close()
+
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _completion(self, answer: object, round_index: int) -> Completion:
+        raise NotImplementedError

@@ -1,0 +1,113 @@
+"""Image understanding through any chat client: an image and a prompt in, text out.
+
+The image travels as an OpenAI ``image_url`` content part (a ``data:`` URL or an http URL);
+the Anthropic client turns it into an ``image`` block. Use :func:`describe_image` from plain
+Python, or the ``rath.llm.describe_image`` activity from workflow code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import mimetypes
+import os
+from pathlib import Path
+from typing import Any
+
+from rath.errors import ConfigError
+from rath.llm._client import ChatRequest
+from rath.llm._errors import ProviderError
+from rath.llm._provider import Provider
+from rath.llm._registry import chat_client_for
+
+DEFAULT_IMAGE_PROMPT = "Describe this image."
+
+
+def image_message(
+    prompt: str, *, image: bytes | None = None, mime: str = "image/png", url: str | None = None
+) -> dict[str, Any]:
+    """One user message holding ``prompt`` and the image (bytes, or a URL the model fetches).
+
+    Raises:
+        ConfigError: Neither or both of ``image`` and ``url`` are given.
+    """
+    if (image is None) == (url is None):
+        raise ConfigError("give exactly one of image (bytes) and url")
+    if image is not None:
+        url = f"data:{mime};base64,{base64.b64encode(image).decode('ascii')}"
+    return {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": prompt},
+            {"type": "image_url", "image_url": {"url": url}},
+        ],
+    }
+
+
+def describe_image(
+    provider: Provider,
+    image: bytes | str | os.PathLike[str],
+    *,
+    prompt: str = DEFAULT_IMAGE_PROMPT,
+    mime: str | None = None,
+) -> str:
+    """Ask ``provider``'s model about an image, directly (no workflow, no retries).
+
+    Example::
+
+        text = describe_image(Provider(model="gpt-4o-mini"), Path("chart.png"), prompt="Trend?")
+
+    Args:
+        provider: A vision-capable model (OpenAI-compatible or Anthropic).
+        image: The image bytes, a file path, or an ``http(s)://`` / ``data:`` URL.
+        prompt: What to ask about the image.
+        mime: The image type; guessed from a path's extension, else ``image/png``.
+
+    Raises:
+        ConfigError: Called from a running event loop (use :func:`describe_image_async`).
+        ProviderError: The endpoint failed, or answered with no text.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(describe_image_async(provider, image, prompt=prompt, mime=mime))
+    raise ConfigError(
+        "describe_image() blocks; in async code use `await describe_image_async(...)`"
+    )
+
+
+async def describe_image_async(
+    provider: Provider,
+    image: bytes | str | os.PathLike[str],
+    *,
+    prompt: str = DEFAULT_IMAGE_PROMPT,
+    mime: str | None = None,
+) -> str:
+    """:func:`describe_image` for async code."""
+    message = _message_for(image, prompt=prompt, mime=mime)
+    client = chat_client_for(provider)
+    try:
+        options = {k: v for k, v in provider.sampling_options().items() if k != "tool_choice"}
+        completion = await client.complete(ChatRequest(messages=[message], options=options))
+    finally:
+        await client.aclose()
+    text = (completion.content or "").strip()
+    if not text:
+        raise ProviderError(
+            f"{client.kind} model {client.model!r} described the image with no text",
+            error_type="LLMEmptyReply",
+            retryable=False,
+        )
+    return text
+
+
+def _message_for(
+    image: bytes | str | os.PathLike[str], *, prompt: str, mime: str | None
+) -> dict[str, Any]:
+    if isinstance(image, bytes):
+        return image_message(prompt, image=image, mime=mime or "image/png")
+    if isinstance(image, str) and image.startswith(("http://", "https://", "data:")):
+        return image_message(prompt, url=image)
+    path = Path(image)
+    guessed = mime or mimetypes.guess_type(path.name)[0] or "image/png"
+    return image_message(prompt, image=path.read_bytes(), mime=guessed)

@@ -1,0 +1,258 @@
+"""``HostDirSandbox``: the shared base of backends whose workspace is a directory on the host.
+
+The file primitives always run on the worker's host, in a thread, through
+:mod:`rath.sandbox._files`, so ``..``, outside absolute paths and symlink escapes are refused
+the same way by every such backend. This class also turns the spec into what a program run
+needs (timeout, output cap, scrubbed environment) and checks, on first use, that the backend
+can run here. A subclass only says how a program runs: as a host process (``local``), under
+bubblewrap (``bwrap``) or in a container (``docker``), by implementing
+:meth:`HostDirSandbox._execute`.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import ClassVar, Self
+
+from rath.errors import ConfigError, SandboxError
+from rath.sandbox import _files
+from rath.sandbox._base import SandboxBackend, SandboxSpec, ToolFailure, closed_error
+from rath.sandbox._process import Execution, ProcessOutput, check_timeout, scrubbed_env
+from rath.sandbox._registry import unavailable_error
+from rath.sandbox._results import (
+    CodeResult,
+    CommandResult,
+    FileContent,
+    FileEntries,
+    FileWriteResult,
+)
+
+MAX_COMMAND_CHARS = 8192
+GUEST_WORKSPACE = "/workspace"
+"""Where the isolating backends mount the workspace."""
+
+
+class HostDirSandbox(SandboxBackend):
+    """A sandbox whose workspace is ``spec.working_dir`` on the worker's host.
+
+    The directory is created on first use and never deleted (the caller owns it).
+
+    Args:
+        spec: The sandbox spec; ``working_dir`` must be an absolute path.
+
+    Raises:
+        ConfigError: ``spec.working_dir`` is missing or not absolute.
+    """
+
+    guest_workspace: ClassVar[str | None] = None
+    """Where programs see the workspace (their working directory and ``HOME``) and, when
+    set, that they have a private ``/tmp``; ``None``: at its host path, with the host's."""
+    guest_path: ClassVar[str | None] = None
+    """``PATH`` of programs; ``None``: the worker's."""
+
+    def __init__(self, spec: SandboxSpec) -> None:
+        super().__init__(spec)
+        if spec.working_dir is None:
+            raise ConfigError(
+                f"{type(self).__name__} needs SandboxSpec.working_dir: allocate a workspace "
+                "directory and pass its absolute path"
+            )
+        if not os.path.isabs(spec.working_dir):
+            raise ConfigError(
+                f"SandboxSpec.working_dir must be an absolute path, got {spec.working_dir!r}"
+            )
+        self._working_dir = spec.working_dir
+        self._root: str | None = None
+        self._closed = False
+
+    @abc.abstractmethod
+    async def _execute(self, run: Execution) -> ProcessOutput:
+        """Run ``run.argv`` with the workspace as working directory; the backend's one hook.
+
+        Raises:
+            ToolFailure: ``timeout`` or ``os_error``.
+        """
+
+    async def _run(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str],
+        idempotency_key: str | None,
+        timeout: float | None,
+        stdin: bytes | None,
+    ) -> ProcessOutput:
+        """Build the :class:`Execution` of ``argv`` from the spec and hand it to the backend."""
+        root = await self._workspace()
+        guest = self.guest_workspace
+        child_env = scrubbed_env(
+            guest or root,
+            {**self.spec.env, **env},
+            idempotency_key,
+            tmpdir="/tmp" if guest else None,
+            path=self.guest_path,
+        )
+        run = Execution(
+            root=root,
+            argv=tuple(argv),
+            env=child_env,
+            timeout=check_timeout(timeout, self.spec.command_timeout),
+            cap=self.spec.max_output_bytes,
+            stdin=stdin,
+        )
+        return await self._execute(run)
+
+    def _python_argv(self) -> list[str]:
+        """How to start Python reading a program from stdin (default: the worker's own)."""
+        return [sys.executable, "-I", "-"]
+
+    async def run_command(
+        self,
+        cmd: str,
+        *,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> CommandResult:
+        """Run ``/bin/sh -c cmd`` in the workspace (see :meth:`SandboxBackend.run_command`)."""
+        await self._workspace()
+        _check_command(cmd)
+        out = await self._run(
+            ["/bin/sh", "-c", cmd],
+            env=env or {},
+            idempotency_key=idempotency_key,
+            timeout=timeout,
+            stdin=None,
+        )
+        return CommandResult(
+            exit_code=out.exit_code,
+            stdout=out.stdout,
+            stderr=out.stderr,
+            elapsed_ms=out.elapsed_ms,
+            truncated=out.truncated,
+        )
+
+    async def run_code(
+        self, code: str, *, language: str = "python", timeout: float | None = None
+    ) -> CodeResult:
+        """Run Python code in isolated mode (``-I``) (see :meth:`SandboxBackend.run_code`).
+
+        The code is fed on stdin, so nothing is written into the workspace. Isolated mode
+        means modules written into the workspace are not importable by name.
+        """
+        await self._workspace()
+        if not isinstance(language, str) or language.strip().lower() != "python":
+            raise ToolFailure(
+                "unsupported_tool",
+                f"language {language!r} is not supported by the {self.name} sandbox; use 'python'",
+            )
+        if not isinstance(code, str):
+            raise ToolFailure("invalid_argument", "code must be a string")
+        out = await self._run(
+            self._python_argv(),
+            env={},
+            idempotency_key=None,
+            timeout=timeout,
+            stdin=_files.encode_text(code, "code"),
+        )
+        error = None
+        if out.exit_code != 0:
+            error = out.stderr or f"exited with code {out.exit_code}"
+        return CodeResult(
+            exit_code=out.exit_code,
+            stdout=out.stdout,
+            stderr=out.stderr,
+            error=error,
+            truncated=out.truncated,
+        )
+
+    async def read_file(self, path: str, *, encoding: str | None = "utf-8") -> FileContent:
+        """Read a workspace file (see :meth:`SandboxBackend.read_file`)."""
+        root = await self._workspace()
+        return await asyncio.to_thread(
+            _files.read_file, root, path, encoding, self.spec.max_output_bytes
+        )
+
+    async def write_file(self, path: str, data: str | bytes) -> FileWriteResult:
+        """Atomically write a workspace file (see :meth:`SandboxBackend.write_file`)."""
+        root = await self._workspace()
+        return await asyncio.to_thread(_files.write_file, root, path, data)
+
+    async def list_files(self, path: str) -> FileEntries:
+        """List a workspace directory (see :meth:`SandboxBackend.list_files`)."""
+        root = await self._workspace()
+        return await asyncio.to_thread(_files.list_files, root, path)
+
+    async def path_exists(self, path: str) -> bool:
+        """Tell whether a workspace path exists (see :meth:`SandboxBackend.path_exists`)."""
+        root = await self._workspace()
+        return await asyncio.to_thread(_files.path_exists, root, path)
+
+    async def __aenter__(self) -> Self:
+        """Check that the backend can run here and create the workspace, failing fast.
+
+        Raises:
+            SandboxUnavailableError: The backend cannot run on this worker.
+            SandboxError: The workspace directory cannot be created.
+        """
+        await self._workspace()
+        return self
+
+    async def aclose(self) -> None:
+        """Mark the sandbox closed; the workspace directory is left in place.
+
+        Commands already running are not interrupted: their timeout bounds them.
+        """
+        self._closed = True
+
+    async def _workspace(self) -> str:
+        if self._closed:
+            raise closed_error(self.name)
+        if self._root is None:
+            self._root = await asyncio.to_thread(self._prepare_root)
+        return self._root
+
+    def _prepare_root(self) -> str:
+        """Check the backend can run here, create the workspace, return its real path.
+
+        Runs in a thread, once per sandbox.
+
+        Raises:
+            SandboxUnavailableError: The backend cannot run on this worker.
+            SandboxError: The workspace directory cannot be created.
+        """
+        reason = self.unavailable_reason()
+        if reason is not None:
+            raise unavailable_error(self.name, reason)
+        try:
+            os.makedirs(self._working_dir, exist_ok=True)
+        except OSError as exc:
+            raise SandboxError(
+                f"cannot create the {self.name} sandbox workspace directory: {exc.strerror}"
+            ) from exc
+        return os.path.realpath(self._working_dir)
+
+
+def _check_command(cmd: str) -> None:
+    if not isinstance(cmd, str):
+        raise ToolFailure("invalid_argument", "the command must be a string")
+    if not cmd.strip():
+        raise ToolFailure("invalid_argument", "the command is empty")
+    if "\n" in cmd or "\r" in cmd:
+        raise ToolFailure(
+            "invalid_argument",
+            "multiline commands are rejected; chain commands with && or ; on one line, "
+            "or write a script file and run it",
+        )
+    if "\0" in cmd:
+        raise ToolFailure("invalid_argument", "the command contains a NUL character")
+    if len(cmd) > MAX_COMMAND_CHARS:
+        raise ToolFailure(
+            "invalid_argument",
+            f"the command is too long ({len(cmd)} characters, limit {MAX_COMMAND_CHARS}); "
+            "write a script file and run it",
+        )

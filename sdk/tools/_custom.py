@@ -1,0 +1,283 @@
+"""User tools: ``FlowToolCall`` subclasses and the ``@tool`` decorator that builds one.
+
+A tool runs as an activity on a worker that registered it (:func:`register_tool`; the embedded
+default registers an agent's tools itself, ``rath worker --tools mod:name`` a separate worker).
+Workflows only see names and schemas: the worker's copy is what runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ValidationError, create_model
+
+from rath.errors import ConfigError, ToolNameConflictError
+from rath.tools._bodies import dumps, error_body
+from rath.tools._schema import check_object
+
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class FlowToolCall(ABC):
+    """A tool the model can call (OpenRath's base class).
+
+    Subclasses set ``name`` and ``parameters`` (a JSON Schema object), optionally
+    ``description``, ``parallel_safe`` and ``resource_key``, and define ``__call__``, which may
+    be sync or async and returns any JSON-able value (or a pydantic model).
+
+    Example:
+        class Calculator(FlowToolCall):
+            name = "calculator"
+            description = "Evaluate arithmetic."
+            parameters = {"type": "object", "properties": {"expression": {"type": "string"}},
+                          "required": ["expression"]}
+            parallel_safe = True
+
+            def __call__(self, session, arguments):
+                return {"result": evaluate(arguments["expression"])}
+    """
+
+    name: str
+    """The name the model calls (letters, digits, ``_`` and ``-``; at most 64)."""
+    parameters: Mapping[str, Any]
+    """The JSON Schema of the arguments (``type: object``)."""
+    description: str | None = None
+    parallel_safe: bool = False
+
+    def resource_key(self, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+        """The resource a call uses; calls with equal keys never overlap.
+
+        ``("safe", name)`` when parallel-safe (calls of this tool serialize, other tools
+        overlap), else ``("global",)``.
+        """
+        return ("safe", self.name) if self.parallel_safe else ("global",)
+
+    @abstractmethod
+    def __call__(self, session: Any, arguments: Mapping[str, Any]) -> Any:
+        """Run the call; ``session`` is the transcript so far (with its sandbox placement)."""
+
+    def to_schema(self) -> dict[str, Any]:
+        """The OpenAI wire tool dict."""
+        function: dict[str, Any] = {"name": self.name, "parameters": dict(self.parameters)}
+        if self.description:
+            function["description"] = self.description
+        return {"type": "function", "function": function}
+
+
+class FunctionTool(FlowToolCall):
+    """A tool made from a typed function by :func:`tool` (arguments validated by pydantic)."""
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parallel_safe: bool = False,
+    ) -> None:
+        self.function = function
+        self.name = name or function.__name__
+        self.description = description or inspect.getdoc(function) or None
+        self.parallel_safe = parallel_safe
+        self.model = _arguments_model(function, self.name)
+        schema = self.model.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        self.parameters = schema
+
+    async def __call__(self, session: Any, arguments: Mapping[str, Any]) -> Any:
+        values = self.model.model_validate(dict(arguments))
+        kwargs = {field: getattr(values, field) for field in type(values).model_fields}
+        if inspect.iscoroutinefunction(self.function):
+            return await self.function(**kwargs)
+        return await asyncio.to_thread(self.function, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"FunctionTool({self.name!r})"
+
+
+MAX_BODY_CHARS = 64 * 1024
+
+
+async def run_tool_call(
+    tool: FlowToolCall, session: Any, arguments: Mapping[str, Any]
+) -> tuple[str, bool]:
+    """Run one call of a user tool: its result body (JSON) and whether it succeeded.
+
+    Never raises for the call's own problems: bad arguments, the tool's exceptions and
+    results that are not JSON become error bodies for the model.
+    """
+    problem = check_object(tool.parameters, arguments)
+    if problem is not None:
+        return error_body("invalid_tool_arguments", problem), False
+    try:
+        value = tool(session, arguments)
+        if inspect.isawaitable(value):
+            value = await value
+    except ValidationError as exc:
+        return error_body("invalid_tool_arguments", _first_error(exc)), False
+    except Exception as exc:
+        kind = type(exc).__name__
+        return error_body("tool_execution_exception", f"{kind}: {exc}", kind), False
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    try:
+        body = dumps(value) if isinstance(value, dict) else dumps({"result": value})
+    except (TypeError, ValueError) as exc:
+        message = f"tool {tool.name!r} returned a {type(value).__name__}, not JSON ({exc})"
+        return error_body("tool_result_not_json", message), False
+    if len(body) > MAX_BODY_CHARS:
+        body = dumps({"result": body[:MAX_BODY_CHARS], "truncated": True})
+    return body, True
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"]) or "arguments"
+    return f"argument {where!r}: {error['msg']}"
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parallel_safe: bool = False,
+) -> Any:
+    """Make a tool from a typed function; its schema comes from the type hints.
+
+    ``@tool`` or ``@tool(name=..., parallel_safe=True)``. The docstring is the description.
+    Every parameter needs a type hint; ones with defaults are optional.
+
+    Example:
+        @tool(parallel_safe=True)
+        def add(a: int, b: int) -> int:
+            "Add two integers."
+            return a + b
+    """
+
+    def build(fn: Callable[..., Any]) -> FunctionTool:
+        made = FunctionTool(fn, name=name, description=description, parallel_safe=parallel_safe)
+        check_tool(made)
+        return made
+
+    return build(function) if function is not None else build
+
+
+def check_tool(candidate: object) -> FlowToolCall:
+    """``candidate`` as a tool instance (a class is instantiated), with a valid name and schema.
+
+    Raises:
+        ConfigError: Not a tool, a bad name, or parameters that are not an object schema.
+    """
+    made = (
+        candidate()
+        if isinstance(candidate, type) and issubclass(candidate, FlowToolCall)
+        else candidate
+    )
+    if not isinstance(made, FlowToolCall):
+        raise ConfigError(
+            f"{candidate!r} is not a tool: pass a FlowToolCall (class or instance), a function "
+            "decorated with @rath.tools.tool, or MCP tools (rath.tools.mcp)"
+        )
+    if not isinstance(getattr(made, "name", None), str) or not _NAME.match(made.name):
+        raise ConfigError(
+            f"tool name {getattr(made, 'name', None)!r} of {type(made).__name__} must be 1-64 "
+            "letters, digits, '_' or '-' (the model APIs accept no other)"
+        )
+    parameters = getattr(made, "parameters", None)
+    if not isinstance(parameters, Mapping) or parameters.get("type") != "object":
+        raise ConfigError(f"tool {made.name!r}: parameters must be a JSON Schema with type object")
+    return made
+
+
+class ToolRegistry:
+    """The tools a worker process runs, by name (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, FlowToolCall] = {}
+        self._lock = threading.Lock()
+
+    def register(self, candidate: object) -> FlowToolCall:
+        """Add a tool; the same tool again is a no-op.
+
+        Raises:
+            ToolNameConflictError: Its name is a built-in's, or another tool's.
+        """
+        from rath.tools.builtins import BUILTIN_TOOLS
+
+        made = check_tool(candidate)
+        if made.name in BUILTIN_TOOLS:
+            raise ToolNameConflictError(f"user tool {made.name!r} shadows a built-in system tool")
+        with self._lock:
+            known = self._tools.get(made.name)
+            if known is not None and not _same_tool(known, made):
+                raise ToolNameConflictError(
+                    f"two different tools are named {made.name!r}; rename one"
+                )
+            self._tools.setdefault(made.name, made)
+            return self._tools[made.name]
+
+    def get(self, name: str) -> FlowToolCall | None:
+        """The tool named ``name``, if registered."""
+        with self._lock:
+            return self._tools.get(name)
+
+    def names(self) -> tuple[str, ...]:
+        """Every registered name, sorted."""
+        with self._lock:
+            return tuple(sorted(self._tools))
+
+
+TOOLS = ToolRegistry()
+"""This process's registry (what its workers run)."""
+
+
+def register_tool(candidate: object) -> FlowToolCall:
+    """Register a tool with this process's workers (see :class:`ToolRegistry`)."""
+    return TOOLS.register(candidate)
+
+
+def register_tool_target(target: str) -> FlowToolCall:
+    """Import ``"package.module:name"`` (a tool or tool class) and register it (``--tools``).
+
+    Raises:
+        ConfigError: The target is malformed, cannot be imported, or is not a tool.
+    """
+    from rath.flow._spec import import_target
+
+    if ":" not in target:
+        raise ConfigError(f"--tools {target!r}: expected 'package.module:name'")
+    try:
+        found = import_target(target)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"--tools {target!r}: cannot import it ({exc})") from exc
+    return register_tool(found)
+
+
+def _same_tool(a: FlowToolCall, b: FlowToolCall) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, FunctionTool) and isinstance(b, FunctionTool):
+        return a.function is b.function
+    return True
+
+
+def _arguments_model(function: Callable[..., Any], name: str) -> type[BaseModel]:
+    hints = get_type_hints(function)
+    fields: dict[str, Any] = {}
+    for param in inspect.signature(function).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ConfigError(f"tool {name!r}: *args and **kwargs cannot become a schema")
+        if param.name not in hints:
+            raise ConfigError(f"tool {name!r}: parameter {param.name!r} needs a type hint")
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (hints[param.name], default)
+    return create_model(f"{name}_arguments", **fields)

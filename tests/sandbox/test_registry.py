@@ -1,0 +1,114 @@
+"""Choosing a backend by name: the registry, ``available_backends`` and ``Session.to``."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+from temporalio.exceptions import ApplicationError
+
+from rath.activities._boundary import activity_errors
+from rath.errors import ConfigError
+from rath.sandbox import (
+    BwrapSandbox,
+    DockerSandbox,
+    LocalSandbox,
+    SandboxLimits,
+    SandboxSpec,
+    SandboxUnavailableError,
+    available_backends,
+    check_backend_name,
+    open_sandbox,
+    registered_backends,
+)
+from rath.session import Session
+
+
+def test_every_backend_is_usable_here(docker_host: str) -> None:
+    if BwrapSandbox.unavailable_reason() is not None:
+        pytest.skip(BwrapSandbox.unavailable_reason() or "")
+    assert available_backends() == ("bwrap", "docker", "local")
+
+
+def test_unusable_backends_are_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/nothing.sock")
+    assert "docker" not in available_backends()
+    assert "local" in available_backends()
+
+
+def test_unknown_backend_lists_available_and_unavailable_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/nothing.sock")
+    with pytest.raises(SandboxUnavailableError) as info:
+        open_sandbox(SandboxSpec(backend="firecracker", working_dir=str(tmp_path)))
+    error = info.value
+    assert isinstance(error, ConfigError)
+    assert (error.backend, error.available) == ("firecracker", available_backends())
+    assert "docker" not in error.available and "local" in error.available
+    message = str(error)
+    assert message.startswith(
+        "sandbox backend 'firecracker' is unavailable: no backend of that name is registered "
+        "(registered but unable to run here: docker: no Docker daemon answers: "
+    )
+    assert message.endswith(". Available: " + ", ".join(error.available))
+
+
+def test_backend_names_are_checked_without_probing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/nothing.sock")
+    assert registered_backends() == ("bwrap", "docker", "local")
+    check_backend_name("docker")  # registered: fine, even with no daemon
+    with pytest.raises(SandboxUnavailableError) as info:
+        check_backend_name("firecracker")
+    assert str(info.value) == (
+        "sandbox backend 'firecracker' is unavailable: no backend of that name is registered "
+        "(see register_backend). Available: bwrap, docker, local"
+    )
+
+
+def test_unavailable_error_crosses_the_activity_boundary_without_retries() -> None:
+    error = SandboxUnavailableError("bwrap", "bubblewrap is not installed", ("local",))
+    copy = pickle.loads(pickle.dumps(error))
+    assert (str(copy), copy.backend, copy.reason, copy.available) == (
+        str(error),
+        "bwrap",
+        "bubblewrap is not installed",
+        ("local",),
+    )
+    with pytest.raises(ApplicationError) as info, activity_errors():
+        raise error
+    assert info.value.non_retryable
+    assert info.value.type == "SandboxUnavailableError"
+    assert info.value.message == str(error)
+
+
+@pytest.mark.parametrize(
+    ("name", "cls"), [("local", LocalSandbox), ("bwrap", BwrapSandbox), ("docker", DockerSandbox)]
+)
+def test_session_to_picks_the_backend(name: str, cls: type, tmp_path: Path) -> None:
+    if cls.unavailable_reason() is not None and name == "bwrap":
+        pytest.skip(cls.unavailable_reason())
+    spec = SandboxSpec(working_dir=str(tmp_path), limits=SandboxLimits(memory_mb=256))
+    session = Session.from_user_message("hi").to(name, spec=spec)
+    assert session.sandbox is not None
+    assert session.sandbox.spec.backend == name
+    assert session.sandbox.spec.limits.memory_mb == 256
+    assert type(open_sandbox(session.sandbox.spec)) is cls
+    by_path = Session.from_user_message("hi").to(name, spec=tmp_path)
+    assert by_path.sandbox is not None
+    assert by_path.sandbox.spec == SandboxSpec(backend=name, working_dir=str(tmp_path))
+
+
+def test_old_specs_still_validate() -> None:
+    old = {"backend": "local", "working_dir": "/w", "command_timeout": 5.0}
+    spec = SandboxSpec.model_validate(old)
+    assert (spec.image, spec.host_network, spec.limits) == (None, False, SandboxLimits())
+
+
+def test_session_to_refuses_an_unregistered_name(tmp_path: Path) -> None:
+    with pytest.raises(SandboxUnavailableError) as info:
+        Session.from_user_message("hi").to("firecracker", spec=tmp_path)
+    assert (info.value.backend, info.value.available) == ("firecracker", registered_backends())
