@@ -10,12 +10,13 @@ the result's digest.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from temporalio import activity
 
 from rath.activities._boundary import activity_errors
-from rath.session._chunks import ChunkRow
+from rath.session._chunks import ChunkRow, canonical_json
 from rath.session._merge import interleave_tables
 from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
@@ -55,6 +56,22 @@ class InterleaveResult(BaseModel):
     rows: int
 
 
+class PutToolsArgs(BaseModel):
+    """Input of :meth:`SessionActivities.put_tools`: tool schemas (OpenAI wire dicts)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    schemas: list[dict[str, Any]]
+
+
+class PutToolsResult(BaseModel):
+    """Where the schemas are stored (what each LLM round carries instead of them)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    digest: str
+
+
 class SessionActivities:
     """Activities over stored transcripts, bound to the worker's chunk store."""
 
@@ -76,3 +93,11 @@ class SessionActivities:
                 interleave_tables, self._store, args.ours, args.theirs
             )
         return InterleaveResult(table=digest, rows=count)
+
+    @activity.defn(name="rath.session.put_tools")
+    async def put_tools(self, args: PutToolsArgs) -> PutToolsResult:
+        """Store a run's tool schemas once; LLM rounds refer to them by digest."""
+        with activity_errors():
+            data = canonical_json(args.schemas)
+            digest = await asyncio.to_thread(self._store.put_bytes, data)
+        return PutToolsResult(digest=digest)

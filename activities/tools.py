@@ -15,15 +15,18 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.llm._wire import parse_arguments
-from rath.sandbox import open_sandbox
+from rath.sandbox import SandboxSpec, open_sandbox
 from rath.session._chunks import tool_feedback_chunk
-from rath.session._session import Placement
+from rath.session._session import Placement, Session
+from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
+from rath.tools._custom import TOOLS, ToolRegistry, run_tool_call
 from rath.tools.builtins import error_body, run_builtin
 
 PREVIEW_CHARS = 160
@@ -50,12 +53,77 @@ class RunToolResult(BaseModel):
     preview: str
 
 
-class ToolActivities:
-    """Tool activities, bound to a chunk store and the workspaces directory at worker start."""
+class CustomToolArgs(BaseModel):
+    """Input of :meth:`ToolActivities.run_custom`: the call by reference, and its session."""
 
-    def __init__(self, store: ChunkStore, workspaces: Path) -> None:
+    model_config = ConfigDict(frozen=True)
+
+    agent_name: str
+    tool_name: str
+    assistant: str
+    call_index: int
+    transcript: TableRef
+    placement: Placement | None = None
+
+
+class ClaimArgs(BaseModel):
+    """Input of :meth:`ToolActivities.claim`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    placement: Placement
+
+
+class ClaimResult(BaseModel):
+    """The task queue of the worker that now owns the sandbox."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+
+
+class ToolActivities:
+    """Tool activities, bound to a chunk store, the workspaces directory and the tool registry.
+
+    Args:
+        store: Where calls are read and results stored.
+        workspaces: Where sandboxes without a workspace of their own get one.
+        registry: The user tools this worker runs (default: the process's).
+        queue: This worker's own task queue (where its sandboxes' tool calls are routed).
+    """
+
+    def __init__(
+        self,
+        store: ChunkStore,
+        workspaces: Path,
+        registry: ToolRegistry = TOOLS,
+        *,
+        queue: str | None = None,
+    ) -> None:
         self._store = store
         self._workspaces = workspaces
+        self._registry = registry
+        self._queue = queue
+
+    @activity.defn(name="rath.sandbox.claim")
+    async def claim(self, args: ClaimArgs) -> ClaimResult:
+        """Open the session's sandbox on this worker, which owns it from now on.
+
+        Fails at once (not retried) when the backend cannot run here.
+        """
+        queue = self._queue or activity.info().task_queue
+        with activity_errors():
+            async with open_sandbox(self._spec(args.placement)):
+                pass
+        return ClaimResult(owner=queue)
+
+    def _spec(self, placement: Placement) -> SandboxSpec:
+        """The placement's spec, with its allocated workspace when it names none."""
+        spec = placement.spec
+        if spec.working_dir is None:
+            workspace = self._workspaces / placement.sandbox_id.hex
+            spec = spec.model_copy(update={"working_dir": str(workspace)})
+        return spec
 
     @activity.defn(name="rath.tools.run")
     async def run(self, args: RunToolArgs) -> RunToolResult:
@@ -67,17 +135,48 @@ class ToolActivities:
             call = (assistant.payload.get("tool_calls") or [])[args.call_index]
             name = call["function"]["name"]
             arguments, error = parse_arguments(call["function"]["arguments"])
-            spec = args.placement.spec
-            if spec.working_dir is None:
-                workspace = self._workspaces / args.placement.sandbox_id.hex
-                spec = spec.model_copy(update={"working_dir": str(workspace)})
+            spec = self._spec(args.placement)
         if arguments is None:
             body, ok = error_body("invalid_tool_arguments", error or "invalid arguments"), False
         else:
-            async with heartbeating(), open_sandbox(spec) as sandbox:
-                outcome = await run_builtin(sandbox, name, arguments, idempotency_key=key)
+            # Inside the boundary: a backend that is unknown or cannot run on this worker
+            # (SandboxUnavailableError, a ConfigError) fails the call once, without retries.
+            with activity_errors():
+                async with heartbeating(), open_sandbox(spec) as sandbox:
+                    outcome = await run_builtin(sandbox, name, arguments, idempotency_key=key)
             body, ok = outcome.body, outcome.ok
         row = tool_feedback_chunk(call["id"], name, body).stamped(time.time())
+        return RunToolResult(
+            result=await asyncio.to_thread(self._store.put_row, row),
+            ok=ok,
+            preview=preview(body, PREVIEW_CHARS),
+        )
+
+    @activity.defn(name="rath.tools.custom")
+    async def run_custom(self, args: CustomToolArgs) -> RunToolResult:
+        """Run one call of a user tool registered on this worker and store its result row."""
+        info = activity.info()
+        tool = self._registry.get(args.tool_name)
+        if tool is None:
+            registered = ", ".join(self._registry.names()) or "none"
+            raise ApplicationError(
+                f"tool {args.tool_name!r} (agent {args.agent_name!r}) is not registered on the "
+                f"worker of task queue {info.task_queue!r} (registered: {registered}); start "
+                f"the worker with `rath worker --tools package.module:{args.tool_name}`",
+                type="ToolNotRegistered",
+                non_retryable=True,
+            )
+        with activity_errors():
+            assistant = await asyncio.to_thread(self._store.get_row, args.assistant)
+            call = (assistant.payload.get("tool_calls") or [])[args.call_index]
+            arguments, error = parse_arguments(call["function"]["arguments"])
+        if arguments is None:
+            body, ok = error_body("invalid_tool_arguments", error or "invalid arguments"), False
+        else:
+            session = Session(table=args.transcript, sandbox=args.placement)
+            async with heartbeating():
+                body, ok = await run_tool_call(tool, session, arguments)
+        row = tool_feedback_chunk(call["id"], args.tool_name, body).stamped(time.time())
         return RunToolResult(
             result=await asyncio.to_thread(self._store.put_row, row),
             ok=ok,

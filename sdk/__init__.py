@@ -6,6 +6,7 @@ the values that flow through them. See the README for the embedded default and c
 
 from rath import errors, flow, llm, session
 from rath._runtime.queries import run_graph
+from rath.approvals import approve, deny, pending_approvals
 from rath.budget import Budget
 from rath.errors import RathError
 from rath.flow import Agent, AgentParam, Provider, Workflow
@@ -19,9 +20,12 @@ __all__ = [
     "RathError",
     "Session",
     "Workflow",
+    "approve",
+    "deny",
     "errors",
     "flow",
     "llm",
+    "pending_approvals",
     "run_graph",
     "session",
 ]

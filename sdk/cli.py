@@ -1,4 +1,4 @@
-"""The ``rath`` command: ``rath server``, ``rath worker``, ``rath demo``."""
+"""The ``rath`` command: ``rath server``, ``rath worker``, ``rath demo``, and approvals."""
 
 from __future__ import annotations
 
@@ -35,7 +35,32 @@ def _worker(args: argparse.Namespace) -> int:
     argv = ["--task-queue", args.task_queue] if args.task_queue else []
     for target in args.workflows:
         argv += ["--workflows", target]
+    for target in args.tools:
+        argv += ["--tools", target]
     worker_main(argv)
+    return 0
+
+
+def _approvals(args: argparse.Namespace) -> int:
+    from rath.approvals import approve, deny, pending_approvals
+    from rath.errors import RathError
+
+    try:
+        if args.command == "approvals":
+            waiting = pending_approvals(args.run)
+            for item in waiting:
+                print(f"{item.call_id}  {item.agent}  {item.tool}  {item.arguments}")
+            if not waiting:
+                print("no tool calls are waiting for approval")
+        elif args.command == "approve":
+            approve(args.run, args.call_id)
+            print(f"approved {args.call_id}")
+        else:
+            deny(args.run, args.call_id, args.reason)
+            print(f"denied {args.call_id}")
+    except RathError as exc:
+        print(f"rath {args.command}: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -77,7 +102,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODULE:CLASS",
         help="a rath.flow.Workflow class this worker runs durably (repeatable)",
     )
+    worker.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE:NAME",
+        help="a user tool this worker runs (repeatable)",
+    )
     worker.set_defaults(func=_worker)
+
+    listing = commands.add_parser("approvals", help="list tool calls waiting for approval")
+    listing.add_argument("run", help="the workflow id of an agent run or a durable forward")
+    listing.set_defaults(func=_approvals)
+    for verb in ("approve", "deny"):
+        answer = commands.add_parser(verb, help=f"{verb} a tool call waiting for approval")
+        answer.add_argument("run", help="the workflow id of an agent run or a durable forward")
+        answer.add_argument("call_id", help="the tool call id (see `rath approvals RUN`)")
+        if verb == "deny":
+            answer.add_argument("--reason", help="told to the model")
+        answer.set_defaults(func=_approvals)
 
     demo = commands.add_parser("demo", help="run one agent on the embedded default")
     demo.add_argument("--prompt", default=DEMO_PROMPT)

@@ -1,10 +1,10 @@
 """``RathPlugin``: all of Rath's Temporal wiring in one object, for clients and workers alike.
 
-It sets the pydantic data converter, registers the session-loop and durable-forward workflows
-and the LLM, tool and session activities, passes Rath's (deterministic, side-effect-free at
-import) modules through the workflow sandbox, and makes :class:`~rath.errors.UserError` fail a
-workflow instead of retrying its task forever. Give it to ``Client.connect(plugins=[...])``;
-workers built from that client inherit it.
+It sets the pydantic data converter, registers the session-loop, durable-forward and compress
+workflows and every activity (LLM, tools, sandbox claims, MCP, sessions, memory), passes
+Rath's (deterministic, side-effect-free at import) modules through the workflow sandbox, and
+makes :class:`~rath.errors.UserError` fail a workflow instead of retrying its task forever.
+Give it to ``Client.connect(plugins=[...])``; workers built from that client inherit it.
 
 Example:
     client = await Client.connect("localhost:7233", plugins=[RathPlugin()])
@@ -20,6 +20,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from rath._runtime.credentials import VAULT, CredentialVault
 from rath._runtime.settings import Settings, store_at
 from rath.activities.llm import LLMActivities
+from rath.activities.mcp import McpActivities
 from rath.activities.memory import MemoryActivities
 from rath.activities.session import SessionActivities
 from rath.activities.tools import ToolActivities
@@ -59,20 +60,28 @@ class RathPlugin(SimplePlugin):
         settings = settings or Settings.from_env()
         store = store or store_at(settings.store_dir)
         llm = LLMActivities(store, vault)
-        tools = ToolActivities(store, settings.workspaces_dir)
+        tools = ToolActivities(store, settings.workspaces_dir, queue=settings.affinity_queue)
         sessions = SessionActivities(store)
         memory = MemoryActivities(
             local_store_factory(directory=memory_dir(settings)), chunks=store, llm=llm
         )
+        mcp = McpActivities(store)
         super().__init__(
             "rath.RathPlugin",
             data_converter=pydantic_data_converter,
             activities=[
                 llm.complete,
                 llm.compress,
+                llm.describe_image,
+                llm.embed,
                 tools.run,
+                tools.run_custom,
+                tools.claim,
+                mcp.list_tools,
+                mcp.call_tool,
                 sessions.read,
                 sessions.interleave,
+                sessions.put_tools,
                 memory.remember,
                 memory.recall,
                 memory.inject,
@@ -81,4 +90,5 @@ class RathPlugin(SimplePlugin):
             workflows=[SessionLoopWorkflow, ForwardWorkflow, CompressWorkflow],
             workflow_runner=workflow_runner(),
             workflow_failure_exception_types=[UserError],
+            run_context=mcp.running,
         )

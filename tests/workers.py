@@ -7,8 +7,16 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
+from types import TracebackType
 
 READY_TIMEOUT = 30.0
+TESTS_DIR = str(Path(__file__).resolve().parent)
+
+
+def with_tests_importable(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with ``tests/`` on ``PYTHONPATH`` (for ``--tools tool_app:add`` and the like)."""
+    return env | {"PYTHONPATH": os.pathsep.join([TESTS_DIR, env.get("PYTHONPATH", "")])}
 
 
 class WorkerProcess:
@@ -27,6 +35,17 @@ class WorkerProcess:
         reader.start()
         reader.join(READY_TIMEOUT)
         assert banner and banner[0].startswith("rath worker:"), banner
+
+    def __enter__(self) -> WorkerProcess:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
 
     def kill(self) -> None:
         os.kill(self.proc.pid, signal.SIGKILL)

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
 import sys
 
 from temporalio.client import Client
-from temporalio.worker import Worker
 
 from rath._runtime.devserver import ensure_server
 from rath._runtime.settings import Settings
+from rath._runtime.workers import rath_workers
 from rath.errors import ConfigError
 from rath.flow._registry import register_workflow_target, registered_targets
 from rath.plugin import RathPlugin
+from rath.tools._custom import TOOLS, register_tool_target
 
 
 async def run_worker(settings: Settings | None = None) -> None:
@@ -32,18 +34,21 @@ async def run_worker(settings: Settings | None = None) -> None:
     client = await Client.connect(
         address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
     )
-    worker = Worker(client, task_queue=settings.task_queue)
+    workers = rath_workers(client, settings)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     print(
         f"rath worker: {address} namespace={settings.namespace} "
-        f"task queue={settings.task_queue} store={settings.store_dir} "
-        f"workflows={','.join(registered_targets()) or '-'}",
+        f"task queue={settings.task_queue} (own: {settings.affinity_queue}) "
+        f"store={settings.store_dir} "
+        f"workflows={','.join(registered_targets()) or '-'} tools={','.join(TOOLS.names()) or '-'}",
         flush=True,
     )
-    async with worker:
+    async with contextlib.AsyncExitStack() as running:
+        for worker in workers:
+            await running.enter_async_context(worker)
         await stop.wait()
     print("rath worker: stopped", flush=True)
 
@@ -60,13 +65,22 @@ def main(argv: list[str] | None = None) -> None:
         help="a rath.flow.Workflow class whose durable forward this worker runs "
         "(repeatable; comma-separated lists work too)",
     )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE:NAME",
+        help="a user tool (FlowToolCall class or instance, or @tool function) this worker runs "
+        "(repeatable; comma-separated lists work too)",
+    )
     args = parser.parse_args(argv)
     if args.task_queue:
         os.environ["RATH_TASK_QUEUE"] = args.task_queue
     try:
-        for target in (t.strip() for item in args.workflows for t in item.split(",")):
-            if target:
-                register_workflow_target(target)
+        for target in _targets(args.workflows):
+            register_workflow_target(target)
+        for target in _targets(args.tools):
+            register_tool_target(target)
     except ConfigError as exc:
         parser.error(str(exc))
     try:
@@ -79,3 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     # The Temporal core can abort during interpreter finalisation (sdk-python#300);
     # a worker that stopped cleanly must exit 0, so skip finalisation.
     os._exit(code)
+
+
+def _targets(items: list[str]) -> list[str]:
+    return [t.strip() for item in items for t in item.split(",") if t.strip()]

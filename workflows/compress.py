@@ -47,6 +47,7 @@ async def execute_compress(args: CompressArgs) -> CompressResult:
         result_type=CompressResult,
         start_to_close_timeout=COMPRESS_TIMEOUT,
         retry_policy=RetryPolicy(
+            initial_interval=timedelta(seconds=args.provider.retry_base_seconds or 1.0),
             maximum_attempts=args.provider.retry_max_attempts or 6,
             non_retryable_error_types=["ConfigError", "CompressError"],
         ),

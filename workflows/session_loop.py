@@ -18,14 +18,12 @@ continues as new with that state, keeping the output session's id.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from rath._text import preview
@@ -34,18 +32,14 @@ with workflow.unsafe.imports_passed_through():
         CompleteResult,
         CompressArgs,
         LLMActivities,
-        ToolCallPlan,
     )
-    from rath.activities.tools import RunToolArgs, ToolActivities
     from rath.budget import Spent
     from rath.llm._provider import ProviderSpec
     from rath.llm._usage import TokenUsage, add_usage
-    from rath.session._chunks import ChunkRow, tool_feedback_chunk
     from rath.session._lineage import LineageKind
-    from rath.session._session import Session
+    from rath.session._session import Placement, Session
     from rath.session._table_ref import TableRef
     from rath.session.graph import GraphNode, SessionGraph
-    from rath.tools.builtins import BUILTIN_TOOLS, error_body
     from rath.workflows._budget_steps import (
         GRANT_SIGNAL,
         BudgetGate,
@@ -53,11 +47,21 @@ with workflow.unsafe.imports_passed_through():
         RunBudget,
         budget_exceeded,
     )
+    from rath.workflows._dispatch import Round, claim_sandbox, dispatch_round, error_row
     from rath.workflows._memory_steps import AgentMemory, commit_memories, inject_memories
+    from rath.workflows._tool_steps import (
+        ApprovalDecision,
+        Approvals,
+        PendingApproval,
+        ToolCatalog,
+        ToolSet,
+        resolve_catalog,
+    )
     from rath.workflows.compress import execute_compress
 
 SUMMARY_LIMIT = 380
 _DONE = "done"
+AFFINITY = "rath-sandbox-affinity"
 _TRUNCATED = "truncated"
 
 
@@ -90,6 +94,9 @@ class LoopCarry(BaseModel):
     runs: int = 1
     compressions: int = 0
     tool_calls: int = 0
+    catalog: ToolCatalog | None = None
+    placement: Placement | None = None
+    """The session's sandbox once its owner is known (the output carries it)."""
 
     def spent(self) -> Spent:
         """Tokens and tool calls used so far (what a budget is checked against)."""
@@ -110,6 +117,7 @@ class SessionLoopInput(BaseModel):
     options: LoopOptions = LoopOptions()
     memory: AgentMemory | None = None
     budget: BudgetGate | None = None
+    tools: ToolSet | None = None
     carry: LoopCarry | None = None
 
 
@@ -121,6 +129,22 @@ class SessionLoopWorkflow:
         self._carry: LoopCarry | None = None
         self._graph = SessionGraph()
         self._budget = RunBudget(None)
+        self._approvals = Approvals()
+
+    @workflow.query
+    def pending_approvals(self) -> list[PendingApproval]:
+        """Tool calls waiting for a person to approve or deny them."""
+        return list(self._approvals.pending.values())
+
+    @workflow.update(name="rath.approve")
+    def approve(self, decision: ApprovalDecision) -> str:
+        """Approve or deny a waiting tool call (``rath.approve``/``rath.deny``, or the CLI)."""
+        self._approvals.answer(decision)
+        return "approved" if decision.approve else "denied"
+
+    @approve.validator
+    def _check_approval(self, decision: ApprovalDecision) -> None:
+        self._approvals.check(decision)
 
     @workflow.query
     def progress(self) -> LoopCarry | None:
@@ -149,7 +173,10 @@ class SessionLoopWorkflow:
             transcript = input.user.table
             if input.memory is not None:
                 transcript = await inject_memories(input.memory, input.agent_name, transcript)
-            carry = LoopCarry(transcript=transcript)
+            catalog = await resolve_catalog(
+                input.tools, placed=input.user.sandbox is not None, agent_name=input.agent_name
+            )
+            carry = LoopCarry(transcript=transcript, catalog=catalog)
         self._carry = carry
         carry, stop = await self._rounds(input, carry)
         extras: tuple[tuple[str, object], ...] = ()
@@ -180,7 +207,7 @@ class SessionLoopWorkflow:
             lineage_kind=LineageKind.OP_SESSION_LOOP,
             lineage_operator="run_session_loop",
             lineage_extras=extras,
-            sandbox=input.user.sandbox,
+            sandbox=carry.placement or input.user.sandbox,
             usage=carry.usage,
         )
         node = GraphNode.from_session(
@@ -197,7 +224,7 @@ class SessionLoopWorkflow:
         The reason is ``done``, ``truncated`` or, when the budget ran out, which limit.
         """
         options = input.options
-        tools = tuple(sorted(BUILTIN_TOOLS)) if input.user.sandbox is not None else ()
+        catalog = carry.catalog or ToolCatalog()
         rounds_this_run = 0
         while carry.rounds < options.max_tool_rounds:
             if rounds_this_run and self._should_continue_as_new(rounds_this_run, options):
@@ -211,7 +238,7 @@ class SessionLoopWorkflow:
             refused = await self._budget.before_llm_call(round_no, carry.spent())
             if refused is not None:
                 return carry, refused
-            result = await self._complete(input, carry.transcript, tools, round_no)
+            result = await self._complete(input, carry.transcript, catalog, round_no)
             transcript = TableRef.sealed(result.transcript).append(result.assistant)
             carry = carry.model_copy(
                 update={
@@ -228,11 +255,29 @@ class SessionLoopWorkflow:
             left = self._budget.tool_calls_left(carry.spent())
             if left is not None and len(result.tool_calls) > left:
                 reason = f"tool_calls: {len(result.tool_calls)} asked, {left} left"
-                refusals = [_error_row(c, "budget_exceeded", reason) for c in result.tool_calls]
+                refusals = [error_row(c, "budget_exceeded", reason) for c in result.tool_calls]
                 carry = carry.model_copy(update={"transcript": transcript.append(*refusals)})
                 self._carry = carry
                 return carry, reason
-            rows = await self._dispatch_round(input, result, tools)
+            placement = carry.placement or input.user.sandbox
+            unclaimed = None
+            # Runs recorded before sandbox affinity existed replay without the claim.
+            if placement is not None and placement.owner is None and workflow.patched(AFFINITY):
+                claimed = await claim_sandbox(placement, input.agent_name)
+                if isinstance(claimed, str):
+                    unclaimed = claimed
+                else:
+                    placement = claimed
+                    carry = carry.model_copy(update={"placement": placement})
+            work = self._round(
+                input,
+                catalog=catalog,
+                result=result,
+                transcript=transcript,
+                placement=placement,
+                unclaimed=unclaimed,
+            )
+            rows = await dispatch_round(work, result.tool_calls)
             carry = carry.model_copy(
                 update={
                     "transcript": transcript.append(*rows),
@@ -252,7 +297,7 @@ class SessionLoopWorkflow:
         return workflow.info().is_continue_as_new_suggested()
 
     async def _complete(
-        self, input: SessionLoopInput, transcript: TableRef, tools: tuple[str, ...], round_no: int
+        self, input: SessionLoopInput, transcript: TableRef, catalog: ToolCatalog, round_no: int
     ) -> CompleteResult:
         options = input.options
         workflow.set_current_details(
@@ -266,7 +311,8 @@ class SessionLoopWorkflow:
                 provider=input.provider,
                 system=input.agent.table,
                 transcript=transcript,
-                tool_names=tools,
+                tool_names=catalog.builtins,
+                tool_schemas=catalog.schemas,
                 round=round_no,
             ),
             start_to_close_timeout=timedelta(seconds=options.llm_timeout_seconds),
@@ -306,57 +352,27 @@ class SessionLoopWorkflow:
             }
         )
 
-    async def _dispatch_round(
-        self, input: SessionLoopInput, result: CompleteResult, tools: tuple[str, ...]
-    ) -> list[str | ChunkRow]:
-        rows: dict[int, str | ChunkRow] = {}
-        lanes: dict[tuple[str, ...], list[ToolCallPlan]] = {}
-        for call in result.tool_calls:
-            if call.name not in tools:
-                message = f"unknown tool {call.name!r}; available: {', '.join(tools) or 'none'}"
-                if input.user.sandbox is None and call.name in BUILTIN_TOOLS:
-                    message = (
-                        f"tool {call.name!r} needs a sandbox; place the session with "
-                        "session.to('local', spec=...)"
-                    )
-                rows[call.index] = _error_row(call, "unknown_tool", message)
-            elif call.arguments_error is not None:
-                rows[call.index] = _error_row(call, "invalid_tool_arguments", call.arguments_error)
-            else:
-                lanes.setdefault(call.resource_key, []).append(call)
-
-        async def run_lane(calls: list[ToolCallPlan]) -> None:
-            for call in calls:
-                rows[call.index] = await self._run_tool(input, result.assistant, call)
-
-        await asyncio.gather(*(run_lane(calls) for calls in lanes.values()))
-        return [rows[call.index] for call in result.tool_calls]
-
-    async def _run_tool(
-        self, input: SessionLoopInput, assistant: str, call: ToolCallPlan
-    ) -> str | ChunkRow:
-        assert input.user.sandbox is not None
+    def _round(
+        self,
+        input: SessionLoopInput,
+        *,
+        catalog: ToolCatalog,
+        result: CompleteResult,
+        transcript: TableRef,
+        placement: Placement | None,
+        unclaimed: str | None,
+    ) -> Round:
         options = input.options
-        workflow.set_current_details(f"**{input.agent_name}** · tool `{call.name}`")
-        try:
-            done = await workflow.execute_activity_method(
-                ToolActivities.run,
-                RunToolArgs(
-                    agent_name=input.agent_name,
-                    placement=input.user.sandbox,
-                    assistant=assistant,
-                    call_index=call.index,
-                ),
-                start_to_close_timeout=timedelta(seconds=options.tool_timeout_seconds),
-                heartbeat_timeout=timedelta(seconds=options.tool_heartbeat_seconds),
-                retry_policy=RetryPolicy(maximum_attempts=options.tool_max_attempts),
-                summary=preview(f"{input.agent_name} · {call.name} {call.preview}", SUMMARY_LIMIT),
-            )
-        except ActivityError as exc:
-            cause = exc.cause or exc
-            return _error_row(call, "tool_execution_exception", f"{type(cause).__name__}: {cause}")
-        return done.result
-
-
-def _error_row(call: ToolCallPlan, kind: str, message: str) -> ChunkRow:
-    return tool_feedback_chunk(call.id, call.name, error_body(kind, message))
+        return Round(
+            agent_name=input.agent_name,
+            placement=placement,
+            unclaimed=unclaimed,
+            catalog=catalog,
+            policy=input.tools.policy if input.tools is not None else None,
+            approvals=self._approvals,
+            assistant=result.assistant,
+            transcript=transcript,
+            timeout_seconds=options.tool_timeout_seconds,
+            heartbeat_seconds=options.tool_heartbeat_seconds,
+            max_attempts=options.tool_max_attempts,
+        )

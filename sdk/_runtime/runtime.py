@@ -25,6 +25,7 @@ from temporalio.worker import Worker
 from rath._runtime.devserver import ensure_server
 from rath._runtime.failures import describe_failure
 from rath._runtime.settings import Settings
+from rath._runtime.workers import rath_workers
 from rath.errors import BudgetExceededError, RunFailedError
 from rath.plugin import RathPlugin
 from rath.workflows._budget_steps import exceeded_session
@@ -46,8 +47,8 @@ class Runtime:
         )
         self._thread.start()
         self._client: asyncio.Future[Client] | None = None
-        self._worker: Worker | None = None
-        self._worker_task: asyncio.Task[None] | None = None
+        self._workers: list[Worker] = []
+        self._worker_tasks: list[asyncio.Future[None]] = []
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the runtime loop; never blocks."""
@@ -71,17 +72,17 @@ class Runtime:
             address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
         )
         if settings.embedded:
-            self._worker = Worker(client, task_queue=settings.task_queue)
-            self._worker_task = asyncio.ensure_future(self._worker.run())
+            self._workers = rath_workers(client, settings)
+            self._worker_tasks = [asyncio.ensure_future(w.run()) for w in self._workers]
         return client
 
     def shutdown(self) -> None:
         """Stop the in-process worker (bounded) and the loop thread."""
-        if self._worker is not None and self._worker_task is not None:
-            worker = self._worker
+        if self._workers:
+            workers = self._workers
 
             async def stop() -> None:
-                await worker.shutdown()
+                await asyncio.gather(*(worker.shutdown() for worker in workers))
 
             # At interpreter exit a failed shutdown must not turn a clean run into a failure.
             with contextlib.suppress(Exception):

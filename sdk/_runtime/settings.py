@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +28,10 @@ class Settings:
         search_attributes: ``RATH_SEARCH_ATTRIBUTES`` (default on; ``0`` turns it off): tag
             runs with ``RathSessionId``, ``RathRootSessionId`` and ``RathAgent``. The embedded
             server registers them; a cluster needs them created once (see the README).
+        worker_id: ``RATH_WORKER_ID`` (default: the host name). Names this worker's own task
+            queue (:attr:`affinity_queue`), where the tool calls of sandboxes it opened go.
+            Workers sharing an id share that queue, so give one id to workers that share a
+            host and data dir, and distinct ids otherwise.
     """
 
     home: Path
@@ -35,6 +40,7 @@ class Settings:
     task_queue: str
     store_dir: Path
     search_attributes: bool = True
+    worker_id: str = ""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -49,12 +55,18 @@ class Settings:
             store_dir=Path(store).expanduser().resolve() if store else home / "store",
             search_attributes=os.environ.get("RATH_SEARCH_ATTRIBUTES", "1").lower()
             not in ("0", "false", "off", "no"),
+            worker_id=os.environ.get("RATH_WORKER_ID") or socket.gethostname(),
         )
 
     @property
     def embedded(self) -> bool:
         """True when no ``TEMPORAL_ADDRESS`` is set: Rath runs its own dev server and worker."""
         return self.address is None
+
+    @property
+    def affinity_queue(self) -> str:
+        """This worker's own task queue: tool calls of sandboxes it opened are routed here."""
+        return f"{self.task_queue}@{self.worker_id}"
 
     @property
     def workspaces_dir(self) -> Path:

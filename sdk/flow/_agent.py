@@ -25,8 +25,10 @@ class Agent(AgentMemoryMethods, Workflow):
     Args:
         system_prompt: The agent's instructions (its prompt session's single SYSTEM row).
         provider: Which model to call. Either this or ``model`` is required.
-        tools: Extra tools (reserved; the six built-in tools are always offered to a session
-            placed on a sandbox).
+        tools: Custom tools (``FlowToolCall`` classes or instances, ``@rath.tools.tool``
+            functions) and MCP servers' tools (``rath.tools.mcp``). The six built-ins are
+            always offered to a session placed on a sandbox. A name clash raises
+            ``ToolNameConflictError`` when the agent is called.
         model: A model name; builds ``Provider(model=model)``, or fills a provider's missing
             model.
         name: Names the agent in workflow ids and the Temporal UI. Defaults to the attribute
@@ -42,6 +44,10 @@ class Agent(AgentMemoryMethods, Workflow):
         memory_target: Recall only from this scope or URI prefix.
         commit_on_forward: After each run, extract durable facts from its transcript with
             this agent's model and store them (needs ``memory``).
+        tool_policy: ``{pattern: "allow" | "deny" | "ask"}`` per tool name (first match
+            wins, default allow). ``ask`` pauses the run until a person answers with
+            ``rath.approve(run, call_id)`` / ``rath.deny(...)`` (or ``rath approve`` on the
+            command line); no answer within the policy's timeout counts as a denial.
         budget: Limits for each run of this agent (a :class:`~rath.budget.Budget`).
             ``provider.budget_total_tokens`` is the same as ``Budget(total_tokens=...)``.
 
@@ -69,6 +75,7 @@ class Agent(AgentMemoryMethods, Workflow):
         memory_target: str | None = None,
         commit_on_forward: bool = False,
         budget: Budget | None = None,
+        tool_policy: Any = None,
     ) -> None:
         super().__init__()
         if provider is None and model is None:
@@ -94,6 +101,7 @@ class Agent(AgentMemoryMethods, Workflow):
         if tokens is not None and (budget is None or budget.total_tokens is None):
             budget = (budget or Budget()).model_copy(update={"total_tokens": tokens})
         self.budget = budget
+        self.tool_policy = tool_policy
         self._name = name
         self._named_explicitly = name is not None
 
@@ -119,6 +127,7 @@ class Agent(AgentMemoryMethods, Workflow):
             compress_at_tokens=self.compress_at_tokens,
             memory=self._agent_memory(),
             budget=self.budget,
+            tool_policy=self.tool_policy,
         )
 
     def _agent_memory(self) -> AgentMemory | None:

@@ -25,6 +25,7 @@ from rath.session._session import Session
 if TYPE_CHECKING:
     from rath.budget import Budget
     from rath.workflows._memory_steps import AgentMemory
+    from rath.workflows._tool_steps import ToolSet
     from rath.workflows.session_loop import LoopOptions
 
 
@@ -40,6 +41,7 @@ def run_session_loop(
     compress_at_tokens: int | None = None,
     memory: AgentMemory | None = None,
     budget: Budget | None = None,
+    tool_policy: Any = None,
     lazy: bool = True,
 ) -> Session:
     """Run the agent loop: LLM rounds with tool calls until the model stops calling tools.
@@ -48,7 +50,9 @@ def run_session_loop(
         user_session: The transcript to continue (the "tensor"); its sandbox runs the tools.
         agent_session: The agent's prompt rows (the "parameter"), sent before the transcript.
         agent_provider: Which model to call.
-        tools: Extra tools; the six built-ins are always offered when the session is placed.
+        tools: Extra tools: ``FlowToolCall`` classes or instances, ``@tool`` functions, and
+            MCP servers' tools (``rath.tools.mcp``). The six built-ins are always offered
+            when the session is placed on a sandbox.
         max_tool_rounds: LLM calls allowed before the loop stops and marks the output
             ``loop.truncated``.
         agent_name: Names the run in the Temporal UI (workflow id and summaries).
@@ -62,6 +66,8 @@ def run_session_loop(
         budget: Limits on this run's tokens, tool calls and time (inside a durable forward
             with a budget, the tree's are enforced too). Exceeding one ends the run with
             :class:`~rath.errors.BudgetExceededError`, which carries the transcript so far.
+        tool_policy: ``{pattern: "allow" | "deny" | "ask"}`` (or a ``ToolPolicy``): ``ask``
+            pauses the run until ``rath.approve``/``rath.deny`` answers (a timeout denies).
         lazy: Return at once (default) or wait for the run.
 
     Returns:
@@ -71,11 +77,9 @@ def run_session_loop(
     Raises:
         ConfigError: Invalid arguments (found before anything starts).
     """
-    if tools:
-        raise ConfigError(
-            "custom tools are not supported yet; the six built-in tools are always available "
-            "to a session placed with .to('local', spec=...)"
-        )
+    from rath.tools._agent_tools import agent_tool_set
+
+    tool_set = agent_tool_set(tools, tool_policy)
     if max_tool_rounds < 1:
         raise ConfigError(f"max_tool_rounds must be at least 1, got {max_tool_rounds}")
     if compress_at_tokens is not None and compress_at_tokens < 1:
@@ -106,6 +110,7 @@ def run_session_loop(
         options=loop_options,
         memory=memory,
         budget=budget,
+        tools=tool_set,
         out=out,
         run_id=run_id,
     )
@@ -123,6 +128,7 @@ def _start_run(
     options: LoopOptions,
     memory: AgentMemory | None,
     budget: Budget | None,
+    tools: ToolSet | None,
     out: Session,
     run_id: str,
 ) -> None:
@@ -146,6 +152,7 @@ def _start_run(
             options=options,
             memory=memory,
             budget=None if budget is None else BudgetGate(own=budget),
+            tools=tools,
         )
 
     start_lazy_run(
@@ -170,6 +177,7 @@ def _start_child(
     options: LoopOptions,
     memory: AgentMemory | None,
     budget: Budget | None,
+    tools: ToolSet | None,
     out: Session,
     run_id: str,
 ) -> None:
@@ -200,6 +208,7 @@ def _start_child(
                     options=options,
                     memory=memory,
                     budget=scope.budget_gate(budget),
+                    tools=tools,
                 ),
                 id=run_id,
                 result_type=Session,

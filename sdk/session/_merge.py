@@ -26,7 +26,7 @@ from rath.session._chunks import ChunkKind, ChunkRow
 from rath.session._deferred import Deferred
 from rath.session._diff import SessionDiff
 from rath.session._lineage import LineageKind
-from rath.session._session import Session, _record
+from rath.session._session import Placement, Session, _record
 from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
 
@@ -169,7 +169,9 @@ def _combiner(policy: MergePolicy, name: str) -> Combiner:
 
     def custom(out: Session, ours: Session, theirs: Session) -> Session:
         merged = function(ours, theirs)
-        return out._settled(merged.table, merged._rows, _usage(ours, theirs))
+        return out._settled(
+            merged.table, merged._rows, _usage(ours, theirs), sandbox=_placed(ours, theirs)
+        )
 
     return custom
 
@@ -178,7 +180,8 @@ def _concat(out: Session, ours: Session, theirs: Session) -> Session:
     rows = None
     if ours._rows is not None and theirs._rows is not None:
         rows = ours._rows + theirs._rows
-    return out._settled(ours.table.concat(theirs.table), rows, _usage(ours, theirs))
+    table = ours.table.concat(theirs.table)
+    return out._settled(table, rows, _usage(ours, theirs), sandbox=_placed(ours, theirs))
 
 
 def _interleave_here(out: Session, ours: Session, theirs: Session) -> Session:
@@ -186,7 +189,7 @@ def _interleave_here(out: Session, ours: Session, theirs: Session) -> Session:
 
     rows = interleave_by_time(ours.chunk_table.rows, theirs.chunk_table.rows)
     table = TableRef.sealed(current_store().seal(TableRef.inline(*rows)))
-    return out._settled(table, rows, _usage(ours, theirs))
+    return out._settled(table, rows, _usage(ours, theirs), sandbox=_placed(ours, theirs))
 
 
 def _attach(out: Session, sources: tuple[Session, Session], compute: Callable[[], Session]) -> None:
@@ -217,7 +220,8 @@ def _interleave_in_workflow(ours: Session, theirs: Session, out: Session) -> Non
             start_to_close_timeout=INTERLEAVE_TIMEOUT,
             summary=f"merge · interleave_by_time · session {shell.id.hex[:8]}",
         )
-        return shell._settled(TableRef.sealed(result.table), None, _usage(ours, theirs))
+        table = TableRef.sealed(result.table)
+        return shell._settled(table, None, _usage(ours, theirs), sandbox=_placed(ours, theirs))
 
     out.attach_pending(scope.spawn(f"merge-{out.id.hex[:12]}", run()))
 
@@ -238,6 +242,11 @@ def _summarize(ours: Session, theirs: Session, policy: Summarize, out: Session) 
         inputs=(ours, theirs),
         usage_from=(ours, theirs),
     )
+
+
+def _placed(ours: Session, theirs: Session) -> Placement | None:
+    """The merge's placement once both are ready (``ours`` first, as ``merge`` documents)."""
+    return ours.sandbox or theirs.sandbox
 
 
 def _usage(ours: Session, theirs: Session) -> TokenUsage | None:

@@ -20,7 +20,7 @@ from temporalio import workflow
 from rath._ids import new_id
 from rath.errors import ConfigError, NotReadyError
 from rath.llm._usage import TokenUsage
-from rath.sandbox import SandboxSpec
+from rath.sandbox import SandboxSpec, check_backend_name
 from rath.session._chunks import (
     ChunkKind,
     ChunkRow,
@@ -46,13 +46,16 @@ class Placement(BaseModel):
     """Where a session's tools run: a sandbox backend, its spec, and a stable sandbox id.
 
     The id names the workspace when the spec gives no ``working_dir``, so every session derived
-    from this one (loop outputs, forks) shares one workspace.
+    from this one (loop outputs, forks) shares one workspace. ``owner`` is the task queue of
+    the worker that opened the sandbox (set by the first tool call): every later tool call of
+    every session on this sandbox runs there.
     """
 
     model_config = ConfigDict(frozen=True)
 
     spec: SandboxSpec
     sandbox_id: UUID
+    owner: str | None = None
 
     @property
     def backend(self) -> str:
@@ -179,6 +182,7 @@ class Session(BaseModel):
         self.usage = result.usage
         self.lineage_extras = result.lineage_extras
         self.parent_session_ids = result.parent_session_ids
+        self.sandbox = result.sandbox
         self._pending = None
         self._rows = result._rows
         return self
@@ -227,7 +231,11 @@ class Session(BaseModel):
     def _derive(self, **fields: Any) -> Session:
         out = Session(sandbox=self.sandbox, **fields)
         if self.pending:
-            out.attach_pending(Deferred((self,), lambda: out._settled(self.table, self._rows)))
+            out.attach_pending(
+                Deferred(
+                    (self,), lambda: out._settled(self.table, self._rows, sandbox=self.sandbox)
+                )
+            )
         else:
             self.synchronize()
             out.table, out._rows = self.table, self._rows
@@ -235,10 +243,21 @@ class Session(BaseModel):
         return out
 
     def _settled(
-        self, table: TableRef, rows: tuple[ChunkRow, ...] | None, usage: TokenUsage | None = None
+        self,
+        table: TableRef,
+        rows: tuple[ChunkRow, ...] | None,
+        usage: TokenUsage | None = None,
+        *,
+        sandbox: Placement | None = None,
     ) -> Session:
-        """The result a :class:`Deferred` publishes into this (eagerly built) session."""
-        result = self.model_copy(update={"table": table, "usage": usage})
+        """The result a :class:`Deferred` publishes into this (eagerly built) session.
+
+        ``sandbox`` is the finished source's placement, which may now name its owner.
+        """
+        update: dict[str, Any] = {"table": table, "usage": usage}
+        if sandbox is not None:
+            update["sandbox"] = sandbox
+        result = self.model_copy(update=update)
         result._rows = rows
         return result
 
@@ -293,11 +312,18 @@ class Session(BaseModel):
         """Place this session's tools on a sandbox backend; returns ``self``.
 
         Args:
-            backend: Backend name, e.g. ``"local"``.
+            backend: A registered backend name (``"local"``, ``"bwrap"``, ``"docker"`` or one
+                added with :func:`rath.sandbox.register_backend`). Whether it can run is
+                checked where the sandbox opens, on the worker.
             spec: A :class:`SandboxSpec`, or a workspace directory. Outside workflow code a
                 relative directory is resolved against the current directory now; ``None``
                 gives the session a fresh workspace under the data dir.
+
+        Raises:
+            SandboxUnavailableError: ``backend`` is not registered; the message lists the
+                registered backends.
         """
+        check_backend_name(backend)
         if isinstance(spec, SandboxSpec):
             sandbox_spec = spec.model_copy(update={"backend": backend})
         else:

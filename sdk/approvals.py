@@ -1,0 +1,132 @@
+"""Answering tool calls that wait for a person (an agent's ``tool_policy`` said ``ask``).
+
+A waiting call is listed by the run's ``pending_approvals`` query and answered by its
+``rath.approve`` update: from here (``rath.approve(out, call_id)``), from the command line
+(``rath approve <workflow-id> <call-id>``), or with Temporal's own CLI
+(``temporal workflow update execute --name rath.approve --input '{"call_id": ...,
+"approve": true}'``). For a durable ``forward``, the calls of every agent of the tree are
+looked up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, TypeVar
+
+from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from rath._runtime.runtime import get_runtime
+from rath.errors import ConfigError
+from rath.session._lineage import LineageKind
+from rath.session._session import Session
+from rath.session.graph import SessionGraph
+from rath.workflows._tool_steps import ApprovalDecision, PendingApproval
+
+__all__ = ["PendingApproval", "approve", "deny", "pending_approvals"]
+
+T = TypeVar("T")
+
+
+def pending_approvals(run: Session | str, *, timeout: float = 30.0) -> list[PendingApproval]:
+    """Tool calls of ``run`` (an agent run or a whole durable tree) waiting for an answer.
+
+    Args:
+        run: A session a run returned, or the run's workflow id.
+        timeout: Seconds to wait for the answers.
+    """
+    runtime = get_runtime()
+
+    async def ask() -> list[PendingApproval]:
+        client = await runtime.client()
+        found = await _pending(client, await _agent_runs(client, run))
+        return [item for items in found.values() for item in items]
+
+    return runtime.submit(ask()).result(timeout=timeout)
+
+
+def approve(run: Session | str, call_id: str, *, timeout: float = 30.0) -> None:
+    """Let the waiting tool call ``call_id`` run.
+
+    Raises:
+        ConfigError: No run of ``run`` has that call waiting (the message lists those that do).
+    """
+    _answer(run, ApprovalDecision(call_id=call_id, approve=True), timeout)
+
+
+def deny(
+    run: Session | str, call_id: str, reason: str | None = None, *, timeout: float = 30.0
+) -> None:
+    """Refuse the waiting tool call ``call_id``; the model is told, with ``reason``."""
+    _answer(run, ApprovalDecision(call_id=call_id, approve=False, reason=reason), timeout)
+
+
+def _answer(run: Session | str, decision: ApprovalDecision, timeout: float) -> None:
+    runtime = get_runtime()
+
+    async def send() -> None:
+        client = await runtime.client()
+        waiting = await _pending(client, await _agent_runs(client, run))
+        owner = next(
+            (
+                rid
+                for rid, items in waiting.items()
+                if any(i.call_id == decision.call_id for i in items)
+            ),
+            None,
+        )
+        if owner is None:
+            listed = ", ".join(
+                f"{i.call_id} ({i.tool})" for items in waiting.values() for i in items
+            )
+            raise ConfigError(
+                f"no tool call {decision.call_id!r} is waiting for approval "
+                f"(waiting: {listed or 'none'})"
+            )
+        try:
+            await client.get_workflow_handle(owner).execute_update("rath.approve", decision)
+        except WorkflowUpdateFailedError as exc:
+            raise ConfigError(f"run {owner!r} refused the answer: {exc.cause or exc}") from exc
+
+    runtime.submit(send()).result(timeout=timeout)
+
+
+async def _agent_runs(client: Client, run: Session | str) -> list[str]:
+    """The agent runs to ask: the run itself, or every agent run of a durable tree."""
+    if isinstance(run, Session):
+        if run.run_id is None:
+            raise ConfigError("this session was not produced by a run, so no call can be waiting")
+        run_id, tree = run.run_id, run.lineage_kind is LineageKind.OP_WORKFLOW
+    else:
+        run_id = run
+        try:
+            description = await client.get_workflow_handle(run_id).describe()
+        except RPCError as exc:
+            if exc.status is RPCStatusCode.NOT_FOUND:
+                return []
+            raise
+        tree = description.workflow_type == "rath.Forward"
+    if not tree:
+        return [run_id]
+    graph = await _query(client, run_id, "graph", SessionGraph, SessionGraph())
+    kinds = (LineageKind.OP_SESSION_LOOP,)
+    return sorted({n.run_id for n in graph.nodes if n.run_id and n.lineage_kind in kinds})
+
+
+async def _pending(client: Client, run_ids: list[str]) -> dict[str, list[PendingApproval]]:
+    async def one(run_id: str) -> list[PendingApproval]:
+        return await _query(client, run_id, "pending_approvals", list[PendingApproval], [])
+
+    answers = await asyncio.gather(*(one(run_id) for run_id in run_ids))
+    return dict(zip(run_ids, answers, strict=True))
+
+
+async def _query(client: Client, run_id: str, name: str, result_type: Any, missing: T) -> T:
+    """A query's answer; ``missing`` for a run that does not exist (yet: runs start lazily)."""
+    try:
+        answer: T = await client.get_workflow_handle(run_id).query(name, result_type=result_type)
+    except RPCError as exc:
+        if exc.status is RPCStatusCode.NOT_FOUND:
+            return missing
+        raise
+    return answer

@@ -1,0 +1,228 @@
+"""Running one round's tool calls, as workflow code: lanes, routes, policy and approvals.
+
+Calls with the same resource key run in order, different keys concurrently; results are
+returned in the model's call order. A placed session's calls all run on the worker that
+opened its sandbox (its own task queue; see :func:`claim_sandbox`). Each call goes where its
+tool lives: a built-in to the
+session's sandbox (``rath.tools.run``), a custom tool to a worker that registered it
+(``rath.tools.custom``), an MCP tool to the pooled server (``rath.mcp.call_tool``). Unknown
+tools, invalid arguments, refusals and failed calls come back as error rows; only a custom
+tool no worker offers fails the run (a deployment mistake the model cannot fix).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from rath._text import preview
+    from rath.activities.llm import ToolCallPlan
+    from rath.activities.tools import (
+        ClaimArgs,
+        ClaimResult,
+        CustomToolArgs,
+        RunToolArgs,
+        RunToolResult,
+    )
+    from rath.session._chunks import ChunkRow, tool_feedback_chunk
+    from rath.session._session import Placement
+    from rath.session._table_ref import TableRef
+    from rath.tools.builtins import BUILTIN_TOOLS, error_body
+    from rath.workflows._tool_steps import Approvals, ToolCatalog, ToolPolicy
+
+SUMMARY_LIMIT = 380
+CLAIM_TIMEOUT = timedelta(seconds=120)
+Row = str | ChunkRow
+
+
+@dataclass(frozen=True)
+class Round:
+    """What a round's tool calls need to know."""
+
+    agent_name: str
+    placement: Placement | None
+    catalog: ToolCatalog
+    policy: ToolPolicy | None
+    approvals: Approvals
+    assistant: str
+    transcript: TableRef
+    timeout_seconds: float
+    heartbeat_seconds: float
+    max_attempts: int
+    unclaimed: str | None = None
+    """Why the session's sandbox could not be opened (its calls then fail with this)."""
+
+    @property
+    def queue(self) -> str | None:
+        """Where tool calls go: the sandbox owner's queue (``None``: the shared one)."""
+        return self.placement.owner if self.placement is not None else None
+
+
+async def claim_sandbox(placement: Placement, agent_name: str) -> Placement | str:
+    """``placement`` owned by the worker that opened it, or why it could not be opened.
+
+    The first tool call of a sandbox runs ``rath.sandbox.claim`` on the shared queue: the
+    worker that takes it opens the sandbox and answers with its own task queue, which every
+    later call of every session on this sandbox is sent to.
+    """
+    try:
+        claimed: ClaimResult = await workflow.execute_activity(
+            "rath.sandbox.claim",
+            ClaimArgs(placement=placement),
+            result_type=ClaimResult,
+            start_to_close_timeout=CLAIM_TIMEOUT,
+            retry_policy=RetryPolicy(maximum_attempts=3, non_retryable_error_types=["ConfigError"]),
+            summary=f"{agent_name} · open sandbox {placement.describe()}",
+        )
+    except ActivityError as exc:
+        cause = exc.cause or exc
+        return f"{type(cause).__name__}: {cause}"
+    return placement.model_copy(update={"owner": claimed.owner})
+
+
+async def dispatch_round(round: Round, calls: tuple[ToolCallPlan, ...]) -> list[Row]:
+    """Run ``calls``; their result rows in call order."""
+    rows: dict[int, Row] = {}
+    lanes: dict[tuple[str, ...], list[ToolCallPlan]] = {}
+    available = round.catalog.names()
+    for call in calls:
+        if call.name not in available:
+            rows[call.index] = error_row(call, "unknown_tool", _unknown(round, call, available))
+        elif call.arguments_error is not None:
+            rows[call.index] = error_row(call, "invalid_tool_arguments", call.arguments_error)
+        elif round.unclaimed is not None:
+            rows[call.index] = error_row(call, "tool_execution_exception", round.unclaimed)
+        else:
+            lanes.setdefault(_lane(round.catalog, call), []).append(call)
+
+    async def run_lane(lane: list[ToolCallPlan]) -> None:
+        for call in lane:
+            rows[call.index] = await _run(round, call)
+
+    await asyncio.gather(*(run_lane(lane) for lane in lanes.values()))
+    return [rows[call.index] for call in calls]
+
+
+def error_row(call: ToolCallPlan, kind: str, message: str) -> ChunkRow:
+    """A TOOL_RESULT row telling the model why its call did not run."""
+    return tool_feedback_chunk(call.id, call.name, error_body(kind, message))
+
+
+def _unknown(round: Round, call: ToolCallPlan, available: tuple[str, ...]) -> str:
+    if round.placement is None and call.name in BUILTIN_TOOLS:
+        return (
+            f"tool {call.name!r} needs a sandbox; place the session with "
+            "session.to('local', spec=...)"
+        )
+    return f"unknown tool {call.name!r}; available: {', '.join(available) or 'none'}"
+
+
+def _lane(catalog: ToolCatalog, call: ToolCallPlan) -> tuple[str, ...]:
+    binding = catalog.mcp.get(call.name)
+    if binding is not None:
+        return binding.resource_key(call.id)
+    spec = catalog.custom.get(call.name)
+    if spec is not None and call.resource_key[:1] == ("call",):
+        # The LLM activity's worker did not know the tool: use its declared default.
+        return ("safe", spec.name) if spec.parallel_safe else ("global",)
+    return call.resource_key
+
+
+async def _run(round: Round, call: ToolCallPlan) -> Row:
+    refusal = await _refusal(round, call)
+    if refusal is not None:
+        return refusal
+    workflow.set_current_details(f"**{round.agent_name}** · tool `{call.name}`")
+    name, args, summary = _activity(round, call)
+    try:
+        done: RunToolResult = await workflow.execute_activity(
+            name,
+            args,
+            result_type=RunToolResult,
+            task_queue=round.queue,
+            start_to_close_timeout=timedelta(seconds=round.timeout_seconds),
+            heartbeat_timeout=timedelta(seconds=round.heartbeat_seconds),
+            retry_policy=RetryPolicy(
+                maximum_attempts=round.max_attempts,
+                non_retryable_error_types=["ConfigError", "ToolNotRegistered"],
+            ),
+            summary=preview(summary, SUMMARY_LIMIT),
+        )
+    except ActivityError as exc:
+        cause = exc.cause or exc
+        if isinstance(cause, ApplicationError) and cause.type == "ToolNotRegistered":
+            raise ApplicationError(cause.message, type=cause.type, non_retryable=True) from exc
+        return error_row(call, "tool_execution_exception", f"{type(cause).__name__}: {cause}")
+    return done.result
+
+
+def _activity(round: Round, call: ToolCallPlan) -> tuple[str, Any, str]:
+    """The activity that runs ``call``, its input, and its summary for the UI."""
+    who = f"{round.agent_name} · {call.name} {call.preview}"
+    binding = round.catalog.mcp.get(call.name)
+    if binding is not None:
+        from rath.activities.mcp import McpCallArgs
+
+        args: Any = McpCallArgs(
+            server=binding.server,
+            assistant=round.assistant,
+            call_index=call.index,
+            tool_name=binding.tool,
+        )
+        return (
+            "rath.mcp.call_tool",
+            args,
+            f"{round.agent_name} · mcp {binding.server.label()} · {binding.tool} {call.preview}",
+        )
+    if call.name in round.catalog.custom:
+        args = CustomToolArgs(
+            agent_name=round.agent_name,
+            tool_name=call.name,
+            assistant=round.assistant,
+            call_index=call.index,
+            transcript=round.transcript,
+            placement=round.placement,
+        )
+        return "rath.tools.custom", args, who
+    assert round.placement is not None
+    args = RunToolArgs(
+        agent_name=round.agent_name,
+        placement=round.placement,
+        assistant=round.assistant,
+        call_index=call.index,
+    )
+    return "rath.tools.run", args, who
+
+
+async def _refusal(round: Round, call: ToolCallPlan) -> ChunkRow | None:
+    """The error row for a call the policy or a person refuses; ``None`` to run it."""
+    policy = round.policy
+    decision = policy.decide(call.name) if policy is not None else "allow"
+    if decision == "allow":
+        return None
+    if decision == "deny":
+        return error_row(call, "denied_by_policy", f"the agent's tool policy denies {call.name!r}")
+    assert policy is not None
+    workflow.set_current_details(
+        f"**{round.agent_name}** · waiting for approval of `{call.name}` (call `{call.id}`)"
+    )
+    answer = await round.approvals.ask(
+        call.id, call.name, call.preview, round.agent_name, policy.timeout_seconds
+    )
+    if answer is None:
+        return error_row(
+            call,
+            "approval_timeout",
+            f"no one approved {call.name!r} within {policy.timeout_seconds:g}s; it did not run",
+        )
+    if not answer.approve:
+        why = f": {answer.reason}" if answer.reason else ""
+        return error_row(call, "denied", f"a person denied this call of {call.name!r}{why}")
+    return None
