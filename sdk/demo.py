@@ -3,8 +3,8 @@
 It is served over the real OpenAI Chat Completions wire protocol on loopback (see
 :func:`demo_base_url`), so the README demo runs end to end with no API key. It is not a language
 model: it recognises a few requests ("create notes.txt saying hi, then read it back", "list the
-files"), calls Rath's built-in workspace tools for them, and labels every text it writes with
-``[rath demo model]``.
+files", and "use TOOL with {json arguments}" for any tool it is offered), calls the tools for
+them, and labels every text it writes with ``[rath demo model]``.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ _FILE = r"(?P<file>[\w./-]+\.\w+)"
 _CREATE_RE = re.compile(rf"\b(?:create|write)\b.*?{_FILE}", re.IGNORECASE)
 _READ_RE = re.compile(rf"\bread\b(?:\s+(?:the\s+file\s+)?{_FILE})?", re.IGNORECASE)
 _LIST_RE = re.compile(r"\blist\b", re.IGNORECASE)
+_USE_RE = re.compile(r"\buse\s+(?P<tool>[A-Za-z0-9_-]+)\s+with\s+(?P<args>\{.*?\})", re.DOTALL)
 _TEXT_RE = re.compile(r"\b(?:saying|containing|with(?:\s+the\s+text)?)\s+", re.IGNORECASE)
 _QUOTED_RE = re.compile(r"([\"'\u201c\u2018])(?P<text>.*?)[\"'\u201d\u2019]", re.DOTALL)
 _UNQUOTED_RE = re.compile(r"(?P<text>.*?)(?=,\s*then\b|\.\s|\.$|$)", re.IGNORECASE | re.DOTALL)
@@ -88,6 +89,10 @@ def demo_handler(request: RecordedRequest) -> Reply:
         return _call(_READ, {"path": file}, prompt_tokens)
     elif _LIST_RE.search(user_text) and _LIST in offered and _LIST not in done:
         return _call(_LIST, {"path": "."}, prompt_tokens)
+    for use in _USE_RE.finditer(user_text):  # "use TOOL with {json}": any offered tool
+        arguments = _loads(use["args"])
+        if use["tool"] in offered and use["tool"] not in done and isinstance(arguments, dict):
+            return _call(use["tool"], arguments, prompt_tokens)
 
     if results:
         text = _LABEL + " ".join(_describe(result, results) for result in results)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 from rath.errors import ConfigError
-from rath.flow._spec import class_target, import_target
+from rath.flow._spec import class_target, import_option
 
 _classes: dict[str, type] = {}
 _lock = threading.Lock()
@@ -34,12 +34,7 @@ def register_workflow_target(target: str) -> type:
     Raises:
         ConfigError: The target is malformed, cannot be imported, or is not a Workflow.
     """
-    if ":" not in target:
-        raise ConfigError(f"--workflows {target!r}: expected 'package.module:ClassName'")
-    try:
-        cls = import_target(target)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"--workflows {target!r}: cannot import it ({exc})") from exc
+    cls = import_option("--workflows", target, "package.module:ClassName")
     register_workflow_class(cls)
     return cls  # type: ignore[no-any-return]
 

@@ -133,3 +133,17 @@ def import_target(target: str) -> Any:
     for part in qualname.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+def import_option(option: str, target: str, shape: str) -> Any:
+    """Import a command-line ``target`` (``"package.module:name"``) for ``option``.
+
+    Raises:
+        ConfigError: Malformed, or not importable; the message names ``option`` and ``shape``.
+    """
+    if ":" not in target:
+        raise ConfigError(f"{option} {target!r}: expected {shape!r}")
+    try:
+        return import_target(target)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"{option} {target!r}: cannot import it ({exc})") from exc

@@ -251,14 +251,9 @@ def register_tool_target(target: str) -> FlowToolCall:
     Raises:
         ConfigError: The target is malformed, cannot be imported, or is not a tool.
     """
-    from rath.flow._spec import import_target
+    from rath.flow._spec import import_option
 
-    if ":" not in target:
-        raise ConfigError(f"--tools {target!r}: expected 'package.module:name'")
-    try:
-        found = import_target(target)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"--tools {target!r}: cannot import it ({exc})") from exc
+    found = import_option("--tools", target, "package.module:name")
     return register_tool(found)
 
 

@@ -64,3 +64,53 @@ def test_03_squad_runs_durably_with_a_child_per_agent(tmp_path: Path) -> None:
         assert f"agent: {agent}" in result.stdout  # in the run's session graph
     assert 'My instructions: "Review and merge the work."' in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_04_sandbox_backends_runs_the_agent_on_each_usable_backend(tmp_path: Path) -> None:
+    result = run_example("04_sandbox_backends.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert "local   isolation=process    available" in result.stdout
+    assert "docker  isolation=container" in result.stdout
+    assert (tmp_path / "work" / "local" / "hello.txt").read_text() == "hi from local"
+    assert "its tools ran on the worker queue rath@" in result.stdout
+    if "bwrap   isolation=namespace  available" in result.stdout:
+        assert (tmp_path / "work" / "bwrap" / "hello.txt").read_text() == "hi from bwrap"
+
+
+def test_05_custom_tool_is_called_and_its_result_reaches_the_model(tmp_path: Path) -> None:
+    result = run_example("05_custom_tool.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert "-> calculator(" in result.stdout
+    assert '"result": 5760' in result.stdout
+    assert "calculator returned" in result.stdout
+
+
+def test_06_mcp_tool_runs_over_stdio(tmp_path: Path) -> None:
+    result = run_example("06_mcp_tool.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert 'tool_result echo: {"text": "hello from mcp"}' in result.stdout
+
+
+def test_11_approvals_pauses_until_approved(tmp_path: Path) -> None:
+    result = run_example("11_approvals.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert "waiting for approval: careful wants write_workspace_file" in result.stdout
+    assert "approved call_" in result.stdout
+    assert (tmp_path / "work" / "notes.txt").read_text() == "hi"
+
+
+def test_12_budgets_stops_a_tree_and_keeps_the_transcript(tmp_path: Path) -> None:
+    result = run_example("12_budgets.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert 'My instructions: "Sum up the reviews."' in result.stdout  # the big budget
+    assert "stopped: total_tokens:" in result.stdout
+    assert "the transcript so far has" in result.stdout
+
+
+def test_10_provider_variation_runs_both_kinds(tmp_path: Path) -> None:
+    result = run_example("10_provider_variation.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert "=== provider_kind=openai ===" in result.stdout
+    assert "=== provider_kind=anthropic ===" in result.stdout
+    assert (tmp_path / "work" / "openai" / "hello.txt").read_text() == "hi"
+    assert (tmp_path / "work" / "anthropic" / "hello.txt").read_text() == "hi"
