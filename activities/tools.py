@@ -10,6 +10,7 @@ exported to commands as ``RATH_IDEMPOTENCY_KEY``. The built-in file tools are id
 from __future__ import annotations
 
 import asyncio
+import shutil
 import time
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.llm._wire import parse_arguments
 from rath.sandbox import SandboxSpec, open_sandbox
+from rath.sandbox._leases import Lease, LeaseRegistry
 from rath.session._chunks import tool_feedback_chunk
 from rath.session._session import Placement, Session
 from rath.session._table_ref import TableRef
@@ -82,6 +84,14 @@ class ClaimResult(BaseModel):
     owner: str
 
 
+class CloseArgs(BaseModel):
+    """Input of :meth:`ToolActivities.close`: the lease of a sandbox no session holds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    lease: Lease
+
+
 class ToolActivities:
     """Tool activities, bound to a chunk store, the workspaces directory and the tool registry.
 
@@ -90,6 +100,7 @@ class ToolActivities:
         workspaces: Where sandboxes without a workspace of their own get one.
         registry: The user tools this worker runs (default: the process's).
         queue: This worker's own task queue (where its sandboxes' tool calls are routed).
+        leases: The sandbox registry (who owns and who holds each sandbox).
     """
 
     def __init__(
@@ -99,23 +110,55 @@ class ToolActivities:
         registry: ToolRegistry = TOOLS,
         *,
         queue: str | None = None,
+        leases: LeaseRegistry | None = None,
     ) -> None:
         self._store = store
         self._workspaces = workspaces
         self._registry = registry
         self._queue = queue
+        self._leases = leases
 
     @activity.defn(name="rath.sandbox.claim")
     async def claim(self, args: ClaimArgs) -> ClaimResult:
         """Open the session's sandbox on this worker, which owns it from now on.
 
-        Fails at once (not retried) when the backend cannot run here.
+        A sandbox the registry already knows keeps its first owner (a worker restarted under
+        the same id takes that queue back). Fails at once (not retried) when the backend
+        cannot run here.
         """
         queue = self._queue or activity.info().task_queue
+        spec = self._spec(args.placement)
         with activity_errors():
-            async with open_sandbox(self._spec(args.placement)):
+            if self._leases is not None:
+                lease = await asyncio.to_thread(
+                    self._leases.set_owner,
+                    args.placement.sandbox_id,
+                    spec.backend,
+                    queue,
+                    str(spec.working_dir),
+                    args.placement.spec.working_dir is None,
+                )
+                if lease.owner != queue and lease.owner is not None:
+                    return ClaimResult(owner=lease.owner)
+            async with open_sandbox(spec):
                 pass
         return ClaimResult(owner=queue)
+
+    @activity.defn(name="rath.sandbox.close")
+    async def close(self, args: CloseArgs) -> bool:
+        """Close a sandbox no session holds: delete the workspace Rath allocated for it.
+
+        Only a directory under this worker's workspaces dir is ever deleted; a workspace the
+        user named is left alone. Returns whether something was deleted.
+        """
+        lease = args.lease
+        if not lease.allocated or lease.workspace is None:
+            return False
+        workspace = Path(lease.workspace).resolve()
+        if workspace.parent != self._workspaces.resolve() or not workspace.is_dir():
+            return False
+        await asyncio.to_thread(shutil.rmtree, workspace, ignore_errors=True)
+        return True
 
     def _spec(self, placement: Placement) -> SandboxSpec:
         """The placement's spec, with its allocated workspace when it names none."""

@@ -26,7 +26,9 @@ from rath.activities.session import SessionActivities
 from rath.activities.tools import ToolActivities
 from rath.errors import UserError
 from rath.memory import local_store_factory, memory_dir
+from rath.sandbox._leases import LeaseRegistry
 from rath.store import ChunkStore
+from rath.workflows.close_sandbox import CloseSandboxWorkflow
 from rath.workflows.compress import CompressWorkflow
 from rath.workflows.forward import ForwardWorkflow
 from rath.workflows.session_loop import SessionLoopWorkflow
@@ -60,7 +62,12 @@ class RathPlugin(SimplePlugin):
         settings = settings or Settings.from_env()
         store = store or store_at(settings.store_dir)
         llm = LLMActivities(store, vault)
-        tools = ToolActivities(store, settings.workspaces_dir, queue=settings.affinity_queue)
+        tools = ToolActivities(
+            store,
+            settings.workspaces_dir,
+            queue=settings.affinity_queue,
+            leases=LeaseRegistry(settings.sandboxes_dir),
+        )
         sessions = SessionActivities(store)
         memory = MemoryActivities(
             local_store_factory(directory=memory_dir(settings)), chunks=store, llm=llm
@@ -77,6 +84,7 @@ class RathPlugin(SimplePlugin):
                 tools.run,
                 tools.run_custom,
                 tools.claim,
+                tools.close,
                 mcp.list_tools,
                 mcp.call_tool,
                 sessions.read,
@@ -87,7 +95,12 @@ class RathPlugin(SimplePlugin):
                 memory.inject,
                 memory.commit,
             ],
-            workflows=[SessionLoopWorkflow, ForwardWorkflow, CompressWorkflow],
+            workflows=[
+                SessionLoopWorkflow,
+                ForwardWorkflow,
+                CompressWorkflow,
+                CloseSandboxWorkflow,
+            ],
             workflow_runner=workflow_runner(),
             workflow_failure_exception_types=[UserError],
             run_context=mcp.running,

@@ -229,6 +229,7 @@ def start_lazy_run(
     the run is tagged with search attributes (when enabled) and ``out`` is recorded in the
     client's lineage journal.
     """
+    from rath._runtime.sandboxes import hold
     from rath._runtime.scope import search_attributes
     from rath.session._session import Session
     from rath.session.graph import record_session
@@ -252,3 +253,4 @@ def start_lazy_run(
     )
     out.attach_pending(RunHandle(run_id, future))
     record_session(out, agent=agent, inputs=inputs)
+    hold(out)

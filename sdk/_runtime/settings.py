@@ -69,6 +69,11 @@ class Settings:
         return f"{self.task_queue}@{self.worker_id}"
 
     @property
+    def sandboxes_dir(self) -> Path:
+        """The sandbox lease registry, next to the chunk store (clients and workers share it)."""
+        return self.store_dir / "sandboxes"
+
+    @property
     def workspaces_dir(self) -> Path:
         """Where workspaces are allocated for sessions placed with no ``working_dir``."""
         return self.home / "workspaces"

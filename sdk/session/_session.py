@@ -329,7 +329,32 @@ class Session(BaseModel):
         else:
             sandbox_spec = SandboxSpec(backend=backend, working_dir=_workspace_path(spec))
         self.sandbox = Placement(spec=sandbox_spec, sandbox_id=new_id())
+        _hold(self)
         return self
+
+    def release(self) -> bool:
+        """Stop holding this session's sandbox; the last session to let go closes it.
+
+        Every placed session made in plain Python (``.to()``, forks, detaches, merges, a run's
+        output) holds its sandbox. Closing deletes a workspace Rath allocated (``.to(name)``
+        with no ``spec``); one you named is never touched. A lazy session is waited for first,
+        so a run never loses its workspace. ``with session:`` releases on exit.
+
+        Returns:
+            Whether this release closed the sandbox.
+        """
+        if self.sandbox is None or workflow.in_workflow():
+            return False
+        self.synchronize()
+        from rath._runtime.sandboxes import release
+
+        return release(self.sandbox, str(self.id))
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
     # -- display --------------------------------------------------------------------------
 
@@ -412,3 +437,12 @@ def _record(session: Session, *, inputs: tuple[Session, ...]) -> None:
     from rath.session.graph import record_session
 
     record_session(session, inputs=inputs)
+    _hold(session)
+
+
+def _hold(session: Session) -> None:
+    """A placed session made in plain Python holds its sandbox (see :meth:`Session.release`)."""
+    if session.sandbox is not None and not workflow.in_workflow():
+        from rath._runtime.sandboxes import hold
+
+        hold(session)

@@ -1,0 +1,110 @@
+"""Sandbox leases: which sessions hold a sandbox, who owns it, and when it is closed.
+
+Every placed session created client-side (``.to(...)``, a fork, a detach, a merge, a run's
+output) holds its sandbox; :meth:`Session.release` (or leaving ``with session:``) lets go.
+When the last holder lets go, the sandbox is closed: a workspace Rath allocated is deleted
+(one named by the user is never touched). The registry is a directory of small JSON records,
+one per sandbox, next to the chunk store (clients and workers share that directory), written
+under a file lock so several processes can use it. The record also names the worker that
+opened the sandbox (its task queue), so a new session on the same sandbox, or a worker that
+restarts under the same ``RATH_WORKER_ID``, finds it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel
+
+
+class Lease(BaseModel):
+    """One sandbox's record: where it lives, who owns it, who holds it."""
+
+    sandbox_id: UUID
+    backend: str
+    workspace: str | None = None
+    allocated: bool = False
+    owner: str | None = None
+    holders: list[str] = []
+
+
+class LeaseRegistry:
+    """The records under ``root`` (one ``<sandbox id>.json`` each, plus a lock file)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def get(self, sandbox_id: UUID) -> Lease | None:
+        """The record of ``sandbox_id``, if any."""
+        with self._locked():
+            return self._read(sandbox_id)
+
+    def acquire(self, sandbox_id: UUID, backend: str, holder: str, **fields: Any) -> Lease:
+        """Add ``holder``; creates the record with ``fields`` on first use."""
+        with self._locked():
+            lease = self._read(sandbox_id) or Lease(
+                sandbox_id=sandbox_id, backend=backend, **fields
+            )
+            if holder not in lease.holders:
+                lease.holders.append(holder)
+            self._write(lease)
+            return lease
+
+    def set_owner(
+        self, sandbox_id: UUID, backend: str, owner: str, workspace: str, allocated: bool
+    ) -> Lease:
+        """Record the worker that opened the sandbox (the first one wins); returns the record."""
+        with self._locked():
+            lease = self._read(sandbox_id) or Lease(sandbox_id=sandbox_id, backend=backend)
+            if lease.owner is None:
+                lease = lease.model_copy(
+                    update={"owner": owner, "workspace": workspace, "allocated": allocated}
+                )
+                self._write(lease)
+            return lease
+
+    def release(self, sandbox_id: UUID, holder: str) -> Lease | None:
+        """Remove ``holder``; returns the record when that was the last one (it is removed)."""
+        with self._locked():
+            lease = self._read(sandbox_id)
+            if lease is None:
+                return None
+            if holder in lease.holders:
+                lease.holders.remove(holder)
+            if lease.holders:
+                self._write(lease)
+                return None
+            self._path(sandbox_id).unlink(missing_ok=True)
+            return lease
+
+    def _path(self, sandbox_id: UUID) -> Path:
+        return self.root / f"{sandbox_id}.json"
+
+    def _read(self, sandbox_id: UUID) -> Lease | None:
+        try:
+            return Lease.model_validate_json(self._path(sandbox_id).read_bytes())
+        except FileNotFoundError:
+            return None
+
+    def _write(self, lease: Lease) -> None:
+        path = self._path(lease.sandbox_id)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(lease.model_dump(mode="json")))
+        os.replace(tmp, path)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / ".lock", "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)

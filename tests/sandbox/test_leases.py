@@ -1,0 +1,61 @@
+"""Sandbox leases: every placed session holds its sandbox; the last release closes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support import FAST, fake_provider
+
+from rath import flow
+from rath._runtime.sandboxes import leases
+from rath._runtime.settings import Settings
+from rath.sandbox._leases import LeaseRegistry
+from rath.session import Session
+from rath.testing import FakeChatServer, text_reply, tool_call_reply
+
+WRITE = ("write_workspace_file", {"path": "notes.txt", "content": "hi"})
+
+
+def test_an_allocated_workspace_is_deleted_when_the_last_holder_lets_go(
+    rath_env: Settings,
+) -> None:
+    with FakeChatServer([tool_call_reply(WRITE), text_reply("done")]) as server:
+        root = Session.from_user_message("write").to("local")  # a workspace Rath allocates
+        out = flow.Agent("x", provider=fake_provider(server), options=FAST)(root)
+        out.synchronize()
+    assert root.sandbox is not None and out.sandbox is not None
+    sandbox_id = root.sandbox.sandbox_id
+    workspace = rath_env.workspaces_dir / sandbox_id.hex
+    assert (workspace / "notes.txt").read_text() == "hi"
+    lease = leases().get(sandbox_id)
+    assert lease is not None and lease.allocated and lease.owner == rath_env.affinity_queue
+    fork = out.fork()  # a derived session holds it too
+    assert set(leases().get(sandbox_id).holders) == {str(root.id), str(out.id), str(fork.id)}  # type: ignore[union-attr]
+    assert root.release() is False
+    with fork:
+        assert out.release() is False
+        assert workspace.exists()  # the fork still holds it
+    # Leaving ``with fork`` released the last holder: the workspace is gone, and the record.
+    assert not workspace.exists()
+    assert leases().get(sandbox_id) is None
+
+
+def test_a_named_workspace_is_never_deleted(rath_env: Settings, tmp_path: Path) -> None:
+    script = [tool_call_reply(WRITE), text_reply("done")]
+    root = Session.from_user_message("write").to("local", spec=tmp_path)
+    with FakeChatServer(script) as server, root:
+        flow.Agent("x", provider=fake_provider(server), options=FAST)(root).release()
+    assert (tmp_path / "notes.txt").read_text() == "hi"
+
+
+def test_the_registry_keeps_the_first_owner(tmp_path: Path) -> None:
+    import uuid
+
+    registry = LeaseRegistry(tmp_path / "leases")
+    sandbox_id = uuid.uuid4()
+    first = registry.set_owner(sandbox_id, "local", "q@w1", "/ws", True)
+    again = registry.set_owner(sandbox_id, "local", "q@w2", "/ws", True)  # e.g. a second claim
+    assert first.owner == again.owner == "q@w1"
+    registry.acquire(sandbox_id, "local", "a")
+    assert registry.release(sandbox_id, "a") is not None  # the last holder
+    assert registry.get(sandbox_id) is None

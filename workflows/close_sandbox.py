@@ -1,0 +1,34 @@
+"""``CloseSandboxWorkflow``: close a sandbox no session holds, on the worker that owns it.
+
+A client cannot run an activity by itself, and only the owner's host can delete the workspace
+it allocated, so releasing the last holder starts this small run, whose one activity goes to
+the owner's own task queue.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from rath.activities.tools import CloseArgs
+    from rath.sandbox._leases import Lease
+
+
+@workflow.defn(name="rath.CloseSandbox")
+class CloseSandboxWorkflow:
+    """Run ``rath.sandbox.close`` on the owner's queue (or any worker when none owns it)."""
+
+    @workflow.run
+    async def run(self, lease: Lease) -> bool:
+        """Delete the allocated workspace; returns whether something was deleted."""
+        deleted: bool = await workflow.execute_activity(
+            "rath.sandbox.close",
+            CloseArgs(lease=lease),
+            result_type=bool,
+            task_queue=lease.owner,
+            start_to_close_timeout=timedelta(minutes=5),
+            summary=f"close sandbox {lease.sandbox_id.hex[:8]}",
+        )
+        return deleted
