@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from support import FAST, tool_bodies
@@ -10,7 +11,7 @@ from workers import WorkerProcess, with_tests_importable
 
 from rath import flow
 from rath.session import Session
-from rath.testing import FakeChatServer, text_reply, tool_call_reply
+from rath.testing import FakeChatServer, function_handler, gated, text_reply, tool_call_reply
 
 ROUNDS = 4
 SESSIONS = 6
@@ -46,3 +47,39 @@ def test_tool_calls_always_land_on_the_sandbox_owner(
         for server in servers:
             server.stop()
     assert set(owners) <= {"w1", "w2"}
+
+
+def test_a_worker_restarted_under_its_id_takes_its_sandboxes_back(
+    remote_env: dict[str, str], tmp_path: Path
+) -> None:
+    gate = threading.Event()
+    read = tool_call_reply(("read_workspace_file", {"path": "notes.txt"}), ("whoami", {}))
+    replies = iter(
+        [
+            tool_call_reply(("write_workspace_file", {"path": "notes.txt", "content": "hi"})),
+            gated(read, gate),  # lost with the first worker
+            read,
+            text_reply("done"),
+        ]
+    )
+    env = with_tests_importable(remote_env) | {"RATH_WORKER_ID": "w1"}
+    args = ("--tools", "tool_app:whoami")
+    options = FAST.model_copy(update={"llm_heartbeat_seconds": 2})
+    first = WorkerProcess(env, *args)
+    second: WorkerProcess | None = None
+    with FakeChatServer(function_handler(lambda r: next(replies))) as server:
+        try:
+            provider = flow.Provider(model="fake-model", base_url=server.base_url)
+            agent = flow.Agent("Work.", provider=provider, tools=[whoami], options=options)
+            out = agent(Session.from_user_message("go").to("local", spec=tmp_path / "ws"))
+            server.wait_for_requests(2, timeout=60)  # round 1's write done, round 2 in flight
+            first.kill()
+            gate.set()
+            second = WorkerProcess(env, *args)  # same RATH_WORKER_ID: same own queue
+            bodies = tool_bodies(out)
+        finally:
+            first.stop()
+            if second is not None:
+                second.stop()
+    assert bodies[1]["data"] == "hi" and bodies[2] == {"result": "w1"}
+    assert out.sandbox is not None and out.sandbox.owner == f"{remote_env['RATH_TASK_QUEUE']}@w1"
