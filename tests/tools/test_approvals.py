@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from tool_app import add
 
 import rath
 from rath import flow
+from rath._runtime.devserver import temporal_binary
 from rath._runtime.settings import Settings
 from rath.errors import ConfigError
 from rath.session import Session
@@ -124,3 +126,35 @@ def test_calls_in_a_durable_tree_are_answered_from_the_command_line(rath_env: Se
         assert answered.returncode == 0, answered.stderr
         assert f"approved {waiting.call_id}" in answered.stdout
         assert tool_bodies(out) == [{"result": 4}]
+
+
+def test_temporals_own_cli_can_answer(rath_env: Settings, server_address: str) -> None:
+    script = [tool_call_reply(("add", {"a": 3, "b": 4})), text_reply("7")]
+    with FakeChatServer(script) as server:
+        out = asking_agent(server, {"add": "ask"})(Session.from_user_message("3+4"))
+        (waiting,) = eventually(lambda: rath.pending_approvals(out))
+        assert out.run_id is not None
+        answer = json.dumps({"call_id": waiting.call_id, "approve": True})
+        done = subprocess.run(
+            [
+                str(temporal_binary()),
+                "workflow",
+                "update",
+                "execute",
+                "--address",
+                server_address,
+                "--workflow-id",
+                out.run_id,
+                "--name",
+                "rath.approve",
+                "--input",
+                answer,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "approved" in done.stdout
+        assert tool_bodies(out) == [{"result": 7}]
