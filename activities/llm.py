@@ -5,7 +5,9 @@ never the rows; ``complete`` rebuilds the messages from the chunk store, calls t
 through the chat client its provider kind names (``rath.llm.register_chat_client``; the SDKs'
 own retries off: Temporal owns retries), stores the assistant row, and returns what the
 workflow needs to dispatch tools: names, ids, resource keys and whether the arguments parse.
-The tool arguments themselves stay in the store.
+The tool arguments themselves stay in the store. With ``CompleteArgs.stream`` set (the run's
+caller passed ``on_event``) the call streams, and its deltas are published to the run's
+workflow stream as they come (``_llm_stream.py``); the result is the same.
 
 Failures are classified once, by the client, as a :class:`~rath.llm.ProviderError`; here it
 becomes an ``ApplicationError`` of the same type (``LLMHTTP429``, ``LLMTimeout`` ...), with
@@ -30,11 +32,14 @@ from rath._runtime.credentials import CredentialVault
 from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
+from rath.activities._llm_stream import publishing
 from rath.llm._client import ChatRequest
 from rath.llm._embedding import embedder_for
 from rath.llm._errors import ProviderError
 from rath.llm._provider import ProviderSpec
 from rath.llm._registry import ChatClients
+from rath.llm._stream import StreamOptions
+from rath.llm._stream_clients import stream_completion
 from rath.llm._usage import TokenUsage
 from rath.llm._vlm import DEFAULT_IMAGE_PROMPT, image_message
 from rath.llm._wire import Completion, WireToolCall, parse_arguments
@@ -66,6 +71,8 @@ class CompleteArgs(BaseModel):
     round: int
     tool_schemas: str | None = None
     """Digest of the stored schemas of the run's other tools (custom and MCP), if any."""
+    stream: StreamOptions | None = None
+    """Stream the answer and publish its deltas to the run's workflow stream (``on_event``)."""
 
 
 class ToolCallPlan(BaseModel):
@@ -195,7 +202,13 @@ class LLMActivities:
             )
             client = await self._clients.aclient(args.provider)
             async with heartbeating():
-                result = await client.complete(request)
+                if args.stream is None:
+                    result = await client.complete(request)
+                else:
+                    async with publishing(
+                        args.stream, agent=args.agent_name, round=args.round
+                    ) as publisher:
+                        result = await stream_completion(client, request, publisher.emit)
         return await asyncio.to_thread(self._record, result, sealed, messages)
 
     @activity.defn(name="rath.llm.compress")

@@ -11,6 +11,10 @@ With ``Agent(memory=...)``, relevant memories are injected before the first roun
 reached that many tokens (the model's count, else an estimate) is followed by a compression
 activity: the transcript becomes one summary row and the loop goes on from there.
 
+With ``stream`` set (the caller passed ``on_event``), the run hosts a workflow stream that
+the LLM activity publishes each round's deltas to, and hands it on across continue-as-new
+(``workflows/_stream_steps.py``).
+
 History stays flat: the state is a :class:`TableRef` (a digest plus this round's new row
 digests), so each round adds O(new content) bytes. When the server suggests it, the run
 continues as new with that state, keeping the output session's id.
@@ -24,6 +28,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.contrib.workflow_streams import WorkflowStream, WorkflowStreamState
 
 with workflow.unsafe.imports_passed_through():
     from rath._text import preview
@@ -35,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from rath.budget import Spent
     from rath.llm._provider import ProviderSpec
+    from rath.llm._stream import StreamOptions
     from rath.llm._usage import TokenUsage, add_usage
     from rath.session._lineage import LineageKind
     from rath.session._session import Placement, Session
@@ -49,6 +55,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from rath.workflows._dispatch import Round, claim_sandbox, dispatch_round, error_row
     from rath.workflows._memory_steps import AgentMemory, commit_memories, inject_memories
+    from rath.workflows._stream_steps import continue_as_new_streaming, release_followers
     from rath.workflows._tool_steps import (
         ApprovalDecision,
         Approvals,
@@ -119,17 +126,25 @@ class SessionLoopInput(BaseModel):
     budget: BudgetGate | None = None
     tools: ToolSet | None = None
     carry: LoopCarry | None = None
+    stream: StreamOptions | None = None
+    """Stream each round's answer to the run's workflow stream (the caller passed on_event)."""
+    stream_state: WorkflowStreamState | None = None
+    """The stream carried across continue-as-new."""
 
 
 @workflow.defn(name="rath.SessionLoop")
 class SessionLoopWorkflow:
     """One agent pass over a user session: rounds of LLM calls and tool calls."""
 
-    def __init__(self) -> None:
+    @workflow.init
+    def __init__(self, input: SessionLoopInput) -> None:
         self._carry: LoopCarry | None = None
         self._graph = SessionGraph()
         self._budget = RunBudget(None)
         self._approvals = Approvals()
+        # Only a streaming run hosts a stream (its handlers), so other runs' histories are
+        # unchanged. WorkflowStream must be built right here, in the workflow's __init__.
+        self._stream = WorkflowStream(input.stream_state) if input.stream is not None else None
 
     @workflow.query
     def pending_approvals(self) -> list[PendingApproval]:
@@ -164,6 +179,13 @@ class SessionLoopWorkflow:
     @workflow.run
     async def run(self, input: SessionLoopInput) -> Session:
         """Run rounds until a completion without tool calls, ``max_tool_rounds`` or the budget."""
+        try:
+            return await self._run(input)
+        finally:
+            if self._stream is not None:
+                await release_followers(self._stream)
+
+    async def _run(self, input: SessionLoopInput) -> Session:
         self._graph = SessionGraph.from_sessions([input.user, input.agent])
         if input.budget is not None and input.carry is None:
             input = input.model_copy(update={"budget": input.budget.started(workflow.now())})
@@ -228,11 +250,12 @@ class SessionLoopWorkflow:
         rounds_this_run = 0
         while carry.rounds < options.max_tool_rounds:
             if rounds_this_run and self._should_continue_as_new(rounds_this_run, options):
-                workflow.continue_as_new(
-                    input.model_copy(
-                        update={"carry": carry.model_copy(update={"runs": carry.runs + 1})}
-                    )
+                next_input = input.model_copy(
+                    update={"carry": carry.model_copy(update={"runs": carry.runs + 1})}
                 )
+                if self._stream is not None:
+                    await continue_as_new_streaming(self._stream, next_input)
+                workflow.continue_as_new(next_input)
             rounds_this_run += 1
             round_no = carry.rounds + 1
             refused = await self._budget.before_llm_call(round_no, carry.spent())
@@ -314,6 +337,7 @@ class SessionLoopWorkflow:
                 tool_names=catalog.builtins,
                 tool_schemas=catalog.schemas,
                 round=round_no,
+                stream=input.stream,
             ),
             start_to_close_timeout=timedelta(seconds=options.llm_timeout_seconds),
             heartbeat_timeout=timedelta(seconds=options.llm_heartbeat_seconds),

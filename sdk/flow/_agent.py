@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rath.budget import Budget
@@ -16,6 +16,7 @@ from rath.session._loop import run_session_loop
 from rath.session._session import Session
 
 if TYPE_CHECKING:
+    from rath.llm._stream import RathLLMStreamDelta
     from rath.workflows._memory_steps import AgentMemory
 
 
@@ -50,6 +51,11 @@ class Agent(AgentMemoryMethods, Workflow):
             command line); no answer within the policy's timeout counts as a denial.
         budget: Limits for each run of this agent (a :class:`~rath.budget.Budget`).
             ``provider.budget_total_tokens`` is the same as ``Budget(total_tokens=...)``.
+        on_event: Called with each :class:`~rath.llm.RathLLMStreamDelta` (text, tool-call
+            pieces, finish reason, usage, each with its round and attempt) while the model
+            writes, on a worker thread of Rath's background runtime; the output is ready
+            only after every event was delivered. For runs started from plain Python (see
+            :func:`~rath.session.run_session_loop` and ``rath.streaming``).
 
     Example:
         agent = flow.Agent("Use tools when helpful.", model="gpt-4o-mini")
@@ -76,6 +82,7 @@ class Agent(AgentMemoryMethods, Workflow):
         commit_on_forward: bool = False,
         budget: Budget | None = None,
         tool_policy: Any = None,
+        on_event: Callable[[RathLLMStreamDelta], None] | None = None,
     ) -> None:
         super().__init__()
         if provider is None and model is None:
@@ -102,6 +109,7 @@ class Agent(AgentMemoryMethods, Workflow):
             budget = (budget or Budget()).model_copy(update={"total_tokens": tokens})
         self.budget = budget
         self.tool_policy = tool_policy
+        self.on_event = on_event
         self._name = name
         self._named_explicitly = name is not None
 
@@ -128,6 +136,7 @@ class Agent(AgentMemoryMethods, Workflow):
             memory=self._agent_memory(),
             budget=self.budget,
             tool_policy=self.tool_policy,
+            on_event=self.on_event,
         )
 
     def _agent_memory(self) -> AgentMemory | None:

@@ -9,8 +9,9 @@ same workflow as a child, as a task of the parent, and returns a lazy session ju
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from temporalio import workflow
@@ -24,6 +25,7 @@ from rath.session._session import Session
 
 if TYPE_CHECKING:
     from rath.budget import Budget
+    from rath.llm._stream import RathLLMStreamDelta
     from rath.workflows._memory_steps import AgentMemory
     from rath.workflows._tool_steps import ToolSet
     from rath.workflows.session_loop import LoopOptions
@@ -42,6 +44,7 @@ def run_session_loop(
     memory: AgentMemory | None = None,
     budget: Budget | None = None,
     tool_policy: Any = None,
+    on_event: Callable[[RathLLMStreamDelta], None] | None = None,
     lazy: bool = True,
 ) -> Session:
     """Run the agent loop: LLM rounds with tool calls until the model stops calling tools.
@@ -68,6 +71,12 @@ def run_session_loop(
             :class:`~rath.errors.BudgetExceededError`, which carries the transcript so far.
         tool_policy: ``{pattern: "allow" | "deny" | "ask"}`` (or a ``ToolPolicy``): ``ask``
             pauses the run until ``rath.approve``/``rath.deny`` answers (a timeout denies).
+        on_event: Called with each :class:`~rath.llm.RathLLMStreamDelta` while the model
+            writes (each round streams from the provider). It runs on a worker thread of
+            Rath's background runtime, in order, one call at a time; the output session is
+            ready only after every event was delivered. A ``retry`` event voids what earlier
+            attempts of its round sent (see ``rath.streaming``). Only for runs started from
+            plain Python: inside a durable ``forward`` it raises ``ConfigError``.
         lazy: Return at once (default) or wait for the run.
 
     Returns:
@@ -113,6 +122,7 @@ def run_session_loop(
         tools=tool_set,
         out=out,
         run_id=run_id,
+        on_event=on_event,
     )
     if not lazy and not workflow.in_workflow():
         out.synchronize()
@@ -131,18 +141,24 @@ def _start_run(
     tools: ToolSet | None,
     out: Session,
     run_id: str,
+    on_event: Callable[[RathLLMStreamDelta], None] | None = None,
 ) -> None:
     """Client side: start a top-level run on the background runtime."""
     from rath._runtime.providers import provider_spec
     from rath._runtime.runtime import start_lazy_run
     from rath._runtime.settings import Settings
+    from rath.llm._stream import StreamOptions
+    from rath.session._events import follow_started_run
     from rath.workflows._budget_steps import BudgetGate
     from rath.workflows.session_loop import SessionLoopInput
 
     settings = Settings.from_env()
     spec = provider_spec(provider, settings)
+    started: concurrent.futures.Future[None] = concurrent.futures.Future()
 
     def make_input() -> SessionLoopInput:
+        if on_event is not None and not started.done():
+            started.set_result(None)
         return SessionLoopInput(
             user=user.synchronize(),
             agent=agent.synchronize(),
@@ -153,6 +169,7 @@ def _start_run(
             memory=memory,
             budget=None if budget is None else BudgetGate(own=budget),
             tools=tools,
+            stream=None if on_event is None else StreamOptions(),
         )
 
     start_lazy_run(
@@ -166,6 +183,8 @@ def _start_run(
         settings=settings,
         on_budget_exceeded=provider.on_budget_exceeded,
     )
+    if on_event is not None:
+        follow_started_run(out, on_event, started)
 
 
 def _start_child(
@@ -180,6 +199,7 @@ def _start_child(
     tools: ToolSet | None,
     out: Session,
     run_id: str,
+    on_event: Callable[[RathLLMStreamDelta], None] | None = None,
 ) -> None:
     """Workflow side: schedule a child workflow as a task of the durable forward."""
     from rath._runtime.failures import describe_failure
@@ -189,6 +209,12 @@ def _start_child(
     from rath.workflows._budget_steps import exceeded_session
     from rath.workflows.session_loop import SessionLoopInput
 
+    if on_event is not None:
+        raise ConfigError(
+            f"agent {name!r}: on_event cannot reach your process from inside a durable "
+            "forward; call module.forward(session) from plain Python instead (each agent a "
+            "top-level run that streams), or follow a run with rath.streaming.follow_events"
+        )
     scope = current_scope()
     spec = spec_from_provider(provider, demo_fallback=scope.demo_fallback)
 

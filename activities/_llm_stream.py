@@ -1,0 +1,108 @@
+"""The LLM activity's side of streaming: publish deltas to the run's workflow stream, in batches.
+
+Deltas are stamped with the agent, the loop round and this activity attempt, merged while they
+wait (neighbouring text pieces become one event) and published on
+:data:`~rath.llm._stream.TOPIC` through ``temporalio.contrib.workflow_streams``: one signal per
+batch, so history grows with batches, not tokens. The first batch of an attempt goes out at
+once (the time to the first token is what a reader notices); later ones every
+``batch_seconds``; the rest before the activity returns.
+
+An attempt after the first starts with a ``retry`` event: the caller drops what earlier
+attempts of this round streamed. A batch that cannot be delivered is logged and dropped:
+streaming is in addition to the durable result and never fails the model call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from temporalio import activity
+from temporalio.contrib.workflow_streams import WorkflowStreamClient
+
+from rath.llm._stream import TOPIC, RathLLMStreamDelta, StreamOptions, coalesce
+
+_CLOSE_TIMEOUT = 10.0
+
+
+class DeltaPublisher:
+    """Collects one attempt's deltas and publishes them to the run's stream in batches.
+
+    Args:
+        stream: A stream client for the activity's own workflow.
+        options: The batch interval.
+        stamp: ``agent``, ``round`` and ``attempt`` for every event.
+    """
+
+    def __init__(
+        self, stream: WorkflowStreamClient, options: StreamOptions, stamp: dict[str, object]
+    ) -> None:
+        self._stream = stream
+        self._topic = stream.topic(TOPIC, type=RathLLMStreamDelta)
+        self._options = options
+        self._stamp = stamp
+        self._waiting: list[RathLLMStreamDelta] = []
+        self._wake = asyncio.Event()
+        self._sent_any = False
+        self._task: asyncio.Task[None] | None = None
+
+    def emit(self, delta: RathLLMStreamDelta) -> None:
+        """Queue one delta (never blocks); the attempt's first goes out at once."""
+        self._waiting.append(delta.model_copy(update=self._stamp))
+        if not self._sent_any:
+            self._wake.set()
+
+    def start(self) -> None:
+        """Start the batching task."""
+        self._task = asyncio.create_task(self._run())
+
+    async def close(self) -> None:
+        """Stop batching and publish what is left (bounded)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        try:
+            await asyncio.wait_for(self._flush(final=True), timeout=_CLOSE_TIMEOUT)
+        except TimeoutError:
+            activity.logger.warning("stream: the last deltas were not delivered in time")
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self._options.batch_seconds)
+            self._wake.clear()
+            await self._flush()
+
+    async def _flush(self, *, final: bool = False) -> None:
+        if not self._waiting and not final:
+            return
+        batch, self._waiting = coalesce(self._waiting), []
+        for event in batch:
+            self._topic.publish(event)
+        self._sent_any = self._sent_any or any(not event.retry for event in batch)
+        try:
+            # Also re-sends a batch whose signal failed before (same sequence: no duplicates).
+            await self._stream.flush()
+        except Exception as exc:  # delivery is best effort: never fail the model call
+            activity.logger.warning("stream: delta delivery failed (retried next batch): %s", exc)
+
+
+@asynccontextmanager
+async def publishing(
+    options: StreamOptions, *, agent: str, round: int
+) -> AsyncIterator[DeltaPublisher]:
+    """A publisher for this activity attempt's deltas, flushed and stopped on exit."""
+    attempt = activity.info().attempt
+    stream = WorkflowStreamClient.from_within_activity()
+    stamp: dict[str, object] = {"agent": agent, "round": round, "attempt": attempt}
+    publisher = DeltaPublisher(stream, options, stamp)
+    if attempt > 1:
+        publisher.emit(RathLLMStreamDelta(retry=True))
+    publisher.start()
+    try:
+        yield publisher
+    finally:
+        await publisher.close()

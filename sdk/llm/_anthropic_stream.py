@@ -1,0 +1,132 @@
+"""Reading a streamed Anthropic message: events in, deltas out, then the whole answer.
+
+The answer is rebuilt as the ``message`` object the API would have sent without streaming,
+so it becomes a :class:`~rath.llm.Completion` by the same translation as a plain call. Tool
+calls are numbered 0, 1, ... in the order their ``tool_use`` blocks start (text blocks do not
+count). Usage is reported once, with ``message_delta``: the input tokens of ``message_start``
+(cache reads and writes included) plus the output tokens, not the output tokens alone.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rath.llm._anthropic_wire import _STOP_REASONS, _usage
+from rath.llm._errors import ProviderError
+from rath.llm._stream import RathLLMStreamDelta
+
+
+class AnthropicStreamAnswer:
+    """The answer so far of one streamed Messages call.
+
+    Args:
+        where: How messages name the endpoint.
+        model: The model asked for (named in messages).
+    """
+
+    def __init__(self, *, where: str, model: str) -> None:
+        self._where = where
+        self._model = model
+        self._message: dict[str, Any] = {}
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._json: dict[int, str] = {}
+        self._calls: dict[int, int] = {}  # block index -> tool-call index
+        self._usage: dict[str, Any] = {}
+        self._stop_reason: str | None = None
+        self._stopped = False
+
+    def feed(self, event: object) -> list[RathLLMStreamDelta]:
+        """Take one stream event; return the deltas it carries.
+
+        Raises:
+            ValueError: The event is not a JSON object.
+        """
+        if not isinstance(event, dict):
+            raise ValueError(f"a stream event is not a JSON object: {str(event)[:80]}")
+        kind = event.get("type")
+        if kind == "message_start":
+            self._message = dict(event.get("message") or {})
+            self._usage = dict(self._message.get("usage") or {})
+        elif kind == "content_block_start":
+            return self._start(int(event.get("index") or 0), dict(event["content_block"]))
+        elif kind == "content_block_delta":
+            return self._delta(int(event.get("index") or 0), event.get("delta") or {})
+        elif kind == "message_delta":
+            return self._finish(event)
+        elif kind == "message_stop":
+            self._stopped = True
+        return []
+
+    def _start(self, index: int, block: dict[str, Any]) -> list[RathLLMStreamDelta]:
+        self._blocks[index] = block
+        if block.get("type") == "text":
+            text = str(block.get("text") or "")
+            block["text"] = text
+            return [RathLLMStreamDelta(content_delta=text)] if text else []
+        if block.get("type") != "tool_use":
+            return []
+        call = self._calls[index] = len(self._calls)
+        self._json[index] = ""
+        return [
+            RathLLMStreamDelta(
+                tool_call_index=call,
+                tool_call_id=block.get("id") or None,
+                tool_call_name_delta=block.get("name") or None,
+            )
+        ]
+
+    def _delta(self, index: int, delta: dict[str, Any]) -> list[RathLLMStreamDelta]:
+        block = self._blocks.get(index)
+        if block is None:
+            raise ValueError(f"a content_block_delta for block {index}, which never started")
+        if delta.get("type") == "text_delta":
+            text = str(delta.get("text") or "")
+            block["text"] = str(block.get("text") or "") + text
+            return [RathLLMStreamDelta(content_delta=text)] if text else []
+        if delta.get("type") == "input_json_delta" and index in self._calls:
+            piece = str(delta.get("partial_json") or "")
+            self._json[index] += piece
+            if piece:
+                return [
+                    RathLLMStreamDelta(
+                        tool_call_index=self._calls[index], tool_call_args_delta=piece
+                    )
+                ]
+        return []
+
+    def _finish(self, event: dict[str, Any]) -> list[RathLLMStreamDelta]:
+        self._stop_reason = (event.get("delta") or {}).get("stop_reason") or self._stop_reason
+        self._usage.update({k: v for k, v in (event.get("usage") or {}).items() if v is not None})
+        reason = _STOP_REASONS.get(str(self._stop_reason))
+        if reason is None:
+            reason = "tool_calls" if self._calls else "stop"
+        return [RathLLMStreamDelta(finish_reason=reason, usage=_usage(self._usage))]
+
+    def answer(self) -> dict[str, Any]:
+        """The whole answer as a Messages ``message`` object.
+
+        Raises:
+            ProviderError: The stream ended before ``message_stop`` (retryable).
+            ValueError: A tool call's streamed arguments are not JSON.
+        """
+        if not self._stopped:
+            raise ProviderError(
+                f"{self._where} ended its stream for model {self._model!r} before the answer "
+                "finished (no message_stop)",
+                error_type="LLMBadResponse",
+                retryable=True,
+            )
+        content = []
+        for index, block in sorted(self._blocks.items()):
+            if index in self._calls:
+                raw = self._json[index]
+                content.append({**block, "input": json.loads(raw) if raw.strip() else {}})
+            else:
+                content.append(block)
+        return {
+            **self._message,
+            "content": content,
+            "stop_reason": self._stop_reason,
+            "usage": self._usage,
+        }

@@ -1,0 +1,129 @@
+"""Reading a streamed Chat Completion: chunks in, deltas out, then the whole answer.
+
+The answer is rebuilt as the ``chat.completion`` object the server would have sent without
+streaming, so it becomes a :class:`~rath.llm.Completion` by the same translation as a plain
+call (ids for calls that have none, finish reasons normalised). Only ``choices[0]`` is read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rath.llm._errors import ProviderError
+from rath.llm._stream import RathLLMStreamDelta
+from rath.llm._usage import TokenUsage
+from rath.llm._wire import _KNOWN_REASONS
+
+
+class OpenAIStreamAnswer:
+    """The answer so far of one streamed Chat Completion.
+
+    Args:
+        where: How messages name the endpoint.
+        model: The model asked for (named in messages).
+    """
+
+    def __init__(self, *, where: str, model: str) -> None:
+        self._where = where
+        self._model = model
+        self._parts: list[str] = []
+        self._calls: dict[int, dict[str, Any]] = {}
+        self._finish: str | None = None
+        self._usage: dict[str, Any] | None = None
+        self._served_model = ""
+        self._id = ""
+
+    def feed(self, chunk: object) -> list[RathLLMStreamDelta]:
+        """Take one ``chat.completion.chunk``; return the deltas it carries.
+
+        Raises:
+            ValueError: The chunk is not a JSON object.
+        """
+        if not isinstance(chunk, dict):
+            raise ValueError(f"a stream chunk is not a JSON object: {str(chunk)[:80]}")
+        self._id = chunk.get("id") or self._id
+        self._served_model = chunk.get("model") or self._served_model
+        out: list[RathLLMStreamDelta] = []
+        for choice in chunk.get("choices") or ():
+            if choice.get("index", 0) == 0:
+                out += self._choice(choice)
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self._usage = usage
+            out.append(RathLLMStreamDelta(usage=_token_usage(usage)))
+        return out
+
+    def _choice(self, choice: dict[str, Any]) -> list[RathLLMStreamDelta]:
+        out: list[RathLLMStreamDelta] = []
+        delta = choice.get("delta") or {}
+        text = delta.get("content")
+        if isinstance(text, str):
+            self._parts.append(text)
+            if text:
+                out.append(RathLLMStreamDelta(content_delta=text))
+        for call in delta.get("tool_calls") or ():
+            index = int(call.get("index") or 0)
+            entry = self._calls.setdefault(index, {"id": None, "name": "", "arguments": ""})
+            function = call.get("function") or {}
+            name, args = function.get("name") or "", function.get("arguments") or ""
+            entry["id"] = call.get("id") or entry["id"]
+            entry["name"] += name
+            entry["arguments"] += args
+            if call.get("id") or name or args:
+                out.append(
+                    RathLLMStreamDelta(
+                        tool_call_index=index,
+                        tool_call_id=call.get("id") or None,
+                        tool_call_name_delta=name or None,
+                        tool_call_args_delta=args or None,
+                    )
+                )
+        reason = choice.get("finish_reason")
+        if reason:
+            self._finish = reason
+            known = reason if reason in _KNOWN_REASONS else "stop"
+            out.append(RathLLMStreamDelta(finish_reason=known))
+        return out
+
+    def answer(self) -> dict[str, Any]:
+        """The whole answer as a ``chat.completion`` object.
+
+        Raises:
+            ProviderError: The stream ended before a finish reason (retryable).
+        """
+        if self._finish is None:
+            raise ProviderError(
+                f"{self._where} ended its stream for model {self._model!r} before the answer "
+                "finished (no finish_reason)",
+                error_type="LLMBadResponse",
+                retryable=True,
+            )
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": "".join(self._parts) if self._parts else None,
+        }
+        if self._calls:
+            message["tool_calls"] = [
+                {
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": call["arguments"]},
+                }
+                for _, call in sorted(self._calls.items())
+            ]
+        choice = {"index": 0, "finish_reason": self._finish, "message": message}
+        return {
+            "id": self._id,
+            "object": "chat.completion",
+            "model": self._served_model,
+            "choices": [choice],
+            "usage": self._usage,
+        }
+
+
+def _token_usage(usage: dict[str, Any]) -> TokenUsage:
+    return TokenUsage(
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        total_tokens=int(usage.get("total_tokens") or 0),
+    )

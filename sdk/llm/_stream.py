@@ -1,0 +1,185 @@
+"""Streaming events: the pieces of a model's answer a run sends its caller while it is written.
+
+A run started with ``on_event`` streams every loop round's completion from the provider and
+publishes :class:`RathLLMStreamDelta` events to its workflow stream (``TOPIC``); the caller's
+callback receives them in order. The durable result does not change: each round still
+appends exactly one assistant row, built from the whole answer.
+
+Every event names its loop ``round`` and the LLM activity ``attempt`` that produced it. An
+attempt after the first begins with a ``retry`` event, which voids whatever earlier attempts
+of that round streamed; :class:`StreamFold` applies that rule when folding events back into
+answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict
+
+from rath.llm._usage import TokenUsage
+
+TOPIC = "rath.llm.delta"
+"""The workflow-stream topic a run's model deltas are published on."""
+
+
+class StreamOptions(BaseModel):
+    """How a run streams its model output (set when the caller passes ``on_event``).
+
+    Attributes:
+        batch_seconds: Deltas are published at most this often (the first at once), so the
+            history a stream adds grows with batches, not tokens.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    batch_seconds: float = 0.2
+
+
+class RathLLMStreamDelta(BaseModel):
+    """One piece of a model's answer as it streams (OpenRath's ``RathLLMStreamDelta``).
+
+    Any subset of the delta fields is set. ``usage`` comes once the provider reports it
+    (OpenAI: after the finish reason; Anthropic: with it, input and output tokens both).
+
+    Attributes:
+        content_delta: More answer text.
+        tool_call_index: Which tool call (0, 1, ... in the answer) the tool fields extend.
+        tool_call_id: The call's id, on its first event (when the provider sends one).
+        tool_call_name_delta: The tool's name (usually whole, on the call's first event).
+        tool_call_args_delta: More of the call's JSON arguments, as the provider wrote them.
+        finish_reason: Why the answer ended (``stop``, ``tool_calls``, ``length``, ...).
+        usage: Tokens the call used.
+        round: The loop round (1, 2, ...; numbering goes on across continue-as-new).
+        attempt: The LLM activity attempt that produced the event (1, then 2, ... on retries).
+        retry: ``True`` on the event that starts attempt ``attempt`` (> 1) of ``round``:
+            everything earlier attempts of this round streamed is void.
+        agent: The agent's name.
+        offset: The event's position in the run's stream (set when it is delivered); follow
+            again from ``offset + 1`` to resume without repeats.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    content_delta: str | None = None
+    tool_call_index: int | None = None
+    tool_call_id: str | None = None
+    tool_call_name_delta: str | None = None
+    tool_call_args_delta: str | None = None
+    finish_reason: str | None = None
+    usage: TokenUsage | None = None
+    round: int = 0
+    attempt: int = 1
+    retry: bool = False
+    agent: str = ""
+    offset: int | None = None
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """``(round, attempt)``: events are delivered only while this does not go back."""
+        return (self.round, self.attempt)
+
+
+def coalesce(deltas: list[RathLLMStreamDelta]) -> list[RathLLMStreamDelta]:
+    """Merge neighbouring text pieces and argument pieces of one call (fewer, larger events).
+
+    Order and the folded result are unchanged; only how finely the answer is cut changes.
+    """
+    out: list[RathLLMStreamDelta] = []
+    for delta in deltas:
+        merged = _merge(out[-1], delta) if out else None
+        if merged is None:
+            out.append(delta)
+        else:
+            out[-1] = merged
+    return out
+
+
+_TOOL_FIELDS = ("tool_call_id", "tool_call_name_delta")
+_OTHER_FIELDS = ("finish_reason", "usage")
+
+
+def _merge(a: RathLLMStreamDelta, b: RathLLMStreamDelta) -> RathLLMStreamDelta | None:
+    if a.key != b.key or a.retry or b.retry:
+        return None
+    if any(getattr(x, f) is not None for x in (a, b) for f in _OTHER_FIELDS):
+        return None
+    if _text_only(a) and _text_only(b):
+        text = (a.content_delta or "") + (b.content_delta or "")
+        return a.model_copy(update={"content_delta": text})
+    if (
+        a.content_delta is None
+        and b.content_delta is None
+        and a.tool_call_index is not None
+        and a.tool_call_index == b.tool_call_index
+        and all(getattr(b, f) is None for f in _TOOL_FIELDS)
+        and b.tool_call_args_delta is not None
+    ):
+        args = (a.tool_call_args_delta or "") + (b.tool_call_args_delta or "")
+        return a.model_copy(update={"tool_call_args_delta": args})
+    return None
+
+
+def _text_only(delta: RathLLMStreamDelta) -> bool:
+    return delta.content_delta is not None and delta.tool_call_index is None
+
+
+@dataclass
+class FoldedCall:
+    """One tool call folded from its events."""
+
+    id: str | None = None
+    name: str = ""
+    arguments: str = ""
+
+
+@dataclass
+class FoldedRound:
+    """One round's answer folded from its events (the latest attempt's only)."""
+
+    attempt: int = 1
+    content: str = ""
+    tool_calls: dict[int, FoldedCall] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: TokenUsage | None = None
+
+
+class StreamFold:
+    """Folds a run's events back into each round's answer, as OpenRath folded a stream.
+
+    Text pieces are concatenated; tool-call pieces are grouped by index (id set, name and
+    arguments concatenated); the last finish reason and usage win. A ``retry`` event, or an
+    event of a later attempt, starts its round afresh; events of an earlier attempt than the
+    round's latest are ignored.
+
+    Example:
+        fold = StreamFold()
+        agent = flow.Agent("...", model="gpt-4o-mini", on_event=fold.add)
+        out = agent(session)
+        out.synchronize()
+        print(fold.rounds[1].content)
+    """
+
+    def __init__(self) -> None:
+        self.rounds: dict[int, FoldedRound] = {}
+        self.events: list[RathLLMStreamDelta] = []
+
+    def add(self, event: RathLLMStreamDelta) -> None:
+        """Fold one event in."""
+        self.events.append(event)
+        current = self.rounds.get(event.round)
+        if current is None or event.retry or event.attempt > current.attempt:
+            current = self.rounds[event.round] = FoldedRound(attempt=event.attempt)
+        elif event.attempt < current.attempt:
+            return
+        if event.content_delta:
+            current.content += event.content_delta
+        if event.tool_call_index is not None:
+            call = current.tool_calls.setdefault(event.tool_call_index, FoldedCall())
+            call.id = event.tool_call_id or call.id
+            call.name += event.tool_call_name_delta or ""
+            call.arguments += event.tool_call_args_delta or ""
+        if event.finish_reason is not None:
+            current.finish_reason = event.finish_reason
+        if event.usage is not None:
+            current.usage = event.usage

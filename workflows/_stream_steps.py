@@ -1,0 +1,58 @@
+"""Workflow-side steps of streaming: hosting a run's stream through its end and continue-as-new.
+
+A session loop started with ``on_event`` hosts a ``WorkflowStream``
+(``temporalio.contrib.workflow_streams``): the LLM activity publishes model deltas to it by
+signal, callers follow it by polling updates from an offset. A run that does not stream hosts
+none, so its history is exactly what it was before streaming existed.
+
+Across continue-as-new the stream's state goes to the next run with the loop's state, so
+offsets keep counting and a follower carries on without repeats. The events carried are
+capped (:data:`CARRY_BYTES`, oldest dropped first): the rounds they describe are finished and
+in the transcript, and the next run's input must stay well under Temporal's payload limit.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn, TypeVar
+
+from pydantic import BaseModel
+from temporalio import workflow
+from temporalio.contrib.workflow_streams import WorkflowStream, WorkflowStreamState
+
+CARRY_BYTES = 512_000
+"""The most encoded event bytes a stream carries across continue-as-new."""
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+def carried(state: WorkflowStreamState, limit: int = CARRY_BYTES) -> WorkflowStreamState:
+    """``state`` with only its newest events that fit in ``limit`` bytes (offsets kept)."""
+    size, keep = 0, len(state.log)
+    while keep > 0 and size + len(state.log[keep - 1].data) <= limit:
+        keep -= 1
+        size += len(state.log[keep].data)
+    dropped = keep
+    if not dropped:
+        return state
+    return WorkflowStreamState(
+        log=state.log[dropped:],
+        base_offset=state.base_offset + dropped,
+        publishers=state.publishers,
+    )
+
+
+async def continue_as_new_streaming(stream: WorkflowStream, next_input: InputT) -> NoReturn:
+    """Hand the stream to the next run: release followers, then continue as new."""
+    await stream.continue_as_new(
+        lambda state: [next_input.model_copy(update={"stream_state": carried(state)})]
+    )
+
+
+async def release_followers(stream: WorkflowStream) -> None:
+    """Answer the followers' waiting polls before the run ends; they then read the rest.
+
+    Followers then find the run closed and read any events left from its history (a query),
+    so none is lost; without this the run would end with their polls unanswered.
+    """
+    stream.detach_pollers()
+    await workflow.wait_condition(workflow.all_handlers_finished)
