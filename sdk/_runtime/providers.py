@@ -86,6 +86,7 @@ def spec_from_provider(
         retry_max_attempts=provider.retry_max_attempts,
         retry_base_seconds=provider.retry_base_seconds,
         request_timeout=provider.request_timeout,
+        budget_total_tokens=provider.budget_total_tokens,
     )
 
 
@@ -102,4 +103,5 @@ def provider_from_spec(spec: ProviderSpec) -> Provider:
         retry_max_attempts=spec.retry_max_attempts,
         retry_base_seconds=spec.retry_base_seconds,
         request_timeout=spec.request_timeout,
+        budget_total_tokens=spec.budget_total_tokens,
     )

@@ -170,6 +170,8 @@ class ProviderSpec(BaseModel):
     retry_max_attempts: int | None = None
     retry_base_seconds: float | None = None
     request_timeout: float | None = None
+    budget_total_tokens: int | None = None
+    """OpenRath's per-provider token budget (kept so a rebuilt Agent still enforces it)."""
 
     def label(self) -> str:
         """A short human label: ``model`` or ``kind``, for summaries and the UI."""

@@ -165,3 +165,24 @@ def test_two_children_share_their_parents_budget(rath_env: Settings, tmp_path: P
     assert partial.id == out.id and "budget.exceeded" in dict(partial.lineage_extras)
     assert partial.usage is not None and partial.usage.total_tokens == 15 * len(roles)
     assert "total_tokens" in caught.value.reason
+
+
+class Looker(flow.Workflow):
+    def __init__(self, provider: flow.Provider) -> None:
+        super().__init__()
+        self.looker = flow.Agent("Look.", provider=provider, options=FAST)
+
+    def forward(self, session: Session) -> Session:
+        return self.looker(session)
+
+
+def test_a_providers_budget_holds_inside_a_durable_forward(
+    rath_env: Settings, tmp_path: Path
+) -> None:
+    with FakeChatServer(function_handler(always_look)) as server:
+        out = Looker(fake_provider(server, budget_total_tokens=20))(
+            Session.from_user_message("go").to("local", spec=tmp_path)
+        )
+        with pytest.raises(BudgetExceededError, match="total_tokens: 30 used of 20"):
+            out.synchronize()
+        assert len(server.requests) == 2
