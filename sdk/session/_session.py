@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from temporalio import workflow
 
 from rath._ids import new_id
-from rath.errors import ConfigError, NotReadyError
+from rath.errors import ConfigError, NotReadyError, RunError
 from rath.llm._usage import TokenUsage
 from rath.sandbox import SandboxSpec, check_backend_name
 from rath.session._chunks import (
@@ -345,7 +345,8 @@ class Session(BaseModel):
         """
         if self.sandbox is None or workflow.in_workflow():
             return False
-        self.synchronize()
+        with contextlib.suppress(RunError):  # a failed run still let go of its sandbox
+            self.synchronize()
         from rath._runtime.sandboxes import release
 
         return release(self.sandbox, str(self.id))
