@@ -43,7 +43,7 @@ class CustomToolSpec(BaseModel):
             name=tool.name,
             description=tool.description,
             parameters=dict(tool.parameters),
-            parallel_safe=type(tool).parallel_safe or tool.resource_key({}) != ("global",),
+            parallel_safe=tool.parallel_safe,
         )
 
     def to_schema(self) -> dict[str, Any]:
