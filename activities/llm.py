@@ -200,8 +200,10 @@ class LLMActivities:
                 options=dict(args.provider.options),
                 round_index=args.round,
             )
-            client = await self._clients.aclient(args.provider)
+            # Heartbeat from here: a cold worker's first client imports its SDK (seconds on
+            # a loaded host), which must not outlast the heartbeat timeout unannounced.
             async with heartbeating():
+                client = await self._clients.aclient(args.provider)
                 if args.stream is None:
                     result = await client.complete(request)
                 else:
@@ -284,8 +286,8 @@ class LLMActivities:
         """
         with self._errors():
             options = {k: v for k, v in provider.options.items() if k != "tool_choice"}
-            client = await self._clients.aclient(provider)
             async with heartbeating():
+                client = await self._clients.aclient(provider)
                 result = await client.complete(ChatRequest(messages=messages, options=options))
         text = (result.content or "").strip()
         if result.tool_calls or not text:
