@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rath._runtime.devserver import stop_server
+
 ROOT = Path(__file__).resolve().parents[2]
 URI = r"memory://user/memories/(?:preferences|profile)/[0-9a-f]{16}"
 
@@ -15,15 +17,18 @@ URI = r"memory://user/memories/(?:preferences|profile)/[0-9a-f]{16}"
 def run_example(home: Path, cwd: Path) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("TEMPORAL_ADDRESS", "OPENAI_API_KEY")}
     env["RATH_HOME"] = str(home)
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "09_memory.py")],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=120,
-    )
+    try:
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "examples" / "09_memory.py")],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        stop_server(home)  # the example starts the embedded server; the test stops it
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     return result.stdout
