@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rath._runtime.credentials import VAULT, CredentialVault
 from rath.errors import ConfigError
@@ -22,6 +22,8 @@ from rath.llm._client import ChatClient, ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._provider import Provider, ProviderSpec
 from rath.llm._wire import Completion
+
+T = TypeVar("T")
 
 ChatClientFactory = Callable[[ProviderSpec, str | None], ChatClient]
 """Builds a client for a provider and one resolved API key (``None`` when the worker has none)."""
@@ -175,7 +177,13 @@ class KeyFallbackClient:
         return self._clients[0].model
 
     async def complete(self, request: ChatRequest) -> Completion:
-        """Complete with the first key the endpoint accepts.
+        """Complete with the first key the endpoint accepts (see :meth:`with_keys`)."""
+        return await self.with_keys(lambda client: client.complete(request))
+
+    async def with_keys(self, call: Callable[[ChatClient], Awaitable[T]]) -> T:
+        """Run ``call`` with each key's client in turn until the endpoint accepts one.
+
+        The key that last worked is tried first; the one that works is remembered.
 
         Raises:
             ProviderError: A failure other than a rejected key, or every key was rejected
@@ -184,7 +192,7 @@ class KeyFallbackClient:
         order = [self._preferred] + [i for i in range(len(self._clients)) if i != self._preferred]
         for tried, index in enumerate(order, start=1):
             try:
-                completion = await self._clients[index].complete(request)
+                result = await call(self._clients[index])
             except ProviderError as exc:
                 if not exc.auth_rejected:
                     raise
@@ -197,7 +205,7 @@ class KeyFallbackClient:
                     status=exc.status,
                 ) from None
             self._preferred = index
-            return completion
+            return result
         raise AssertionError("unreachable: a fallback client has at least one key")
 
     async def aclose(self) -> None:

@@ -154,22 +154,4 @@ def _error_event(exc: Exception, sdk: SDKErrors) -> bool:
 
 async def _with_fallback(client: KeyFallbackClient, request: ChatRequest, emit: Emit) -> Completion:
     """:meth:`KeyFallbackClient.complete`, streaming: a rejected key fails before any delta."""
-    clients = client._clients
-    order = [client._preferred] + [i for i in range(len(clients)) if i != client._preferred]
-    for tried, index in enumerate(order, start=1):
-        try:
-            completion = await stream_completion(clients[index], request, emit)
-        except ProviderError as exc:
-            if not exc.auth_rejected:
-                raise
-            if tried < len(order):
-                continue
-            raise ProviderError(
-                f"{exc} (all {len(order)} API keys were rejected)",
-                error_type=exc.error_type,
-                retryable=False,
-                status=exc.status,
-            ) from None
-        client._preferred = index
-        return completion
-    raise AssertionError("unreachable: a fallback client has at least one key")
+    return await client.with_keys(lambda one: stream_completion(one, request, emit))

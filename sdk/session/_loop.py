@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from temporalio import workflow
@@ -25,10 +26,12 @@ from rath.session._session import Session
 
 if TYPE_CHECKING:
     from rath.budget import Budget
+    from rath.llm._provider import ProviderSpec
     from rath.llm._stream import RathLLMStreamDelta
+    from rath.workflows._budget_steps import BudgetGate
     from rath.workflows._memory_steps import AgentMemory
     from rath.workflows._tool_steps import ToolSet
-    from rath.workflows.session_loop import LoopOptions
+    from rath.workflows.session_loop import LoopOptions, SessionLoopInput
 
 
 def run_session_loop(
@@ -108,134 +111,124 @@ def run_session_loop(
         lineage_operator="run_session_loop",
         sandbox=user_session.sandbox,
     )
-    name = slug(agent_name)
-    run_id = f"rath-{name}-{out.id.hex[:12]}"
-    start = _start_child if workflow.in_workflow() else _start_run
-    start(
-        user_session,
-        agent_session,
+    call = _LoopCall(
+        user=user_session,
+        agent=agent_session,
         provider=agent_provider,
-        name=name,
+        name=slug(agent_name),
         options=loop_options,
         memory=memory,
         budget=budget,
         tools=tool_set,
         out=out,
-        run_id=run_id,
         on_event=on_event,
     )
+    (_start_child if workflow.in_workflow() else _start_run)(call)
     if not lazy and not workflow.in_workflow():
         out.synchronize()
     return out
 
 
-def _start_run(
-    user: Session,
-    agent: Session,
-    *,
-    provider: Provider,
-    name: str,
-    options: LoopOptions,
-    memory: AgentMemory | None,
-    budget: Budget | None,
-    tools: ToolSet | None,
-    out: Session,
-    run_id: str,
-    on_event: Callable[[RathLLMStreamDelta], None] | None = None,
-) -> None:
+@dataclass(frozen=True, slots=True)
+class _LoopCall:
+    """One agent run to start: what :func:`run_session_loop` was given, resolved."""
+
+    user: Session
+    agent: Session
+    provider: Provider
+    name: str
+    options: LoopOptions
+    memory: AgentMemory | None
+    budget: Budget | None
+    tools: ToolSet | None
+    out: Session
+    on_event: Callable[[RathLLMStreamDelta], None] | None
+
+    @property
+    def run_id(self) -> str:
+        return f"rath-{self.name}-{self.out.id.hex[:12]}"
+
+    def input(
+        self, spec: ProviderSpec, budget: BudgetGate | None, *, stream: bool = False
+    ) -> SessionLoopInput:
+        """The workflow input (the inputs must be ready)."""
+        from rath.llm._stream import StreamOptions
+        from rath.workflows.session_loop import SessionLoopInput
+
+        return SessionLoopInput(
+            user=self.user.synchronize(),
+            agent=self.agent.synchronize(),
+            agent_name=self.name,
+            provider=spec,
+            output_id=self.out.id,
+            options=self.options,
+            memory=self.memory,
+            budget=budget,
+            tools=self.tools,
+            stream=StreamOptions() if stream else None,
+        )
+
+
+def _start_run(call: _LoopCall) -> None:
     """Client side: start a top-level run on the background runtime."""
     from rath._runtime.providers import provider_spec
     from rath._runtime.runtime import start_lazy_run
     from rath._runtime.settings import Settings
-    from rath.llm._stream import StreamOptions
     from rath.session._events import follow_started_run
     from rath.workflows._budget_steps import BudgetGate
-    from rath.workflows.session_loop import SessionLoopInput
 
     settings = Settings.from_env()
-    spec = provider_spec(provider, settings)
+    spec = provider_spec(call.provider, settings)
+    gate = None if call.budget is None else BudgetGate(own=call.budget)
+    streaming = call.on_event is not None
     started: concurrent.futures.Future[None] = concurrent.futures.Future()
 
     def make_input() -> SessionLoopInput:
-        if on_event is not None and not started.done():
+        if streaming and not started.done():
             started.set_result(None)
-        return SessionLoopInput(
-            user=user.synchronize(),
-            agent=agent.synchronize(),
-            agent_name=name,
-            provider=spec,
-            output_id=out.id,
-            options=options,
-            memory=memory,
-            budget=None if budget is None else BudgetGate(own=budget),
-            tools=tools,
-            stream=None if on_event is None else StreamOptions(),
-        )
+        return call.input(spec, gate, stream=streaming)
 
     start_lazy_run(
-        out,
+        call.out,
         workflow="rath.SessionLoop",
-        run_id=run_id,
-        agent=name,
-        inputs=(user, agent),
+        run_id=call.run_id,
+        agent=call.name,
+        inputs=(call.user, call.agent),
         make_input=make_input,
-        static_summary=f"{name} · {spec.label()} · session {out.id.hex[:8]}",
+        static_summary=f"{call.name} · {spec.label()} · session {call.out.id.hex[:8]}",
         settings=settings,
-        on_budget_exceeded=provider.on_budget_exceeded,
+        on_budget_exceeded=call.provider.on_budget_exceeded,
     )
-    if on_event is not None:
-        follow_started_run(out, on_event, started)
+    if call.on_event is not None:
+        follow_started_run(call.out, call.on_event, started)
 
 
-def _start_child(
-    user: Session,
-    agent: Session,
-    *,
-    provider: Provider,
-    name: str,
-    options: LoopOptions,
-    memory: AgentMemory | None,
-    budget: Budget | None,
-    tools: ToolSet | None,
-    out: Session,
-    run_id: str,
-    on_event: Callable[[RathLLMStreamDelta], None] | None = None,
-) -> None:
+def _start_child(call: _LoopCall) -> None:
     """Workflow side: schedule a child workflow as a task of the durable forward."""
     from rath._runtime.failures import describe_failure
     from rath._runtime.providers import spec_from_provider
     from rath._runtime.scope import current_scope
     from rath.errors import BudgetExceededError, RunFailedError
     from rath.workflows._budget_steps import exceeded_session
-    from rath.workflows.session_loop import SessionLoopInput
 
-    if on_event is not None:
+    name, run_id, out, user = call.name, call.run_id, call.out, call.user
+    if call.on_event is not None:
         raise ConfigError(
             f"agent {name!r}: on_event cannot reach your process from inside a durable "
             "forward; call module.forward(session) from plain Python instead (each agent a "
             "top-level run that streams), or follow a run with rath.streaming.follow_events"
         )
     scope = current_scope()
-    spec = spec_from_provider(provider, demo_fallback=scope.demo_fallback)
+    spec = spec_from_provider(call.provider, demo_fallback=scope.demo_fallback)
 
     async def run() -> Session:
         await user.ready()
-        await agent.ready()
+        await call.agent.ready()
         scope.refuse_if_over_budget(f"agent {name!r}", user)
         try:
             result: Session = await workflow.execute_child_workflow(
                 "rath.SessionLoop",
-                SessionLoopInput(
-                    user=user,
-                    agent=agent,
-                    agent_name=name,
-                    provider=spec,
-                    output_id=out.id,
-                    options=options,
-                    memory=memory,
-                    budget=scope.budget_gate(budget),
-                    tools=tools,
-                ),
+                call.input(spec, scope.budget_gate(call.budget)),
                 id=run_id,
                 result_type=Session,
                 static_summary=f"{name} · {spec.label()} · session {out.id.hex[:8]}",
@@ -259,7 +252,7 @@ def _start_child(
         return result
 
     out.attach_pending(scope.spawn(run_id, run()))
-    scope.record(out, agent=name, run_id=run_id, inputs=(user, agent))
+    scope.record(out, agent=name, run_id=run_id, inputs=(user, call.agent))
 
 
 def _reason(session: Session) -> str:
