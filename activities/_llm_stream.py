@@ -46,6 +46,7 @@ class DeltaPublisher:
         self._waiting: list[RathLLMStreamDelta] = []
         self._wake = asyncio.Event()
         self._sent_any = False
+        self._closing = False
         self._task: asyncio.Task[None] | None = None
 
     def emit(self, delta: RathLLMStreamDelta) -> None:
@@ -60,21 +61,27 @@ class DeltaPublisher:
 
     async def close(self) -> None:
         """Stop batching and publish what is left (bounded)."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        self._closing = True
+        self._wake.set()
         try:
-            await asyncio.wait_for(self._flush(final=True), timeout=_CLOSE_TIMEOUT)
+            async with asyncio.timeout(_CLOSE_TIMEOUT):
+                if self._task is not None:
+                    await self._task
+                await self._flush(final=True)
         except TimeoutError:
             activity.logger.warning("stream: the last deltas were not delivered in time")
 
     async def _run(self) -> None:
-        while True:
+        # Stopped by a flag, never by cancelling: on Python 3.11 a cancel that lands while
+        # the wake-up completes is swallowed by ``asyncio.wait_for``, and the loop would go
+        # on forever (a retried attempt, whose every delta wakes it, hung its activity).
+        while not self._closing:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self._options.batch_seconds)
+                async with asyncio.timeout(self._options.batch_seconds):
+                    await self._wake.wait()
             self._wake.clear()
-            await self._flush()
+            if not self._closing:
+                await self._flush()
 
     async def _flush(self, *, final: bool = False) -> None:
         if not self._waiting and not final:

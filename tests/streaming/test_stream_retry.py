@@ -24,16 +24,7 @@ from rath.testing import text_reply, truncated
 FIRST = "this first attempt breaks off in the middle of its answer"
 
 
-ANTHROPIC_RETRY_HANG = pytest.mark.xfail(
-    strict=False,
-    reason="intermittent: under full-suite load a retried streaming attempt on the Anthropic "
-    "wire has twice never finished (CI runs of 33db7af and 8b15bd7); root cause open, see the "
-    "session 3 note",
-)
-
-
-@pytest.mark.timeout(60)
-@pytest.mark.parametrize("wire", ["openai", pytest.param("anthropic", marks=ANTHROPIC_RETRY_HANG)])
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
 async def test_a_retried_stream_is_voided_and_not_repeated(
     wire: str, rath_env: Settings, client: Client
 ) -> None:
