@@ -19,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -186,6 +186,27 @@ class LLMActivities:
         self._vault = vault
         self._clients = ChatClients(vault)
         self._embedders: dict[str, Embedder] = {}
+
+    async def aclose(self) -> None:
+        """Close the pooled chat clients and embedders (they are rebuilt if used again)."""
+        await self._clients.aclose()
+        embedders, self._embedders = list(self._embedders.values()), {}
+        for embedder in embedders:
+            close = getattr(embedder, "close", None)
+            if close is not None:
+                await asyncio.to_thread(close)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Wrap a worker's run; closes the HTTP clients when it stops (a plugin ``run_context``).
+
+        Closed on the worker's own loop: an SDK client left for the garbage collector tries to
+        close itself on whatever loop is running then, and fails there.
+        """
+        try:
+            yield
+        finally:
+            await self.aclose()
 
     @activity.defn(name="rath.llm.complete")
     async def complete(self, args: CompleteArgs) -> CompleteResult:

@@ -13,6 +13,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.plugin import SimplePlugin
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
@@ -103,5 +106,14 @@ class RathPlugin(SimplePlugin):
             ],
             workflow_runner=workflow_runner(),
             workflow_failure_exception_types=[UserError],
-            run_context=mcp.running,
+            run_context=lambda: _running(llm, mcp),
         )
+
+
+@asynccontextmanager
+async def _running(*owners: LLMActivities | McpActivities) -> AsyncIterator[None]:
+    """Wrap a worker's run in each owner's ``running()``: pooled connections close at the end."""
+    async with AsyncExitStack() as stack:
+        for owner in owners:
+            await stack.enter_async_context(owner.running())
+        yield

@@ -141,6 +141,20 @@ class FakeServer:
                     f"got {len(self.requests)}"
                 )
 
+    def wait_until_disconnected(self, timeout: float = 10.0) -> None:
+        """Block until no client holds a connection open (keep-alive ones included).
+
+        Raises:
+            TimeoutError: A connection was still open after ``timeout`` seconds.
+        """
+        if self._httpd is None:
+            return
+        if not self._httpd.wait_until_idle(timeout):
+            raise TimeoutError(
+                f"{type(self).__name__}: {self._httpd.open_connections} client connection(s) "
+                f"still open after {timeout}s"
+            )
+
     def _record(self, request: RecordedRequest) -> None:
         with self._arrived:
             self.requests.append(request)
@@ -165,7 +179,16 @@ class _HTTPServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
         super().__init__(address, handler)
         self._open: set[socket.socket] = set()
-        self._open_lock = threading.Lock()
+        self._open_lock = threading.Condition()
+
+    @property
+    def open_connections(self) -> int:
+        with self._open_lock:
+            return len(self._open)
+
+    def wait_until_idle(self, timeout: float) -> bool:
+        with self._open_lock:
+            return self._open_lock.wait_for(lambda: not self._open, timeout=timeout)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._open_lock:
@@ -175,6 +198,7 @@ class _HTTPServer(ThreadingHTTPServer):
     def shutdown_request(self, request: Any) -> None:
         with self._open_lock:
             self._open.discard(request)
+            self._open_lock.notify_all()
         super().shutdown_request(request)
 
     def drop_connections(self) -> None:
