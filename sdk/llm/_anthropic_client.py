@@ -10,6 +10,7 @@ from typing import Any
 
 import anthropic
 
+from rath.llm._anthropic_stream import AnthropicStreamAnswer
 from rath.llm._anthropic_wire import anthropic_completion, anthropic_request
 from rath.llm._client import ChatRequest
 from rath.llm._http import SDKErrors
@@ -52,6 +53,12 @@ class AnthropicChatClient(SDKChatClient):
 
     def _completion(self, answer: object, round_index: int) -> Completion:
         return anthropic_completion(answer, round_index=round_index)
+
+    def _stream_body(self, body: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        return {**body, "stream": True}, anthropic.AsyncStream[object]
+
+    def _stream_answer(self) -> AnthropicStreamAnswer:
+        return AnthropicStreamAnswer(where=self._site.where, model=self._model)
 
 
 def anthropic_client(spec: ProviderSpec, api_key: str | None) -> AnthropicChatClient:

@@ -13,7 +13,7 @@ import email.utils
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import httpx
 
@@ -22,6 +22,9 @@ from rath.llm._errors import ProviderError
 # Statuses worth retrying besides 5xx: request timeout, conflict, too early, rate limited.
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
+# A stream that stalls or breaks off raises the HTTP library's own errors, unwrapped.
+_TIMEOUTS: tuple[type[BaseException], ...] = (httpx.TimeoutException,)
+_TRANSPORT: tuple[type[BaseException], ...] = (httpx.TransportError,)
 # A response that ended before its Content-Length (or mid-stream) surfaces as the HTTP
 # library's RemoteProtocolError, wrapped in the SDK's connection error. Recent SDKs use httpx2.
 _INCOMPLETE: tuple[type[BaseException], ...] = (httpx.RemoteProtocolError,)
@@ -29,6 +32,8 @@ with contextlib.suppress(ImportError):
     import httpx2
 
     _INCOMPLETE += (httpx2.RemoteProtocolError,)
+    _TIMEOUTS += (httpx2.TimeoutException,)
+    _TRANSPORT += (httpx2.TransportError,)
 
 
 class StatusErrorLike(Protocol):
@@ -150,3 +155,47 @@ def status_error(exc: Any, site: CallSite) -> ProviderError:
         retry_after=retry_after_seconds(response) if retryable else None,
         status=status,
     )
+
+
+@contextlib.contextmanager
+def mid_stream_errors(sdk: SDKErrors, site: CallSite) -> Iterator[None]:
+    """Failures only a stream has; everything else is left to ``provider_errors``."""
+    try:
+        yield
+    except _TIMEOUTS:
+        raise ProviderError(
+            f"{site.where} stalled mid-stream for model {site.model!r} (over {site.timeout:g}s "
+            "between events)",
+            error_type="LLMTimeout",
+            retryable=True,
+        ) from None
+    except _TRANSPORT as exc:
+        raise ProviderError(
+            f"{site.where} broke off its stream for model {site.model!r}: {site.redact(str(exc))}",
+            error_type="LLMBadResponse",
+            retryable=True,
+        ) from None
+    except Exception as exc:
+        if not _error_event(exc, sdk):
+            raise
+        message = error_message(cast(Any, exc)) if isinstance(exc, sdk.status) else str(exc)
+        raise ProviderError(
+            f"{site.where} reported an error mid-stream for model {site.model!r}: "
+            f"{site.redact(message)}",
+            error_type="LLMStreamError",
+            retryable=True,
+        ) from None
+
+
+def _error_event(exc: Exception, sdk: SDKErrors) -> bool:
+    """An error event inside a 200 stream (overloaded, server error): worth another try.
+
+    ``anthropic`` raises it as a status error carrying the stream's 200; ``openai`` as its
+    base ``APIError``.
+    """
+    if isinstance(exc, sdk.status):
+        return int(getattr(exc, "status_code", 0) or 0) < 400
+    if isinstance(exc, sdk.timeout | sdk.connection | sdk.validation):
+        return False
+    base = next(c for c in sdk.status.__mro__ if c.__name__ == "APIError")
+    return isinstance(exc, base)

@@ -13,6 +13,7 @@ from openai.types.chat import ChatCompletion
 
 from rath.llm._client import ChatRequest
 from rath.llm._http import SDKErrors
+from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm._provider import ProviderSpec
 from rath.llm._sdk_client import DEFAULT_TIMEOUT, Endpoint, SDKChatClient, resolve_endpoint
 from rath.llm._wire import Completion, build_request, normalize_completion
@@ -60,6 +61,13 @@ class OpenAIChatClient(SDKChatClient):
             ChatCompletion.model_construct(**answer) if isinstance(answer, dict) else answer
         )
         return normalize_completion(completion, round_index=round_index)
+
+    def _stream_body(self, body: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        streamed = {**body, "stream": True, "stream_options": {"include_usage": True}}
+        return streamed, openai.AsyncStream[object]
+
+    def _stream_answer(self) -> OpenAIStreamAnswer:
+        return OpenAIStreamAnswer(where=self._site.where, model=self._model)
 
 
 def openai_client(spec: ProviderSpec, api_key: str | None) -> OpenAIChatClient:

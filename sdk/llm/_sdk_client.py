@@ -13,8 +13,9 @@ from typing import Any, ClassVar
 from rath._runtime.credentials import redact_secrets
 from rath.errors import ConfigError
 from rath.llm._client import ChatRequest
-from rath.llm._http import CallSite, SDKErrors, provider_errors
+from rath.llm._http import CallSite, SDKErrors, mid_stream_errors, provider_errors
 from rath.llm._provider import ProviderSpec
+from rath.llm._stream import Emit, StreamAnswer
 from rath.llm._wire import Completion
 
 DEFAULT_TIMEOUT = 600.0
@@ -61,7 +62,7 @@ class SDKChatClient:
     """A chat client over an official SDK client; subclasses supply the wire.
 
     Subclasses set :attr:`path` and :attr:`errors` and implement :meth:`_body` and
-    :meth:`_completion`.
+    :meth:`_completion`; to stream, also :meth:`_stream_body` and :meth:`_stream_answer`.
 
     Args:
         kind: The registered kind, for messages.
@@ -110,6 +111,25 @@ class SDKChatClient:
             answer = await self._sdk.post(self.path, body=body, cast_to=object)
             return self._completion(answer, request.round_index)
 
+    async def stream(self, request: ChatRequest, emit: Emit) -> Completion:
+        """The call of :meth:`complete`, streamed (SSE): ``emit`` gets each delta as it comes.
+
+        Raises:
+            ProviderError: As for :meth:`complete`, plus what only a stream can do: stall,
+                break off, end before the answer finished, or report an error mid-stream
+                (all retryable).
+        """
+        answer = self._stream_answer()
+        body, stream_cls = self._stream_body(self._body(request))
+        with provider_errors(self.errors, self._site), mid_stream_errors(self.errors, self._site):
+            stream = await self._sdk.post(
+                self.path, body=body, cast_to=object, stream=True, stream_cls=stream_cls
+            )
+            async for item in stream:
+                for delta in answer.feed(item):
+                    emit(delta)
+            return self._completion(answer.answer(), request.round_index)
+
     async def aclose(self) -> None:
         """Close the SDK's HTTP client."""
         await self._sdk.close()
@@ -118,4 +138,11 @@ class SDKChatClient:
         raise NotImplementedError
 
     def _completion(self, answer: object, round_index: int) -> Completion:
+        raise NotImplementedError
+
+    def _stream_body(self, body: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        """The body of a streamed call, and the SDK's stream class to read it with."""
+        raise NotImplementedError
+
+    def _stream_answer(self) -> StreamAnswer:
         raise NotImplementedError

@@ -13,7 +13,9 @@ answers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -183,3 +185,23 @@ class StreamFold:
             current.finish_reason = event.finish_reason
         if event.usage is not None:
             current.usage = event.usage
+
+
+Emit = Callable[[RathLLMStreamDelta], None]
+"""Receives each delta as it arrives (called on the event loop; must not block)."""
+
+
+class StreamAnswer(Protocol):
+    """One streamed answer being read: wire items in, deltas out, then the whole answer."""
+
+    def feed(self, item: object) -> list[RathLLMStreamDelta]:
+        """Take one streamed item (a chunk or an event); return the deltas it carries."""
+        ...
+
+    def answer(self) -> object:
+        """The whole answer in the provider's non-streaming shape.
+
+        Raises:
+            ProviderError: The stream ended before the answer finished.
+        """
+        ...
