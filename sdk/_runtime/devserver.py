@@ -160,7 +160,8 @@ def ensure_server(
         info = _read_info(paths)
         if info is not None and _is_server(info.pid, paths.db):
             pid = info.pid
-            if _run(_wait_ready(info.address, lambda: _is_server(pid, paths.db), ready_timeout)):
+            alive = functools.partial(_is_server, pid, paths.db)
+            if _run(_wait_ready(info.address, alive, _listener(pid, info.address), ready_timeout)):
                 return info
             _terminate(pid, timeout=10.0)  # alive but never answering: hung
         paths.state.unlink(missing_ok=True)
@@ -267,7 +268,8 @@ def _start(paths: _Paths, search_attributes: Mapping[str, str], timeout: float) 
         paths.state.with_suffix(".tmp").write_text(json.dumps(state, indent=2) + "\n")
         os.replace(paths.state.with_suffix(".tmp"), paths.state)
         address = f"{_HOST}:{port}"
-        if _run(_wait_ready(address, functools.partial(_alive, proc.pid), timeout)):
+        alive = functools.partial(_alive, proc.pid)
+        if _run(_wait_ready(address, alive, _listener(proc.pid, address), timeout)):
             return ServerInfo(address, f"http://{_HOST}:{ui_port}", proc.pid, paths.db, True)
         exit_code = proc.poll()
         _terminate(proc.pid, timeout=5.0)
@@ -357,6 +359,43 @@ def _is_server(pid: int, db: Path) -> bool:
     return any(b"temporal" in arg for arg in args) and os.fsencode(db) in args
 
 
+def _listener(pid: int, address: str) -> Callable[[], bool]:
+    """A check that ``pid`` itself listens on ``address``'s port (True without procfs)."""
+    port = int(address.rsplit(":", 1)[1])
+    return functools.partial(_listens, pid, port)
+
+
+def _listens(pid: int, port: int) -> bool:
+    try:
+        sockets = {
+            link[len("socket:[") : -1]
+            for fd in os.listdir(f"/proc/{pid}/fd")
+            if (link := _readlink(f"/proc/{pid}/fd/{fd}")).startswith("socket:[")
+        }
+        tables = [Path(f"/proc/{pid}/net/{name}").read_text() for name in ("tcp", "tcp6")]
+    except OSError:
+        return not Path("/proc/self").exists()  # no procfs: the health check has to do
+    for table in tables:
+        for line in table.splitlines()[1:]:
+            fields = line.split()
+            # local_address is HEX_IP:HEX_PORT; state 0A is LISTEN; field 9 is the inode.
+            if (
+                len(fields) > 9
+                and fields[3] == "0A"
+                and int(fields[1].rsplit(":", 1)[1], 16) == port
+                and fields[9] in sockets
+            ):
+                return True
+    return False
+
+
+def _readlink(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""
+
+
 def _terminate(pid: int, timeout: float) -> None:
     for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
         with contextlib.suppress(ProcessLookupError):
@@ -388,12 +427,16 @@ async def _healthy(address: str, timeout: float) -> bool:
         return False
 
 
-async def _wait_ready(address: str, alive: Callable[[], bool], timeout: float) -> bool:
-    # A listening port is not enough: wait for a real RPC to succeed.
+async def _wait_ready(
+    address: str, alive: Callable[[], bool], ours: Callable[[], bool], timeout: float
+) -> bool:
+    # A listening port is not enough: wait for a real RPC to succeed. And the answer must come
+    # from our process: another data dir's server may have taken the port we picked, and ours
+    # then exits ("address already in use") while theirs answers our health checks.
     deadline, delay = time.monotonic() + timeout, 0.01
     while True:
         remaining = deadline - time.monotonic()
-        if await _healthy(address, min(max(remaining, 0.2), 2.0)):
+        if await _healthy(address, min(max(remaining, 0.2), 2.0)) and ours():
             return True
         if not alive() or time.monotonic() >= deadline:
             return False

@@ -217,6 +217,25 @@ def test_stale_state_with_foreign_pid_is_replaced(home: Path) -> None:
         foreign.communicate(b"\n", timeout=10)
 
 
+def test_a_port_taken_by_another_data_dirs_server_is_not_mistaken_for_ours(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two data dirs starting at once can pick the same free port; only one server binds it."""
+    other = ensure_server(tmp_path / "other")
+    try:
+        taken = (int(other.address.rsplit(":", 1)[1]), int(other.ui_url.rsplit(":", 1)[1]))
+        picks = iter([taken])  # the race, made certain: our first pick is the other's ports
+        real_pick = devserver._pick_ports
+        monkeypatch.setattr(devserver, "_pick_ports", lambda: next(picks, None) or real_pick())
+        info = ensure_server(home)
+        assert info.address != other.address
+        assert _alive(info.pid)
+        assert devserver._listens(info.pid, int(info.address.rsplit(":", 1)[1]))
+        assert "address already in use" in (home / "temporal" / "server.log").read_text()
+    finally:
+        stop_server(tmp_path / "other")
+
+
 def test_hung_server_is_replaced(home: Path) -> None:
     hung = ensure_server(home)
     os.kill(hung.pid, signal.SIGSTOP)  # alive, still a temporal process, but silent
