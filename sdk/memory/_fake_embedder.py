@@ -13,12 +13,12 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any, cast
 
 from rath.memory._tokens import words
 from rath.memory._vectors import normalized, pack
+from rath.testing._loopback import LoopbackServer
 
 _EMBEDDING_PATHS = ("/v1/embeddings", "/embeddings")
 DEFAULT_DIMENSIONS = 256
@@ -65,106 +65,6 @@ class _Failure:
     retry_after: float | None
 
 
-class FakeEmbeddingServer:
-    """A fake OpenAI-compatible embeddings endpoint on a loopback port, on a daemon thread.
-
-    Example::
-
-        with FakeEmbeddingServer() as server:
-            embedder = OpenAIEmbedder("fake-embedding", base_url=server.base_url)
-            embedder.embed(["hello"])
-
-    Args:
-        dimensions: The vector size when a request does not ask for one.
-        host: The address to bind.
-        port: The port to bind; 0 picks a free one.
-    """
-
-    __test__ = False
-
-    def __init__(
-        self, *, dimensions: int = DEFAULT_DIMENSIONS, host: str = "127.0.0.1", port: int = 0
-    ) -> None:
-        self.dimensions = dimensions
-        self.requests: list[RecordedEmbeddingRequest] = []
-        self._failures: deque[_Failure] = deque()
-        self._lock = threading.Lock()
-        self._host = host
-        self._port = port
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def base_url(self) -> str:
-        """The OpenAI ``base_url`` of the running server, ``http://<host>:<port>/v1``."""
-        if self._httpd is None:
-            raise RuntimeError("FakeEmbeddingServer is not running; call start() first")
-        return f"http://{self._host}:{self._httpd.server_address[1]}/v1"
-
-    def fail_next(
-        self, status: int, *, times: int = 1, message: str = "", retry_after: float | None = None
-    ) -> None:
-        """Answer the next ``times`` embedding requests with HTTP ``status`` (an OpenAI error).
-
-        Args:
-            status: The HTTP status to send.
-            times: How many requests fail.
-            message: The error message (a default names the status).
-            retry_after: Send this ``Retry-After`` header, in seconds.
-        """
-        failure = _Failure(status, message or f"fake failure {status}", retry_after)
-        with self._lock:
-            self._failures.extend([failure] * times)
-
-    def start(self) -> FakeEmbeddingServer:
-        """Bind the socket and serve on a daemon thread; returns ``self``."""
-        if self._httpd is not None:
-            return self
-        httpd = _Server((self._host, self._port), _Handler)
-        httpd.owner = self
-        self._httpd = httpd
-        self._thread = threading.Thread(
-            target=httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"FakeEmbeddingServer:{self.base_url}",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket (idempotent)."""
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        httpd.shutdown()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> FakeEmbeddingServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    def _record(self, request: RecordedEmbeddingRequest) -> _Failure | None:
-        with self._lock:
-            self.requests.append(request)
-            return self._failures.popleft() if self._failures else None
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: FakeEmbeddingServer
-
-
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.0: one request per connection, so no keep-alive client outlives stop().
     protocol_version = "HTTP/1.0"
@@ -174,7 +74,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         """Serve ``POST /v1/embeddings``."""
-        owner = cast(_Server, self.server).owner
+        owner = cast(FakeEmbeddingServer, cast(Any, self.server).owner)
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
         path = self.path.split("?")[0]
         try:
@@ -256,3 +156,55 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+
+class FakeEmbeddingServer(LoopbackServer):
+    """A fake OpenAI-compatible embeddings endpoint on a loopback port, on a daemon thread.
+
+    Example::
+
+        with FakeEmbeddingServer() as server:
+            embedder = OpenAIEmbedder("fake-embedding", base_url=server.base_url)
+            embedder.embed(["hello"])
+
+    Args:
+        dimensions: The vector size when a request does not ask for one.
+        host: The address to bind.
+        port: The port to bind; 0 picks a free one.
+    """
+
+    handler_class = _Handler
+
+    def __init__(
+        self, *, dimensions: int = DEFAULT_DIMENSIONS, host: str = "127.0.0.1", port: int = 0
+    ) -> None:
+        super().__init__(host=host, port=port)
+        self.dimensions = dimensions
+        self.requests: list[RecordedEmbeddingRequest] = []
+        self._failures: deque[_Failure] = deque()
+        self._lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI ``base_url`` of the running server, ``http://<host>:<port>/v1``."""
+        return f"{super().base_url}/v1"
+
+    def fail_next(
+        self, status: int, *, times: int = 1, message: str = "", retry_after: float | None = None
+    ) -> None:
+        """Answer the next ``times`` embedding requests with HTTP ``status`` (an OpenAI error).
+
+        Args:
+            status: The HTTP status to send.
+            times: How many requests fail.
+            message: The error message (a default names the status).
+            retry_after: Send this ``Retry-After`` header, in seconds.
+        """
+        failure = _Failure(status, message or f"fake failure {status}", retry_after)
+        with self._lock:
+            self._failures.extend([failure] * times)
+
+    def _record(self, request: RecordedEmbeddingRequest) -> _Failure | None:
+        with self._lock:
+            self.requests.append(request)
+            return self._failures.popleft() if self._failures else None

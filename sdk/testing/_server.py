@@ -7,17 +7,15 @@ how replies look on the wire. :class:`FakeChatServer` speaks OpenAI's Chat Compl
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 import sys
 import threading
 import traceback
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, ClassVar, Protocol, Self, cast
+from http.server import BaseHTTPRequestHandler
+from typing import Any, ClassVar, Protocol, cast
 
+from rath.testing._loopback import LoopbackServer
 from rath.testing._openai_wire import OpenAIWire
 from rath.testing._replies import Handler, RecordedRequest, Reply, as_handler, error_reply
 
@@ -47,169 +45,6 @@ class Wire(Protocol):
         ...
 
 
-class FakeServer:
-    """A scripted fake model server on a background thread; subclasses pick the wire.
-
-    Each request is recorded in :attr:`requests` before the handler runs; the handler's
-    :class:`Reply` is then sent as JSON, or as server-sent events when the request streams.
-    Each connection is served on its own daemon thread, so a handler may block.
-
-    Args:
-        handler: A function from request to reply, or a sequence of replies to give in order
-            (a request beyond the sequence gets HTTP 500 "script exhausted").
-        host: The address to bind.
-        port: The port to bind; 0 picks a free one (a fixed one lets a test start a server
-            where a client already failed to connect).
-        model: The model id listed by ``GET /v1/models`` and echoed when a request names none.
-    """
-
-    __test__ = False
-    wire: ClassVar[Wire]
-
-    def __init__(
-        self,
-        handler: Handler | Sequence[Reply],
-        *,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        model: str = "fake-model",
-    ) -> None:
-        self.handler: Handler = as_handler(handler)
-        self.model = model
-        self.requests: list[RecordedRequest] = []
-        self._host = host
-        self._port = port
-        self._arrived = threading.Condition()
-        self._httpd: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        """The bound port of the running server."""
-        if self._httpd is None:
-            raise RuntimeError(f"{type(self).__name__} is not running; call start() first")
-        return int(self._httpd.server_address[1])
-
-    @property
-    def base_url(self) -> str:
-        """The SDK ``base_url`` of the running server (OpenAI's ends in ``/v1``)."""
-        return f"http://{self._host}:{self.port}{self.wire.base_path}"
-
-    def start(self) -> Self:
-        """Bind the socket and serve on a daemon thread; returns ``self``."""
-        if self._httpd is not None:
-            return self
-        httpd = _HTTPServer((self._host, self._port), _RequestHandler)
-        httpd.owner = self
-        self._httpd = httpd
-        # serve_forever notices shutdown() only between polls: a short interval keeps stop() fast.
-        self._thread = threading.Thread(
-            target=httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"{type(self).__name__}:{self.base_url}",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the listening socket (idempotent)."""
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        httpd.shutdown()
-        httpd.server_close()
-        httpd.drop_connections()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def wait_for_requests(self, n: int, timeout: float = 10.0) -> None:
-        """Block until at least ``n`` requests have arrived (been recorded).
-
-        Args:
-            n: The number of requests to wait for.
-            timeout: Upper bound on the wait, in seconds.
-
-        Raises:
-            TimeoutError: Fewer than ``n`` requests arrived within ``timeout``.
-        """
-        with self._arrived:
-            if not self._arrived.wait_for(lambda: len(self.requests) >= n, timeout=timeout):
-                raise TimeoutError(
-                    f"{type(self).__name__}: expected {n} request(s) within {timeout}s, "
-                    f"got {len(self.requests)}"
-                )
-
-    def wait_until_disconnected(self, timeout: float = 10.0) -> None:
-        """Block until no client holds a connection open (keep-alive ones included).
-
-        Raises:
-            TimeoutError: A connection was still open after ``timeout`` seconds.
-        """
-        if self._httpd is None:
-            return
-        if not self._httpd.wait_until_idle(timeout):
-            raise TimeoutError(
-                f"{type(self).__name__}: {self._httpd.open_connections} client connection(s) "
-                f"still open after {timeout}s"
-            )
-
-    def _record(self, request: RecordedRequest) -> None:
-        with self._arrived:
-            self.requests.append(request)
-            self._arrived.notify_all()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: FakeServer
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
-        super().__init__(address, handler)
-        self._open: set[socket.socket] = set()
-        self._open_lock = threading.Condition()
-
-    @property
-    def open_connections(self) -> int:
-        with self._open_lock:
-            return len(self._open)
-
-    def wait_until_idle(self, timeout: float) -> bool:
-        with self._open_lock:
-            return self._open_lock.wait_for(lambda: not self._open, timeout=timeout)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._open_lock:
-            self._open.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self._open_lock:
-            self._open.discard(request)
-            self._open_lock.notify_all()
-        super().shutdown_request(request)
-
-    def drop_connections(self) -> None:
-        """Cut open connections, so idle keep-alive clients cannot reach a stopped server."""
-        with self._open_lock:
-            sockets = list(self._open)
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-
 class _RequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     # Headers and body go out in separate writes; with Nagle's algorithm on, a keep-alive
@@ -218,7 +53,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     @property
     def owner(self) -> FakeServer:
-        return cast(_HTTPServer, self.server).owner
+        return cast(FakeServer, cast(Any, self.server).owner)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Keep test output quiet."""
@@ -319,6 +154,67 @@ class _RequestHandler(BaseHTTPRequestHandler):
         for frame in frames:
             self.wfile.write(frame)
             self.wfile.flush()
+
+
+class FakeServer(LoopbackServer):
+    """A scripted fake model server on a background thread; subclasses pick the wire.
+
+    Each request is recorded in :attr:`requests` before the handler runs; the handler's
+    :class:`Reply` is then sent as JSON, or as server-sent events when the request streams.
+    Each connection is served on its own daemon thread, so a handler may block.
+
+    Args:
+        handler: A function from request to reply, or a sequence of replies to give in order
+            (a request beyond the sequence gets HTTP 500 "script exhausted").
+        host: The address to bind.
+        port: The port to bind; 0 picks a free one (a fixed one lets a test start a server
+            where a client already failed to connect).
+        model: The model id listed by ``GET /v1/models`` and echoed when a request names none.
+    """
+
+    wire: ClassVar[Wire]
+    handler_class = _RequestHandler
+
+    def __init__(
+        self,
+        handler: Handler | Sequence[Reply],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        model: str = "fake-model",
+    ) -> None:
+        super().__init__(host=host, port=port)
+        self.handler: Handler = as_handler(handler)
+        self.model = model
+        self.requests: list[RecordedRequest] = []
+        self._arrived = threading.Condition()
+
+    @property
+    def base_url(self) -> str:
+        """The SDK ``base_url`` of the running server (OpenAI's ends in ``/v1``)."""
+        return f"{super().base_url}{self.wire.base_path}"
+
+    def wait_for_requests(self, n: int, timeout: float = 10.0) -> None:
+        """Block until at least ``n`` requests have arrived (been recorded).
+
+        Args:
+            n: The number of requests to wait for.
+            timeout: Upper bound on the wait, in seconds.
+
+        Raises:
+            TimeoutError: Fewer than ``n`` requests arrived within ``timeout``.
+        """
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: len(self.requests) >= n, timeout=timeout):
+                raise TimeoutError(
+                    f"{type(self).__name__}: expected {n} request(s) within {timeout}s, "
+                    f"got {len(self.requests)}"
+                )
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._arrived:
+            self.requests.append(request)
+            self._arrived.notify_all()
 
 
 class FakeChatServer(FakeServer):
