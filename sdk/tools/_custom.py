@@ -118,7 +118,12 @@ async def run_tool_call(
     if problem is not None:
         return error_body("invalid_tool_arguments", problem), False
     try:
-        value = tool(session, arguments)
+        if inspect.iscoroutinefunction(type(tool).__call__):
+            value = await tool(session, arguments)
+        else:
+            # On a thread: on the worker's loop a slow synchronous tool would stop heartbeats
+            # and every other activity of the worker until it returned.
+            value = await asyncio.to_thread(tool, session, arguments)
         if inspect.isawaitable(value):
             value = await value
     except ValidationError as exc:

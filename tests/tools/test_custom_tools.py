@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import FAST, fake_provider, tool_bodies
@@ -16,6 +20,7 @@ from rath.errors import RunFailedError, ToolNameConflictError
 from rath.session import Session
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 from rath.tools import FlowToolCall, tool
+from rath.tools._custom import run_tool_call
 
 
 def keyless(server: FakeChatServer) -> flow.Provider:
@@ -135,3 +140,22 @@ def test_a_worker_started_with_the_tool_runs_it(remote_env: dict[str, str]) -> N
         out = agent(Session.from_user_message("40+2"))
         assert tool_bodies(out) == [{"result": 42}]
     assert json.loads(out.chunk_table.rows[2].payload["content"]) == {"result": 42}
+
+
+async def test_a_synchronous_class_tool_runs_off_the_event_loop() -> None:
+    started, release = threading.Event(), threading.Event()
+
+    class Wait(FlowToolCall):
+        name = "wait"
+        parameters: Mapping[str, Any] = {"type": "object", "properties": {}}
+
+        def __call__(self, session: Any, arguments: Mapping[str, Any]) -> Any:
+            started.set()
+            return {"released": release.wait(10)}
+
+    call = asyncio.create_task(run_tool_call(Wait(), None, {}))
+    # Only a free loop can run this and release the tool; on the loop it would wait 10 s.
+    assert await asyncio.to_thread(started.wait, 10)
+    release.set()
+    body, ok = await call
+    assert ok and json.loads(body) == {"released": True}
