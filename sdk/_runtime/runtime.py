@@ -150,8 +150,12 @@ class RunHandle:
         return self._future.result()
 
     async def wait(self) -> None:
-        """Await the run from asyncio code without blocking the loop."""
-        await asyncio.wrap_future(self._future)
+        """Await the run from asyncio code without blocking the loop.
+
+        Cancelling the caller (``asyncio.wait_for(out.ready(), 5)`` timing out) stops this
+        wait only; the run and its other waiters go on.
+        """
+        await asyncio.shield(asyncio.wrap_future(self._future))
 
 
 async def run_workflow(

@@ -125,9 +125,10 @@ class SDKChatClient:
             stream = await self._sdk.post(
                 self.path, body=body, cast_to=object, stream=True, stream_cls=stream_cls
             )
-            async for item in stream:
-                for delta in answer.feed(item):
-                    emit(delta)
+            async with stream:  # closed on every path: an error, a cancel, the end
+                async for item in stream:
+                    for delta in answer.feed(item):
+                        emit(delta)
             return self._completion(answer.answer(), request.round_index)
 
     async def aclose(self) -> None:

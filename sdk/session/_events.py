@@ -218,9 +218,13 @@ class FollowedRun:
         waiter = getattr(self._run, "wait", None)
         if waiter is not None:
             await waiter()
-        try:
-            await asyncio.wait_for(asyncio.wrap_future(self._follower), DRAIN_TIMEOUT)
-        except Exception as exc:
+        # asyncio.wait, not wait_for: a timeout or a cancelled caller must not cancel the
+        # follower, which other waiters of this output (and its callback) share.
+        following = asyncio.wrap_future(self._follower)
+        done, _ = await asyncio.wait({following}, timeout=DRAIN_TIMEOUT)
+        if not done:
+            _drain_failed(self.run_id, TimeoutError())
+        elif not following.cancelled() and (exc := following.exception()) is not None:
             _drain_failed(self.run_id, exc)
 
     def _drained(self) -> None:

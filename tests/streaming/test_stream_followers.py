@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -56,6 +57,30 @@ def test_a_late_follower_resumes_from_an_offset_without_repeats(rath_env: Settin
     tail = Recorder()
     follow_events(out, tail, from_offset=2).wait(timeout=30)
     assert _dump(tail.events) == _dump(owner.events[2:])
+
+
+async def test_a_caller_that_gives_up_waiting_stops_only_its_own_wait(
+    rath_env: Settings,
+) -> None:
+    """``asyncio.wait_for(out.ready(), t)`` timing out cancels neither the run nor its events."""
+    resume = threading.Event()
+    seen = Recorder()
+    server, _ = pausing_server("openai", [text_reply("one two three four")], resume)
+    try:
+        with server:
+            agent = flow.Agent(
+                "x", provider=provider_for("openai", server.base_url), options=FAST, on_event=seen
+            )
+            out = agent(Session.from_user_message("go"))
+            assert await asyncio.to_thread(seen.first_text.wait, 30)
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(out.ready(), 0.2)  # the answer is paused: cannot finish
+            resume.set()
+            await out.ready()
+    finally:
+        resume.set()
+    assert kinds(out) == ["user", "assistant"]
+    assert seen.fold.rounds[1].content == "one two three four"
 
 
 def test_the_stream_survives_continue_as_new(rath_env: Settings, tmp_path: Path) -> None:
