@@ -170,10 +170,10 @@ class StreamFold:
         """Fold one event in."""
         self.events.append(event)
         current = self.rounds.get(event.round)
+        if current is not None and event.attempt < current.attempt:
+            return  # a superseded attempt still publishing, its retry marker included
         if current is None or event.retry or event.attempt > current.attempt:
             current = self.rounds[event.round] = FoldedRound(attempt=event.attempt)
-        elif event.attempt < current.attempt:
-            return
         if event.content_delta:
             current.content += event.content_delta
         if event.tool_call_index is not None:

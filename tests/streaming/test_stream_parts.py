@@ -157,10 +157,13 @@ def test_a_retry_voids_the_round_and_stale_attempts_are_ignored() -> None:
         D(round=1, attempt=2, retry=True),
         D(round=1, content_delta="lo, stale"),  # a superseded attempt still publishing
         D(round=1, attempt=2, content_delta="Hi"),
+        D(round=1, attempt=3, retry=True),
+        D(round=1, attempt=3, content_delta="Hey"),
+        D(round=1, attempt=2, retry=True),  # a late marker of a superseded attempt: no reset
         D(round=2, content_delta="next"),
     ]:
         fold.add(event)
-    assert (fold.rounds[1].attempt, fold.rounds[1].content) == (2, "Hi")
+    assert (fold.rounds[1].attempt, fold.rounds[1].content) == (3, "Hey")
     assert fold.rounds[2].content == "next"
 
 
