@@ -131,7 +131,11 @@ class McpActivities:
         try:
             async with heartbeating():
                 result = await self.pool.call_tool(
-                    args.server, args.tool_name, arguments, meta={IDEMPOTENCY_META_KEY: key}
+                    args.server,
+                    args.tool_name,
+                    arguments,
+                    meta={IDEMPOTENCY_META_KEY: key},
+                    timeout=_answer_timeout(),
                 )
         except McpError as exc:
             if exc.code is None:
@@ -151,6 +155,20 @@ class McpActivities:
             yield
         finally:
             await self.close()
+
+
+def _answer_timeout() -> float | None:
+    """How long a call may wait for its answer: a little less than the attempt may take.
+
+    The activity heartbeats while it waits, so without this a stuck server would hold the
+    attempt until its start-to-close timeout; this way it fails retryably a little earlier,
+    with a message that says what happened, and the stuck connection is dropped.
+    """
+    limit = activity.info().start_to_close_timeout
+    if not limit:
+        return None
+    seconds = limit.total_seconds()
+    return max(seconds - min(5.0, seconds / 10), 0.1)
 
 
 @contextmanager

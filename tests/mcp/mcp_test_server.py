@@ -1,18 +1,22 @@
-"""A small MCP server for the tests, written with the official SDK, on any of three transports.
+"""A small MCP server for the tests, written with the official SDK, on several transports.
 
-Usage: ``python mcp_test_server.py stdio | sse | streamable_http [port]``. For the two HTTP
-transports it binds 127.0.0.1 (on an ephemeral port unless one is given) and, once the socket
-listens, prints one line
-``READY <url>`` on stdout (connections made after that line queue until the app serves them).
+Usage: ``python mcp_test_server.py stdio | sse | streamable_http | legacy_http [port]``
+(``legacy_http``: a stateful server of the earlier protocol, see :class:`LegacySessionApp`).
+For the HTTP transports it binds 127.0.0.1 (on an ephemeral port unless one is given) and,
+once the socket listens, prints one line ``READY <url>`` on stdout (connections made after
+that line queue until the app serves them).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import socket
 import sys
+import uuid
+from typing import Any
 
 from mcp import MCPError
 from mcp.server.mcpserver import Context, Image, MCPServer
@@ -93,6 +97,82 @@ def _digest(value: str | None) -> str:
     return "unset" if value is None else hashlib.sha256(value.encode()).hexdigest()
 
 
+class LegacySessionApp:
+    """A stateful streamable-HTTP server of protocol 2025-06-18, whose sessions can be lost.
+
+    The official server negotiates the current, sessionless protocol; servers of the earlier
+    one give each client a session id and answer a request with an unknown id with HTTP 404
+    "Session not found" (a restart behind a proxy, an expired session). Tools: ``pid`` and
+    ``forget_sessions``. Raw ASGI, just enough of the protocol for the SDK's client.
+    """
+
+    def __init__(self) -> None:
+        self.sessions: set[str] = set()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        if scope["method"] == "DELETE":
+            await self._reply(send, 200)
+        elif scope["method"] != "POST":
+            await self._reply(send, 405)  # no standalone event stream
+        else:
+            await self._post(json.loads(body), headers.get("mcp-session-id"), send)
+
+    async def _post(self, request: dict[str, Any], session: str | None, send: Any) -> None:
+        method, call_id = request.get("method"), request.get("id")
+        if method == "initialize":
+            session = uuid.uuid4().hex
+            self.sessions.add(session)
+            result = {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "legacy", "version": "1"},
+            }
+            await self._answer(send, call_id, result, session)
+        elif session not in self.sessions:
+            error = {"code": -32600, "message": "Session not found"}
+            await self._reply(send, 404, {"jsonrpc": "2.0", "id": None, "error": error})
+        elif call_id is None:
+            await self._reply(send, 202)  # a notification
+        elif method == "tools/list":
+            schema = {"type": "object", "properties": {}}
+            tools = [{"name": name, "inputSchema": schema} for name in ("pid", "forget_sessions")]
+            await self._answer(send, call_id, {"tools": tools}, session)
+        elif method == "tools/call":
+            if request["params"]["name"] == "forget_sessions":
+                text = str(len(self.sessions))
+                self.sessions.clear()
+            else:
+                text = str(os.getpid())
+            result = {"content": [{"type": "text", "text": text}], "isError": False}
+            await self._answer(send, call_id, result, session)
+        else:
+            await self._answer(send, call_id, {}, session)
+
+    async def _answer(self, send: Any, call_id: Any, result: Any, session: str) -> None:
+        await self._reply(send, 200, {"jsonrpc": "2.0", "id": call_id, "result": result}, session)
+
+    @staticmethod
+    async def _reply(send: Any, status: int, body: Any = None, session: str | None = None) -> None:
+        data = b"" if body is None else json.dumps(body).encode()
+        headers = [(b"content-type", b"application/json")]
+        if session is not None:
+            headers.append((b"mcp-session-id", session.encode()))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": data})
+
+
 async def _serve_http(transport: str, port: int) -> None:
     import uvicorn
 
@@ -101,8 +181,11 @@ async def _serve_http(transport: str, port: int) -> None:
     sock.bind(("127.0.0.1", port))
     sock.listen(64)
     port = sock.getsockname()[1]
+    app: Any
     if transport == "sse":
         app, path = server.sse_app(host="127.0.0.1"), "/sse"
+    elif transport == "legacy_http":
+        app, path = LegacySessionApp(), "/mcp"
     else:
         app, path = server.streamable_http_app(host="127.0.0.1"), "/mcp"
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
@@ -115,7 +198,7 @@ def main() -> None:
     transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
     if transport == "stdio":
         server.run("stdio")
-    elif transport in ("sse", "streamable_http"):
+    elif transport in ("sse", "streamable_http", "legacy_http"):
         asyncio.run(_serve_http(transport, int(sys.argv[2]) if len(sys.argv) > 2 else 0))
     else:
         raise SystemExit(f"unknown transport {transport!r}")

@@ -22,6 +22,8 @@ async def pool() -> AsyncIterator[McpPool]:
 async def pid_of(pool: McpPool, spec: McpServerSpec) -> int:
     result = await pool.call_tool(spec, "pid", {})
     assert not result.is_error
+    if result.structured_content is None:  # the legacy server answers in text
+        return int(result.content[0].text)  # type: ignore[union-attr]
     return int(result.structured_content["result"])
 
 
@@ -85,6 +87,28 @@ async def test_a_restarted_http_server_is_reconnected(
     port = int(url.rsplit(":", 1)[1].split("/")[0])
     _, again = await http_server(transport, port)
     assert again == url
+    assert await pid_of(pool, spec) != first
+
+
+async def test_a_server_that_forgot_the_session_gets_a_new_one(pool: McpPool, http_server) -> None:
+    _, url = await http_server("legacy_http")
+    spec = McpServerSpec(transport="streamable_http", url=url)
+    first = await pid_of(pool, spec)
+    assert (await pool.call_tool(spec, "forget_sessions", {})).content[0].text == "1"
+    # The same server answers 404 "Session not found" now: the pool opens a new session.
+    assert await pid_of(pool, spec) == first
+    assert pool.is_open(spec)
+
+
+async def test_a_call_not_answered_in_time_fails_retryably_and_drops_the_connection(
+    pool: McpPool, stdio
+) -> None:
+    spec = stdio()
+    first = await pid_of(pool, spec)
+    with pytest.raises(McpError, match="no answer in time") as caught:
+        await pool.call_tool(spec, "slow", {"seconds": 60}, timeout=0.5)
+    assert caught.value.retryable and caught.value.code is None
+    assert not pool.is_open(spec)  # it may be stuck: the next call starts a new server
     assert await pid_of(pool, spec) != first
 
 

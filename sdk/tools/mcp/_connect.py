@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rath.errors import ConfigError, RathError
 from rath.tools.mcp._errors import McpError
@@ -20,6 +20,17 @@ if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
 
 _CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC code for "the connection went away"
+_REQUEST_TIMEOUT = -32001  # the SDK's code for a request that got no answer in time
+# Errors that say the session, not the request, is gone. The server forgot it (restarted
+# behind a proxy, or expired it: HTTP 404 "Session not found"), or the SDK's HTTP transport
+# stood in for an answer it never got. A new connection (a new session) may well work.
+_SESSION_GONE = frozenset(
+    {
+        (-32600, "Session not found"),
+        (-32600, "Session terminated"),
+        (-32603, "Server returned an error response"),
+    }
+)
 _RETRYABLE_STATUS = frozenset({408, 425, 429})
 _READ_TIMEOUT = 300.0
 
@@ -78,11 +89,19 @@ def is_connection_lost(exc: BaseException) -> bool:
 
     leaf = leaf_error(exc)
     if isinstance(leaf, MCPError):
-        return leaf.code == _CONNECTION_CLOSED
+        return _transport_failure(leaf)
     return isinstance(
         leaf,
         anyio.ClosedResourceError | anyio.BrokenResourceError | anyio.EndOfStream | OSError,
     )
+
+
+def is_request_timeout(exc: BaseException) -> bool:
+    """Whether ``exc`` says a request got no answer within its read timeout."""
+    from mcp import MCPError
+
+    leaf = leaf_error(exc)
+    return isinstance(leaf, MCPError) and leaf.code == _REQUEST_TIMEOUT
 
 
 def translate(exc: BaseException, spec: McpServerSpec, environ: Mapping[str, str]) -> RathError:
@@ -104,6 +123,10 @@ def translate(exc: BaseException, spec: McpServerSpec, environ: Mapping[str, str
     if isinstance(leaf, MCPError):
         if leaf.code == _CONNECTION_CLOSED:
             return McpError(f"{where}: the connection closed", retryable=True)
+        if leaf.code == _REQUEST_TIMEOUT:
+            return McpError(f"{where}: no answer in time ({leaf.message})", retryable=True)
+        if _transport_failure(leaf):
+            return McpError(f"{where}: the session is gone ({leaf.message})", retryable=True)
         return McpError(
             f"{where}: {leaf.message} (code {leaf.code})", retryable=False, code=leaf.code
         )
@@ -120,6 +143,11 @@ def translate(exc: BaseException, spec: McpServerSpec, environ: Mapping[str, str
         return McpError(f"{where}: timed out", retryable=True)
     detail = _masked(f"{type(leaf).__name__}: {leaf}", spec, environ)
     return McpError(f"{where}: {detail}", retryable=True)
+
+
+def _transport_failure(error: Any) -> bool:
+    """Whether an ``MCPError`` is about the connection or session, not the request."""
+    return bool(error.code == _CONNECTION_CLOSED or (error.code, error.message) in _SESSION_GONE)
 
 
 def _masked(text: str, spec: McpServerSpec, environ: Mapping[str, str]) -> str:

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rath.errors import RathError
-from rath.tools.mcp._connect import is_connection_lost, new_client, translate
+from rath.tools.mcp._connect import (
+    is_connection_lost,
+    is_request_timeout,
+    new_client,
+    translate,
+)
 from rath.tools.mcp._errors import McpError
 from rath.tools.mcp._spec import McpServerSpec
 from rath.tools.mcp._tools import McpToolInfo, McpToolList
@@ -115,17 +120,32 @@ class McpPool:
         arguments: dict[str, Any],
         *,
         meta: dict[str, Any] | None = None,
+        timeout: float | None = None,
     ) -> CallToolResult:
         """Call one tool; a result with ``is_error`` is returned, not raised.
 
+        Args:
+            spec: The server.
+            name: The tool's name on the server.
+            arguments: The tool's arguments.
+            meta: ``_meta`` for the request (Rath sends an idempotency key).
+            timeout: Seconds to wait for the answer (``None``: no limit). A server that
+                does not answer in time has its connection dropped: it may be stuck.
+
         Raises:
-            McpError: The connection failed (twice), or the server answered with a JSON-RPC
-                error (then :attr:`McpError.code` is set).
+            McpError: The connection failed (twice), the answer did not come in time
+                (retryable), or the server answered with a JSON-RPC error (then
+                :attr:`McpError.code` is set).
             ConfigError: The spec cannot be started here.
         """
 
         async def call(client: Client) -> CallToolResult:
-            return await client.call_tool(name, arguments, meta=meta)  # type: ignore[arg-type]
+            return await client.call_tool(
+                name,
+                arguments,
+                read_timeout_seconds=timeout,
+                meta=meta,  # type: ignore[arg-type]
+            )
 
         return await self._use(spec, call)
 
@@ -165,6 +185,9 @@ class McpPool:
                 assert conn.client is not None
                 return await op(conn.client)
             except Exception as exc:
+                if is_request_timeout(exc):
+                    self._discard(conn)  # a later call must not queue behind a stuck server
+                    raise translate(exc, spec, self.environ) from exc
                 lost = conn.done.is_set() or is_connection_lost(exc)
                 if lost:
                     self._discard(conn)
@@ -196,16 +219,19 @@ class McpPool:
         conn.task = asyncio.create_task(self._own(conn, client), name=f"rath-mcp:{spec.label()}")
         self._live.add(conn)
         try:
-            await asyncio.wait_for(asyncio.shield(conn.ready), self.connect_timeout)
-        except TimeoutError:
+            # asyncio.wait, not wait_for: on Python 3.11 wait_for can swallow a cancel that
+            # lands as the handshake completes, and a cancelled activity would call anyway.
+            done, _ = await asyncio.wait({conn.ready}, timeout=self.connect_timeout)
+        except asyncio.CancelledError:
+            await self._abandon(conn)
+            raise
+        if not done:
             await self._abandon(conn)
             raise McpError(
                 f"MCP server {spec.label()!r}: no handshake within {self.connect_timeout:g}s",
                 retryable=True,
-            ) from None
-        except asyncio.CancelledError:
-            await self._abandon(conn)
-            raise
+            )
+        conn.ready.result()  # the handshake's own failure, if it failed
         self._conns[spec.key] = conn
         return conn
 
@@ -250,7 +276,8 @@ class McpPool:
                     return
             conn.wake.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(conn.wake.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await conn.wake.wait()
 
     def _discard(self, conn: _Connection) -> None:
         conn.closing = True
