@@ -42,6 +42,8 @@ DRAIN_TIMEOUT = 30.0
 _RECONNECT_SECONDS = 60.0
 _FIRST_RETRY_DELAY = 0.05
 _START_WAIT_SECONDS = 10.0
+_REFUSED_RETRY_DELAY = 0.5
+_REFUSED_FOR_NOW = frozenset({RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.RESOURCE_EXHAUSTED})
 
 
 async def stream_events(
@@ -55,7 +57,9 @@ async def stream_events(
 
     Each event has its ``offset`` set: iterate again from ``offset + 1`` to resume. A run
     that is still starting is waited for up to ``start_timeout`` seconds; a connection that
-    fails is re-opened from the next offset for up to a minute.
+    fails is re-opened from the next offset for up to a minute. A run that takes no more
+    polls for now (each poll is an update, and Temporal caps a run's updates) is waited for
+    until it continues as new or ends; no event is lost meanwhile.
 
     Args:
         client: A Temporal client (with Rath's plugin, for its data converter).
@@ -72,6 +76,7 @@ async def stream_events(
     offset, latest = from_offset, (0, 0)
     missing_since: float | None = None
     failing_since: float | None = None
+    refused = False
     delay = _FIRST_RETRY_DELAY
     while True:
         try:
@@ -82,6 +87,7 @@ async def stream_events(
                 poll_cooldown=POLL_COOLDOWN,
             ):
                 missing_since = failing_since = None
+                refused = False
                 delay = _FIRST_RETRY_DELAY
                 offset = item.offset + 1
                 event = item.data.model_copy(update={"offset": item.offset})
@@ -101,6 +107,14 @@ async def stream_events(
                 missing_since = missing_since or now
                 if now - missing_since > start_timeout:
                     raise ConfigError(f"no run {run_id!r} to follow") from None
+            elif exc.status in _REFUSED_FOR_NOW:
+                # The run takes no more polls (each is an update: Temporal caps them per run
+                # and in flight). Its events stay in its stream, so wait, without a deadline,
+                # for it to continue as new (a fresh allowance) or to end (read by query).
+                if not refused:
+                    logger.info("run %r takes no more polls for now (%s); waiting", run_id, exc)
+                refused = True
+                delay = max(delay, _REFUSED_RETRY_DELAY)
             else:
                 failing_since = failing_since or now
                 if now - failing_since > _RECONNECT_SECONDS:
