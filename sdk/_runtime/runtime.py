@@ -169,8 +169,11 @@ async def run_workflow(
     static_summary: str | None = None,
     search_attributes: TypedSearchAttributes | None = None,
     on_budget_exceeded: BudgetCallback | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> T:
     """Start a workflow once its inputs are ready, and wait for its result.
+
+    ``on_started`` is called once the server accepted the start (the run exists).
 
     A run that ended over budget raises :class:`BudgetExceededError` with the transcript so
     far, unless ``on_budget_exceeded`` is given: it is called with that session and its
@@ -188,6 +191,8 @@ async def run_workflow(
         static_summary=static_summary,
         search_attributes=search_attributes,
     )
+    if on_started is not None:
+        on_started()
     try:
         result: T = await handle.result()
         return result
@@ -226,6 +231,7 @@ def start_lazy_run(
     static_summary: str,
     settings: Settings,
     on_budget_exceeded: BudgetCallback | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> None:
     """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
 
@@ -253,6 +259,7 @@ def start_lazy_run(
                 search_attributes(out.id, out.id, agent) if settings.search_attributes else None
             ),
             on_budget_exceeded=on_budget_exceeded,
+            on_started=on_started,
         )
     )
     out.attach_pending(RunHandle(run_id, future))

@@ -259,8 +259,9 @@ def follow_started_run(
 ) -> None:
     """Deliver the events of ``out``'s run (just started lazily) to ``on_event``.
 
-    ``started`` resolves when the run is being started (its inputs were ready); until then
-    nothing is polled. ``out`` becomes ready only once the events were delivered.
+    ``started`` resolves once the server accepted the run's start; until then nothing is
+    polled, and a run that fails before it exists is not followed at all. ``out`` becomes
+    ready only once the events were delivered.
     """
     from rath._runtime.runtime import get_runtime
 

@@ -181,11 +181,10 @@ def _start_run(call: _LoopCall) -> None:
     spec = provider_spec(call.provider, settings)
     gate = None if call.budget is None else BudgetGate(own=call.budget)
     streaming = call.on_event is not None
+    # Resolved once the server has the run: a run that never started has nothing to follow.
     started: concurrent.futures.Future[None] = concurrent.futures.Future()
 
     def make_input() -> SessionLoopInput:
-        if streaming and not started.done():
-            started.set_result(None)
         return call.input(spec, gate, stream=streaming)
 
     start_lazy_run(
@@ -198,6 +197,7 @@ def _start_run(call: _LoopCall) -> None:
         static_summary=f"{call.name} · {spec.label()} · session {call.out.id.hex[:8]}",
         settings=settings,
         on_budget_exceeded=call.provider.on_budget_exceeded,
+        on_started=(lambda: started.set_result(None)) if streaming else None,
     )
     if call.on_event is not None:
         follow_started_run(call.out, call.on_event, started)
