@@ -29,3 +29,4 @@ async def heartbeating() -> AsyncIterator[None]:
         yield
     finally:
         task.cancel()
+        await asyncio.wait({task})  # not `await task`: that would swallow our own cancel

@@ -8,8 +8,8 @@ one already delivered is dropped (a superseded attempt that was still publishing
 ``retry`` event voids what earlier attempts of its round delivered.
 
 :func:`follow_events` runs that on Rath's background runtime and calls a callback with each
-event, on a worker thread of the runtime, in order, one call at a time, never on the
-caller's thread. ``Agent(..., on_event=...)`` uses it, and the output session becomes ready
+event, on a thread of its own pool, in order, one call at a time, never on the caller's
+thread. ``Agent(..., on_event=...)`` uses it, and the output session becomes ready
 only after every event of the run has been delivered.
 """
 
@@ -43,6 +43,9 @@ _RECONNECT_SECONDS = 60.0
 _FIRST_RETRY_DELAY = 0.05
 _START_WAIT_SECONDS = 10.0
 _REFUSED_RETRY_DELAY = 0.5
+# Callbacks get threads of their own: slow ones must not take the default executor's threads,
+# which the embedded worker's activities use for store reads and writes.
+_CALLBACKS = concurrent.futures.ThreadPoolExecutor(8, thread_name_prefix="rath-on-event")
 _REFUSED_FOR_NOW = frozenset({RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.RESOURCE_EXHAUSTED})
 
 
@@ -162,7 +165,7 @@ class EventFollower:
             self.next_offset = (event.offset or 0) + 1
             self.delivered += 1
             try:
-                await asyncio.to_thread(on_event, event)
+                await asyncio.get_running_loop().run_in_executor(_CALLBACKS, on_event, event)
             except Exception:
                 if not failed:  # once per run: a broken callback would flood the log
                     logger.exception(
