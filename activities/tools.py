@@ -5,13 +5,18 @@ its arguments: they are read back from the chunk store. The result row is stored
 digest and a short preview travel back. Tools are at-least-once (an activity may retry after a
 worker crash); each call gets a stable idempotency key (workflow id, run id, activity id),
 exported to commands as ``RATH_IDEMPOTENCY_KEY``. The built-in file tools are idempotent.
+The session's sandbox stays open between its calls on the worker that owns it
+(``_sandbox_pool.py``): one container per session, not per call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import shutil
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -21,8 +26,10 @@ from temporalio.exceptions import ApplicationError
 from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
+from rath.activities._sandbox_pool import SandboxPool
+from rath.errors import SandboxError
 from rath.llm._wire import parse_arguments
-from rath.sandbox import SandboxSpec, open_sandbox
+from rath.sandbox import SandboxSpec
 from rath.sandbox._leases import Lease, LeaseRegistry
 from rath.session._chunks import tool_feedback_chunk
 from rath.session._session import Placement, Session
@@ -101,6 +108,7 @@ class ToolActivities:
         registry: The user tools this worker runs (default: the process's).
         queue: This worker's own task queue (where its sandboxes' tool calls are routed).
         leases: The sandbox registry (who owns and who holds each sandbox).
+        sandboxes: The open sandboxes kept between calls (default: a pool of its own).
     """
 
     def __init__(
@@ -111,12 +119,22 @@ class ToolActivities:
         *,
         queue: str | None = None,
         leases: LeaseRegistry | None = None,
+        sandboxes: SandboxPool | None = None,
     ) -> None:
         self._store = store
         self._workspaces = workspaces
         self._registry = registry
         self._queue = queue
         self._leases = leases
+        self.sandboxes = sandboxes or SandboxPool()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Wrap a worker's run; closes the open sandboxes when it stops (a ``run_context``)."""
+        try:
+            yield
+        finally:
+            await self.sandboxes.aclose()
 
     @activity.defn(name="rath.sandbox.claim")
     async def claim(self, args: ClaimArgs) -> ClaimResult:
@@ -140,8 +158,8 @@ class ToolActivities:
                 )
                 if lease.owner != queue and lease.owner is not None:
                     return ClaimResult(owner=lease.owner)
-            async with open_sandbox(spec):
-                pass
+            async with self.sandboxes.use(_key(args.placement, spec), spec):
+                pass  # opened here, and kept for the session's first tool call
         return ClaimResult(owner=queue)
 
     @activity.defn(name="rath.sandbox.close")
@@ -152,6 +170,7 @@ class ToolActivities:
         user named is left alone. Returns whether something was deleted.
         """
         lease = args.lease
+        await self.sandboxes.close(lease.sandbox_id.hex)
         if not lease.allocated or lease.workspace is None:
             return False
         workspace = Path(lease.workspace).resolve()
@@ -184,9 +203,12 @@ class ToolActivities:
         else:
             # Inside the boundary: a backend that is unknown or cannot run on this worker
             # (SandboxUnavailableError, a ConfigError) fails the call once, without retries.
+            placement = args.placement
             with activity_errors():
-                async with heartbeating(), open_sandbox(spec) as sandbox:
-                    outcome = await run_builtin(sandbox, name, arguments, idempotency_key=key)
+                async with heartbeating(), self.sandboxes.use(_key(placement, spec), spec) as box:
+                    outcome = await run_builtin(box, name, arguments, idempotency_key=key)
+            if isinstance(outcome.error, SandboxError):  # broken: the next call reopens
+                self.sandboxes.discard(_key(placement, spec), box)
             body, ok = outcome.body, outcome.ok
         row = tool_feedback_chunk(call["id"], name, body).stamped(time.time())
         return RunToolResult(
@@ -225,3 +247,9 @@ class ToolActivities:
             ok=ok,
             preview=preview(body, PREVIEW_CHARS),
         )
+
+
+def _key(placement: Placement, spec: SandboxSpec) -> str:
+    """The pool key of a placement's sandbox: its id, then its spec (which may differ)."""
+    digest = hashlib.sha256(spec.model_dump_json().encode()).hexdigest()[:16]
+    return f"{placement.sandbox_id.hex}/{digest}"

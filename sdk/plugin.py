@@ -106,13 +106,13 @@ class RathPlugin(SimplePlugin):
             ],
             workflow_runner=workflow_runner(),
             workflow_failure_exception_types=[UserError],
-            run_context=lambda: _running(llm, mcp),
+            run_context=lambda: _running(llm, mcp, tools),
         )
 
 
 @asynccontextmanager
-async def _running(*owners: LLMActivities | McpActivities) -> AsyncIterator[None]:
-    """Wrap a worker's run in each owner's ``running()``: pooled connections close at the end."""
+async def _running(*owners: LLMActivities | McpActivities | ToolActivities) -> AsyncIterator[None]:
+    """Wrap a worker's run in each owner's ``running()``: what they pool closes at the end."""
     async with AsyncExitStack() as stack:
         for owner in owners:
             await stack.enter_async_context(owner.running())

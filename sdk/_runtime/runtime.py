@@ -83,6 +83,9 @@ class Runtime:
 
             async def stop() -> None:
                 await asyncio.gather(*(worker.shutdown() for worker in workers))
+                # run() returns after its plugins' run_context has exited (open sandboxes and
+                # pooled connections closed): wait for that too, not just for the pollers.
+                await asyncio.wait(self._worker_tasks)
 
             # At interpreter exit a failed shutdown must not turn a clean run into a failure.
             with contextlib.suppress(Exception):

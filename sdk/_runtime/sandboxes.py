@@ -35,7 +35,7 @@ def release(placement: Placement, holder: str) -> bool:
     last = leases().release(placement.sandbox_id, holder)
     if last is None:
         return False
-    if last.allocated:
+    if last.allocated or last.owner is not None:  # a workspace to delete, or an open sandbox
         _close(last)
     return True
 

@@ -94,10 +94,13 @@ class ToolOutcome:
         body: The JSON string recorded as the TOOL_RESULT content.
         ok: ``False`` when the call failed (bad arguments, sandbox failure); a command that ran
             with a non-zero exit code is still ``ok``.
+        error: The unexpected exception a failed call reported, if any (a caller may act on
+            it: a broken sandbox backend is not reused).
     """
 
     body: str
     ok: bool
+    error: BaseException | None = field(default=None, compare=False)
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -265,7 +268,7 @@ async def run_builtin(
     except Exception as exc:
         kind = type(exc).__name__
         body_text = error_body("tool_execution_exception", f"{kind}: {exc}", kind)
-        return ToolOutcome(body_text, False)
+        return ToolOutcome(body_text, False, exc)
     return ToolOutcome(dumps(body), True)
 
 

@@ -1,10 +1,12 @@
 """Tool-call overhead through the activity: ``rath.tools.run`` round trip per backend.
 
-Run: ``.venv/bin/python tests/bench/tool_activity.py [local] [bwrap] [--calls=N]``. A workflow
-runs N sequential ``run_shell_command("true")`` tool activities on a real dev server and worker;
-the median per call is divided by the command run directly (``subprocess``) in the same run.
-This is what a tool call costs a session end to end, minus the LLM. (``tool_overhead.py``
-measures the sandbox part alone, docker included.) Results go to ``docs/benchmarks.md``.
+Run: ``.venv/bin/python tests/bench/tool_activity.py [local] [bwrap] [docker] [--calls=N]``.
+A workflow runs N sequential ``run_shell_command("true")`` tool activities of one session on a
+real dev server and worker; the median per call is divided by the command run directly
+(``subprocess``) in the same run. This is what a tool call costs a session end to end, minus
+the LLM; the session's sandbox stays open between its calls (docker: one container). Docker
+needs ``dockerd`` (a private daemon is started, as ``tool_overhead.py`` does, which measures
+the sandbox part alone). Results go to ``docs/benchmarks.md``.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def direct(calls: int) -> float:
     return statistics.median(times)
 
 
-async def through_activity(home: Path, backend: str, calls: int) -> float:
+async def through_activity(home: Path, backend: str, calls: int, image: str | None) -> float:
     """Seconds per ``rath.tools.run`` call, as the worker's clock sees it."""
     queue = f"bench-{uuid.uuid4().hex[:8]}"
     settings = Settings(
@@ -72,7 +74,7 @@ async def through_activity(home: Path, backend: str, calls: int) -> float:
         "function": {"name": "run_shell_command", "arguments": '{"cmd": "true"}'},
     }
     assistant = store.put_row(assistant_turn_chunk(content=None, tool_calls=[wire]))
-    spec = SandboxSpec(backend=backend, working_dir=str(home / f"ws-{backend}"))
+    spec = SandboxSpec(backend=backend, working_dir=str(home / f"ws-{backend}"), image=image)
     args = RunToolArgs(
         agent_name="bench",
         placement=Placement(spec=spec, sandbox_id=uuid.uuid4()),
@@ -94,14 +96,21 @@ async def through_activity(home: Path, backend: str, calls: int) -> float:
 def main() -> None:
     calls = next((int(a.split("=")[1]) for a in sys.argv if a.startswith("--calls=")), 50)
     wanted = [a for a in sys.argv[1:] if not a.startswith("--")] or ["local", "bwrap"]
-    usable = set(available_backends())
     home = Path(tempfile.mkdtemp(prefix="rath-bench-"))
+    daemon, image = None, None
     try:
+        if "docker" in wanted:
+            from tool_overhead import _docker_image
+
+            daemon, image, reason = _docker_image(home)
+            if daemon is None:
+                print(f"docker: {reason}, skipped")
+        usable = set(available_backends())
         for backend in wanted:
             if backend not in usable:
                 print(f"{backend}: not available here, skipped")
                 continue
-            per_call = asyncio.run(through_activity(home, backend, calls))
+            per_call = asyncio.run(through_activity(home, backend, calls, image))
             baseline = direct(calls)
             print(
                 f"{backend}: tool activity {per_call * 1000:.1f} ms per call, direct "
@@ -109,6 +118,8 @@ def main() -> None:
             )
     finally:
         stop_server(home)
+        if daemon is not None:
+            daemon.stop()
 
 
 if __name__ == "__main__":
