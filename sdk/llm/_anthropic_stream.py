@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rath.llm._anthropic_wire import _STOP_REASONS, _usage
+from rath.llm._anthropic_wire import _STOP_REASONS, RAW_INPUT, _usage
 from rath.llm._errors import ProviderError
 from rath.llm._stream import RathLLMStreamDelta
 
@@ -108,7 +108,6 @@ class AnthropicStreamAnswer:
 
         Raises:
             ProviderError: The stream ended before ``message_stop`` (retryable).
-            ValueError: A tool call's streamed arguments are not JSON.
         """
         if not self._stopped:
             raise ProviderError(
@@ -120,8 +119,7 @@ class AnthropicStreamAnswer:
         content = []
         for index, block in sorted(self._blocks.items()):
             if index in self._calls:
-                raw = self._json[index]
-                content.append({**block, "input": json.loads(raw) if raw.strip() else {}})
+                content.append({**block, **_tool_input(self._json[index])})
             else:
                 content.append(block)
         return {
@@ -130,3 +128,19 @@ class AnthropicStreamAnswer:
             "stop_reason": self._stop_reason,
             "usage": self._usage,
         }
+
+
+def _tool_input(raw: str) -> dict[str, Any]:
+    """A ``tool_use`` block's input from its streamed JSON.
+
+    Arguments that are not JSON (an answer cut off at ``max_tokens`` mid-call) are kept as
+    they came, under :data:`RAW_INPUT`: the call then reaches the model as a tool error
+    (``invalid_tool_arguments``), as on the OpenAI wire, instead of failing an attempt that
+    would only be cut off again.
+    """
+    if not raw.strip():
+        return {"input": {}}
+    try:
+        return {"input": json.loads(raw)}
+    except ValueError:
+        return {"input": {}, RAW_INPUT: raw}

@@ -63,6 +63,9 @@ _NOT_FORWARDED = frozenset(
     }
 )
 
+RAW_INPUT = "rath_raw_input"
+"""Key of a streamed ``tool_use`` block whose arguments did not parse (kept as text)."""
+
 
 def anthropic_request(
     messages: list[dict[str, Any]],
@@ -139,7 +142,9 @@ def anthropic_completion(message: object, *, round_index: int) -> Completion:
                 WireToolCall(
                     id=str(block.get("id") or f"call_{round_index}_{len(calls)}"),
                     name=str(block.get("name") or ""),
-                    arguments=json.dumps(block.get("input", {}), ensure_ascii=False),
+                    arguments=block[RAW_INPUT]
+                    if RAW_INPUT in block
+                    else json.dumps(block.get("input", {}), ensure_ascii=False),
                 )
             )
     reason = _STOP_REASONS.get(str(message.get("stop_reason")))

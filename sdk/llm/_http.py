@@ -43,6 +43,19 @@ class StatusErrorLike(Protocol):
     message: str
 
 
+# 429 codes that mean the account cannot pay, not that it asked too fast (OpenAI's).
+_BILLING_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+
+
+def _error_code(exc: Any) -> str | None:
+    body = getattr(exc, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(inner, dict):
+        return None
+    code = inner.get("code") or inner.get("type")
+    return code if isinstance(code, str) else None
+
+
 def error_message(exc: StatusErrorLike) -> str:
     """The server's own error message when its body has one, else the SDK's."""
     body = exc.body
@@ -144,6 +157,8 @@ def status_error(exc: Any, site: CallSite) -> ProviderError:
     status: int = exc.status_code
     response = getattr(exc, "response", None)
     retryable = status in RETRYABLE_STATUS or status >= 500
+    if status == 429 and _error_code(exc) in _BILLING_CODES:
+        retryable = False  # out of credit, not rate limited: waiting does not help
     should = response.headers.get("x-should-retry") if response is not None else None
     if should in ("true", "false"):
         retryable = should == "true"

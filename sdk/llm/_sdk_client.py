@@ -7,7 +7,7 @@ only in the path they post to and how a request and its answer are translated.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rath._runtime.credentials import redact_secrets
@@ -23,12 +23,12 @@ DEFAULT_TIMEOUT = 600.0
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where and how to call, with the worker's defaults applied."""
+    """Where and how to call, with the worker's defaults applied (its repr hides the key)."""
 
     base_url: str | None
     model: str
-    api_key: str
-    timeout: float
+    api_key: str = field(repr=False)
+    timeout: float = DEFAULT_TIMEOUT
 
 
 def resolve_endpoint(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
 
 
 class TokenUsage(BaseModel):
@@ -13,6 +15,18 @@ class TokenUsage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _total_from_parts(cls, data: Any) -> Any:
+        """Fill a missing ``total_tokens`` from its parts (some compatible servers omit it).
+
+        Budgets and usage read the total, so a zero there would never trip a budget.
+        """
+        if isinstance(data, dict) and not data.get("total_tokens"):
+            parts = int(data.get("prompt_tokens") or 0) + int(data.get("completion_tokens") or 0)
+            data = {**data, "total_tokens": parts}
+        return data
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(

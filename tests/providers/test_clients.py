@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import threading
 from pathlib import Path
 
@@ -297,3 +298,36 @@ def test_describe_image_with_no_text_is_an_error() -> None:
     with server, pytest.raises(ProviderError, match="no text") as info:
         describe_image(provider_for("openai", server.base_url), b"png", mime="image/png")
     assert info.value.retryable is False
+
+
+def test_a_429_for_exhausted_credit_is_not_retried() -> None:
+    """OpenAI's insufficient_quota is a billing state: waiting and retrying cannot fix it."""
+    error = {"message": "You exceeded your current quota", "type": "insufficient_quota"}
+    body = json.dumps({"error": {**error, "code": "insufficient_quota"}}).encode()
+    with fake_server("openai", [raw_reply(429, body)]) as server:
+        failure = _failure(provider_for("openai", server.base_url))
+    assert (failure.error_type, failure.retryable) == ("LLMHTTP429", False)
+    assert "exceeded your current quota" in str(failure)
+
+
+def test_a_server_that_omits_total_tokens_still_reports_a_total() -> None:
+    """Some OpenAI-compatible servers send only the prompt and completion counts."""
+    body = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 50},
+    }
+    with fake_server("openai", [raw_reply(200, json.dumps(body).encode())]) as server:
+        usage = _complete(provider_for("openai", server.base_url)).usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (100, 50, 150)
+
+
+def test_an_endpoint_never_shows_its_key() -> None:
+    from rath.llm._sdk_client import Endpoint
+
+    endpoint = Endpoint("http://127.0.0.1:1/v1", "m", "sk-not-for-logs", 5.0)
+    assert "sk-not-for-logs" not in repr(endpoint) and "sk-not-for-logs" not in str(endpoint)

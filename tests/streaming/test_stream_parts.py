@@ -21,6 +21,7 @@ from rath.llm import (
     WireToolCall,
     chat_client_for,
 )
+from rath.llm._wire import parse_arguments
 from rath.streaming import RathLLMStreamDelta, StreamFold, stream_completion
 from rath.testing import raw_reply, text_reply, tool_call_reply, truncated
 from rath.workflows._stream_steps import carried
@@ -215,3 +216,31 @@ def test_continue_as_new_carries_the_newest_events_that_fit() -> None:
     kept = carried(state, limit=350)
     assert (len(kept.log), kept.base_offset) == (3, 12)
     assert kept.log == log[7:]
+
+
+def test_an_anthropic_tool_call_cut_off_at_max_tokens_keeps_its_raw_arguments() -> None:
+    """Not a retryable failure (a retry would be cut off again): the model hears of it."""
+    from rath.llm._anthropic_stream import AnthropicStreamAnswer
+    from rath.llm._anthropic_wire import anthropic_completion
+
+    answer = AnthropicStreamAnswer(where="anthropic", model="claude-fake")
+    message = {"id": "m", "type": "message", "role": "assistant", "model": "claude-fake"}
+    tool = {"type": "tool_use", "id": "t1", "name": "write_workspace_file", "input": {}}
+    events = [
+        {"type": "message_start", "message": {**message, "usage": {"input_tokens": 5}}},
+        {"type": "content_block_start", "index": 0, "content_block": tool},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"path": "a.txt", "cont'},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {}},
+        {"type": "message_stop"},
+    ]
+    for event in events:
+        answer.feed(event)
+    completion = anthropic_completion(answer.answer(), round_index=1)
+    (call,) = completion.tool_calls
+    assert (call.name, call.arguments) == ("write_workspace_file", '{"path": "a.txt", "cont')
+    assert parse_arguments(call.arguments)[0] is None  # the loop reports invalid arguments
