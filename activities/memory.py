@@ -247,8 +247,11 @@ class MemoryActivities:
             store = await asyncio.to_thread(self._store, args.memory)
             extraction = _cached_extraction()
             if extraction is None:
-                rows = await asyncio.to_thread(self._rows, args.transcript)
-                messages = await asyncio.to_thread(commit_messages, store, rows, scope=scope)
+                # No cached extraction yet, so plain beats erase nothing; building the prompt
+                # recalls against the store, which may first embed every memory in it.
+                async with heartbeating():
+                    rows = await asyncio.to_thread(self._rows, args.transcript)
+                    messages = await asyncio.to_thread(commit_messages, store, rows, scope=scope)
                 if not messages:
                     return CommitResult()
                 reply, usage = await self._chat(args, messages)

@@ -112,7 +112,10 @@ class RunBudget:
         if reason is not None or not gate.tree or parent is None:
             return reason
         ask = BudgetAsk(child_id=workflow.info().workflow_id, seq=seq, spent=spent)
-        await workflow.get_external_workflow_handle(parent.workflow_id).signal(ASK_SIGNAL, ask)
+        try:
+            await workflow.get_external_workflow_handle(parent.workflow_id).signal(ASK_SIGNAL, ask)
+        except Exception:  # the parent is gone: nobody keeps the budget
+            return f"the parent run {parent.workflow_id!r}, which keeps the budget, has ended"
         try:
             await workflow.wait_condition(lambda: seq in self.grants, timeout=ASK_TIMEOUT)
         except TimeoutError:

@@ -74,7 +74,12 @@ class ForwardWorkflow:
         """An agent of this run asks whether the tree's budget has room for an LLM call."""
         keeper = self._scope.keeper if self._scope is not None else None
         grant = keeper.answer(ask) if keeper is not None else BudgetGrant(seq=ask.seq)
-        await workflow.get_external_workflow_handle(ask.child_id).signal(GRANT_SIGNAL, grant)
+        try:
+            await workflow.get_external_workflow_handle(ask.child_id).signal(GRANT_SIGNAL, grant)
+        except Exception as exc:
+            # The agent ended meanwhile (it stopped waiting, or was cancelled): nobody to tell.
+            # Raised from a signal handler, this would fail the whole run.
+            workflow.logger.warning("budget grant for %s not delivered: %s", ask.child_id, exc)
 
     @workflow.run
     async def run(self, input: ForwardInput) -> Session:
