@@ -5,6 +5,7 @@ applied in order, a later one shadowing an earlier one::
 
     bwrap --ro-bind-try /usr /usr ...              the host's root entries, read-only
           --dev /dev --proc /proc --tmpfs /tmp     fresh /dev, /proc (own PID namespace), /tmp
+          --tmpfs /run                             no host sockets (Docker, D-Bus, ...)
           --tmpfs ~/.rath                          Rath's data dir hidden (other workspaces)
           --dir /workspace --bind WORKSPACE /workspace   the one writable directory, last
           --remount-ro / --unshare-all --cap-drop ALL --die-with-parent --new-session
@@ -15,9 +16,10 @@ is a private, empty tmpfs, wherever the workspace or the worker's virtual enviro
 no network unless ``spec.host_network`` (a private network namespace with only its own
 loopback); the command sees only its own processes and cannot signal the worker's; no
 capabilities, even when the worker is root; everything it started dies when the command ends,
-times out or the worker dies. What it does not: reading the host's files (only Rath's data dir
-is hidden), and limiting CPU share or total memory (rlimits are per process; see
-``docs/sandboxes.md``).
+times out or the worker dies; the host's unix sockets under ``/run`` (the Docker daemon,
+D-Bus) are out of reach. What it does not: reading the host's files (only Rath's data dir is
+hidden, and a socket file elsewhere stays reachable), and limiting CPU share or total memory
+(rlimits are per process; see ``docs/sandboxes.md``).
 
 Code runs with the worker's *base* interpreter (a virtual environment's ``python`` links to
 it), not the environment itself, so nothing under a ``/tmp`` checkout has to stay visible.
@@ -39,7 +41,10 @@ from rath.sandbox._hostdir import GUEST_WORKSPACE, HostDirSandbox
 from rath.sandbox._process import Execution, ProcessOutput, run_process
 
 # Host root entries that get fresh instances (or the workspace) instead of a read-only bind.
-_REPLACED = {"dev", "proc", "tmp", GUEST_WORKSPACE.lstrip("/")}
+_REPLACED = {"dev", "proc", "tmp", "run", GUEST_WORKSPACE.lstrip("/")}
+# Runtime state: the host's unix sockets (the Docker daemon, D-Bus, user services) live here,
+# and a read-only mount does not stop connect() on a socket file, so these are empty.
+_RUNTIME_DIRS = ("/run", "/var/run")
 
 
 class BwrapSandbox(HostDirSandbox):
@@ -83,6 +88,8 @@ class BwrapSandbox(HostDirSandbox):
         """
         argv = [_which("bwrap"), *_root_binds(), "--dev", "/dev", "--proc", "/proc"]
         argv += ["--tmpfs", "/tmp", *_interpreter_binds()]
+        for runtime_dir in _runtime_dirs():
+            argv += ["--tmpfs", runtime_dir]
         for hidden in _data_dirs():
             argv += ["--tmpfs", hidden]
         argv += ["--dir", GUEST_WORKSPACE, "--bind", root, GUEST_WORKSPACE, "--remount-ro", "/"]
@@ -151,6 +158,16 @@ def _root_binds() -> tuple[str, ...]:
             else:
                 argv += ["--ro-bind-try", entry.path, entry.path]
     return tuple(argv)
+
+
+@functools.cache
+def _runtime_dirs() -> tuple[str, ...]:
+    """The runtime-state directories to empty (``/var/run`` is usually a link to ``/run``)."""
+    found = [path for path in _RUNTIME_DIRS if os.path.isdir(path) and not os.path.islink(path)]
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and os.path.isdir(xdg) and not any(is_inside(xdg, path) for path in found):
+        found.append(os.path.realpath(xdg))
+    return tuple(found)
 
 
 @functools.cache

@@ -177,6 +177,25 @@ async def test_the_data_dir_is_hidden(tmp_path: Path, monkeypatch: pytest.Monkey
         shutil.rmtree(home)
 
 
+async def test_the_hosts_runtime_sockets_are_out_of_reach(tmp_path: Path) -> None:
+    """A read-only mount does not stop connect(): /run (the Docker socket, D-Bus) is empty."""
+    if not os.access("/run", os.W_OK):
+        pytest.skip("needs a writable /run to place a socket there")
+    path = f"/run/rath-test-{os.getpid()}.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(path)
+        server.listen()
+        try:
+            code = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({path!r})"
+            async with open_sandbox(_spec(tmp_path)) as sb:
+                seen = await sb.run_command(f"test -e {path} && echo visible || echo hidden")
+                reached = await sb.run_code(code)
+        finally:
+            os.unlink(path)
+    assert seen.stdout == "hidden\n"
+    assert reached.exit_code != 0 and "FileNotFoundError" in reached.stderr
+
+
 async def test_missing_bwrap_is_reported_with_the_available_backends(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
