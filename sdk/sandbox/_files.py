@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
-import tempfile
 
 from rath.sandbox._base import ToolFailure
 from rath.sandbox._results import FileContent, FileEntries, FileEntry, FileWriteResult
@@ -74,6 +74,7 @@ def read_file(root: str, path: str, encoding: str | None, cap: int) -> FileConte
     except OSError as exc:
         raise _os_failure(exc, shown) from None
     try:
+        _confirm(fd, root, shown)
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise ToolFailure("is_a_directory", f"{shown!r} is a directory, not a file")
@@ -108,22 +109,30 @@ def write_file(root: str, path: str, data: str | bytes) -> FileWriteResult:
     except OSError as exc:
         raise _os_failure(exc, shown) from None
     try:
-        fd, tmp = tempfile.mkstemp(dir=parent, prefix=".rath-write-", suffix=".tmp")
+        directory = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
         raise _os_failure(exc, shown) from None
+    # Everything below is relative to that descriptor, checked once it is open: a command
+    # that swaps a directory on the path for a symlink meanwhile cannot redirect the write.
+    name, tmp = os.path.basename(real), f".rath-write-{secrets.token_hex(8)}.tmp"
     try:
+        _confirm(directory, root, shown)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        fd = os.open(tmp, flags, 0o644, dir_fd=directory)
+        os.fchmod(fd, 0o644)  # whatever the worker's umask
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, real)
+        os.replace(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)
     except BaseException as exc:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=directory)
         if isinstance(exc, OSError):
             raise _os_failure(exc, shown) from None
         raise
+    finally:
+        os.close(directory)
     return FileWriteResult(bytes_written=len(payload))
 
 
@@ -131,10 +140,17 @@ def list_files(root: str, path: str) -> FileEntries:
     """List a directory: first :data:`MAX_LIST_ENTRIES` entries by name, workspace-relative."""
     real, shown = resolve(root, path)
     try:
-        with os.scandir(real) as scan:
+        directory = os.open(real, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise _os_failure(exc, shown) from None
+    try:
+        _confirm(directory, root, shown)
+        with os.scandir(directory) as scan:
             items = sorted((entry.name, _is_dir(entry)) for entry in scan)
     except OSError as exc:
         raise _os_failure(exc, shown) from None
+    finally:
+        os.close(directory)
     prefix = os.path.relpath(real, root).replace(os.sep, "/")
     entries = tuple(
         FileEntry(name=name, path=name if prefix == "." else f"{prefix}/{name}", is_dir=is_dir)
@@ -145,8 +161,16 @@ def list_files(root: str, path: str) -> FileEntries:
 
 def path_exists(root: str, path: str) -> bool:
     """Whether ``path`` exists inside the workspace (outside paths are refused, not answered)."""
-    real, _ = resolve(root, path)
-    return os.path.exists(real)
+    real, shown = resolve(root, path)
+    try:
+        fd = os.open(real, os.O_PATH)
+    except OSError:
+        return False
+    try:
+        _confirm(fd, root, shown)
+    finally:
+        os.close(fd)
+    return True
 
 
 def encode_text(text: str, what: str) -> bytes:
@@ -157,6 +181,25 @@ def encode_text(text: str, what: str) -> bytes:
         raise ToolFailure(
             "invalid_argument", f"the {what} is not valid Unicode (lone surrogate)"
         ) from None
+
+
+def _confirm(fd: int, root: str, shown: str) -> None:
+    """Refuse an opened file or directory that turns out not to be in the workspace.
+
+    The path was checked before it was opened, but a command running at the same time may
+    have swapped a directory on it for a symlink in between: what the descriptor is, not
+    what the path said, decides (Linux: ``/proc/self/fd``; elsewhere the check before
+    opening is all there is).
+    """
+    try:
+        actual = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return
+    if not is_inside(actual, root):
+        raise ToolFailure(
+            "path_outside_workspace",
+            f"{shown!r} led outside the workspace while it was opened (a symlink swapped in)",
+        )
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
