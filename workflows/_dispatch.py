@@ -19,7 +19,8 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutType
+from temporalio.exceptions import TimeoutError as ActivityTimeout
 
 with workflow.unsafe.imports_passed_through():
     from rath._text import preview
@@ -56,6 +57,7 @@ class Round:
     timeout_seconds: float
     heartbeat_seconds: float
     max_attempts: int
+    owner_wait_seconds: float = 600.0
     unclaimed: str | None = None
     """Why the session's sandbox could not be opened (its calls then fail with this)."""
 
@@ -141,12 +143,18 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
         return refusal
     workflow.set_current_details(f"**{round.agent_name}** · tool `{call.name}`")
     name, args, summary = _activity(round, call)
+    owned = name == "rath.tools.run" and round.queue is not None
     try:
         done: RunToolResult = await workflow.execute_activity(
             name,
             args,
             result_type=RunToolResult,
             task_queue=round.queue,
+            # Only the owner can run it: bound the wait, so a run whose owner is gone fails
+            # instead of waiting forever.
+            schedule_to_start_timeout=(
+                timedelta(seconds=round.owner_wait_seconds) if owned else None
+            ),
             start_to_close_timeout=timedelta(seconds=round.timeout_seconds),
             heartbeat_timeout=timedelta(seconds=round.heartbeat_seconds),
             retry_policy=RetryPolicy(
@@ -159,6 +167,18 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
         cause = exc.cause or exc
         if isinstance(cause, ApplicationError) and cause.type == "ToolNotRegistered":
             raise ApplicationError(cause.message, type=cause.type, non_retryable=True) from exc
+        never_taken = isinstance(cause, ActivityTimeout) and (
+            cause.type == TimeoutType.SCHEDULE_TO_START
+        )
+        if owned and never_taken:
+            raise ApplicationError(
+                f"no worker took the tool call from {round.queue!r}, the task queue of the "
+                f"worker that owns this session's sandbox, within {round.owner_wait_seconds:g} "
+                "s: that worker is gone or far behind. Restart it with the same "
+                "RATH_WORKER_ID (its workspace lives on its host)",
+                type="SandboxOwnerUnavailable",
+                non_retryable=True,
+            ) from exc
         return error_row(call, "tool_execution_exception", f"{type(cause).__name__}: {cause}")
     return done.result
 

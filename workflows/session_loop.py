@@ -85,6 +85,9 @@ class LoopOptions(BaseModel):
     tool_timeout_seconds: float = 300.0
     tool_heartbeat_seconds: float = 30.0
     tool_max_attempts: int = 5
+    sandbox_owner_wait_seconds: float = 600.0
+    """How long a tool call waits for the worker that owns the session's sandbox to take it;
+    then the run fails, naming that worker's queue (it is gone, or far behind)."""
     continue_as_new_after_rounds: int | None = None
     compress_at_tokens: int | None = None
     compress_instruction: str | None = None
@@ -399,4 +402,5 @@ class SessionLoopWorkflow:
             timeout_seconds=options.tool_timeout_seconds,
             heartbeat_seconds=options.tool_heartbeat_seconds,
             max_attempts=options.tool_max_attempts,
+            owner_wait_seconds=options.sandbox_owner_wait_seconds,
         )

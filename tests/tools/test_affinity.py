@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
 from support import FAST, tool_bodies
 from tool_app import whoami
 from workers import WorkerProcess, with_tests_importable
 
 from rath import flow
+from rath.errors import RunFailedError
 from rath.session import Session
 from rath.testing import FakeChatServer, function_handler, gated, text_reply, tool_call_reply
 
@@ -83,3 +85,38 @@ def test_a_worker_restarted_under_its_id_takes_its_sandboxes_back(
                 second.stop()
     assert bodies[1]["data"] == "hi" and bodies[2] == {"result": "w1"}
     assert out.sandbox is not None and out.sandbox.owner == f"{remote_env['RATH_TASK_QUEUE']}@w1"
+
+
+def test_a_run_whose_sandbox_owner_is_gone_fails_naming_its_queue(
+    remote_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The owner never comes back (say its host was replaced): no endless wait."""
+    gate = threading.Event()
+    read = tool_call_reply(("read_workspace_file", {"path": "notes.txt"}))
+    script = [
+        tool_call_reply(("write_workspace_file", {"path": "notes.txt", "content": "hi"})),
+        gated(read, gate),  # lost with the owner; the LLM call is retried on the other worker
+        read,
+        text_reply("never"),
+    ]
+    owner = WorkerProcess(remote_env | {"RATH_WORKER_ID": "owner"})
+    other: WorkerProcess | None = None
+    options = FAST.model_copy(update={"llm_heartbeat_seconds": 2, "sandbox_owner_wait_seconds": 2})
+    with FakeChatServer(script) as server:
+        try:
+            provider = flow.Provider(model="fake-model", base_url=server.base_url)
+            agent = flow.Agent("Work.", provider=provider, options=options)
+            out = agent(Session.from_user_message("go").to("local", spec=tmp_path / "ws"))
+            server.wait_for_requests(2, timeout=60)  # round 1's write ran on the owner
+            owner.kill()
+            other = WorkerProcess(remote_env | {"RATH_WORKER_ID": "other"})  # runs the rest
+            gate.set()
+            with pytest.raises(RunFailedError) as caught:
+                out.synchronize()
+        finally:
+            owner.stop()
+            if other is not None:
+                other.stop()
+    message = str(caught.value)
+    assert "SandboxOwnerUnavailable" in message or "that worker is gone" in message
+    assert f"{remote_env['RATH_TASK_QUEUE']}@owner" in message
