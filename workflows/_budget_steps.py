@@ -124,6 +124,14 @@ class RunBudget:
         self._tree_tool_calls_left = grant.tool_calls_left
         return grant.refused
 
+    def spent_out(self, spent: Spent) -> bool:
+        """Whether this agent's own limits already refuse any further LLM call."""
+        gate = self.gate
+        if gate is None:
+            return False
+        reason = exceeded(gate.own, spent, now=workflow.now(), deadline_at=gate.deadline_at)
+        return reason is not None
+
     def tool_calls_left(self, spent: Spent) -> int | None:
         """How many tool calls this round may run (``None``: no limit)."""
         own = tool_calls_left(self.gate.own if self.gate else None, spent)

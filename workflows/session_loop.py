@@ -69,6 +69,7 @@ with workflow.unsafe.imports_passed_through():
 SUMMARY_LIMIT = 380
 _DONE = "done"
 AFFINITY = "rath-sandbox-affinity"
+NO_COMPRESS_WHEN_SPENT = "rath-no-compress-when-spent"
 _TRUNCATED = "truncated"
 
 
@@ -312,7 +313,12 @@ class SessionLoopWorkflow:
             )
             limit = options.compress_at_tokens
             if limit is not None and result.context_tokens >= limit:
-                carry = await self._compress(input, carry, result.context_tokens)
+                # Compressing is an LLM call too: not once the budget is spent (the next
+                # round is refused anyway, and the transcript so far must stay whole).
+                # Runs recorded before this rule replay with the compression they made.
+                spent_out = self._budget.spent_out(carry.spent())
+                if not (spent_out and workflow.patched(NO_COMPRESS_WHEN_SPENT)):
+                    carry = await self._compress(input, carry, result.context_tokens)
             self._carry = carry
         return carry, _TRUNCATED
 

@@ -186,3 +186,22 @@ def test_a_providers_budget_holds_inside_a_durable_forward(
         with pytest.raises(BudgetExceededError, match="total_tokens: 30 used of 20"):
             out.synchronize()
         assert len(server.requests) == 2
+
+
+def test_no_compression_once_the_budget_is_spent(rath_env: Settings, tmp_path: Path) -> None:
+    """Compressing is an LLM call: not after the budget ran out, and the transcript stays."""
+    script = [tool_call_reply(LOOK), text_reply("a summary that must never be asked for")]
+    with FakeChatServer(script) as server:
+        agent = flow.Agent(
+            "Look.",
+            provider=fake_provider(server),
+            options=FAST,
+            budget=Budget(total_tokens=10),
+            compress_at_tokens=1,
+        )
+        out = agent(Session.from_user_message("go").to("local", spec=tmp_path))
+        with pytest.raises(BudgetExceededError, match="total_tokens: 15 used of 10") as caught:
+            out.synchronize()
+        assert len(server.requests) == 1
+    kinds = [row.kind for row in caught.value.session.chunk_table.rows]
+    assert kinds == [ChunkKind.USER, ChunkKind.ASSISTANT, ChunkKind.TOOL_RESULT]
