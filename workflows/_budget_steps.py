@@ -160,8 +160,18 @@ class TreeKeeper:
         return total
 
     def refusal(self) -> str | None:
-        """Why no agent may start another LLM call now, or ``None``."""
-        return exceeded(self.budget, self.total(), now=workflow.now(), deadline_at=self.deadline_at)
+        """Why no agent may start another LLM call now, or ``None``.
+
+        Tool calls count once the tree has run more than its limit: agents working at the
+        same time each saw the same calls left and may together overshoot it (by at most
+        what was left, per concurrent agent), and then the tree stops, as for tokens.
+        """
+        total = self.total()
+        reason = exceeded(self.budget, total, now=workflow.now(), deadline_at=self.deadline_at)
+        cap = self.budget.tool_calls
+        if reason is None and cap is not None and total.tool_calls > cap:
+            reason = f"tool_calls: {total.tool_calls} used of {cap}"
+        return reason
 
     def answer(self, ask: BudgetAsk) -> BudgetGrant:
         """Record what ``ask``'s agent has spent, and say whether the tree has room."""

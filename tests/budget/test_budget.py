@@ -167,6 +167,30 @@ def test_two_children_share_their_parents_budget(rath_env: Settings, tmp_path: P
     assert "total_tokens" in caught.value.reason
 
 
+def test_siblings_that_overshoot_the_trees_tool_calls_stop_the_tree(
+    rath_env: Settings, tmp_path: Path
+) -> None:
+    look_twice = tool_call_reply(LOOK, LOOK)
+
+    def reply(request: RecordedRequest) -> Any:
+        return text_reply("reviewed") if request.messages[0]["content"] == "Review." else look_twice
+
+    with FakeChatServer(function_handler(reply)) as server:
+        squad = Pair(fake_provider(server)).with_budget(tool_calls=2)
+        out = squad(Session.from_user_message("go").to("local", spec=tmp_path))
+        with pytest.raises(BudgetExceededError) as caught:
+            out.synchronize()
+        roles = [r.messages[0]["content"] for r in server.requests]
+    # Both saw 2 calls left and ran them at once (the documented overshoot). Once the tree
+    # knows it is over, no agent gets another LLM call (one that asked before the other's
+    # report came in still may), and the reviewer never starts.
+    assert len(roles) <= 3, roles
+    assert "Review." not in roles
+    assert caught.value.reason.startswith("tool_calls:")
+    results = caught.value.session.rows_of_kind(ChunkKind.TOOL_RESULT)
+    assert len(results) <= 4
+
+
 class Looker(flow.Workflow):
     def __init__(self, provider: flow.Provider) -> None:
         super().__init__()
