@@ -197,6 +197,10 @@ class KeyFallbackClient:
                 if not exc.auth_rejected:
                     raise
                 if tried < len(order):
+                    # Off this key now, not only once another succeeds: a next key that
+                    # fails for another reason (429) must not send every retry here first.
+                    if self._preferred == index:
+                        self._preferred = order[tried]
                     continue
                 raise ProviderError(
                     f"{exc} (all {len(order)} API keys were rejected)",

@@ -269,6 +269,43 @@ def test_fallback_client_prefers_the_key_that_worked(
         ]
 
 
+def test_a_rejected_key_is_left_even_when_the_next_one_fails_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Key A revoked, key B rate limited: the retry starts with B, not with A again."""
+    monkeypatch.setenv("RATH_TEST_KEY_A", "key-a-revoked")
+    monkeypatch.setenv("RATH_TEST_KEY_B", "key-b-busy")
+    answers = iter([error_reply(429, "slow down"), text_reply("in")])
+    handler = function_handler(
+        lambda r: error_reply(401, "revoked") if r.api_key == "key-a-revoked" else next(answers)
+    )
+
+    async def attempts(provider: Provider) -> list[str]:
+        client = ChatClients(CredentialVault()).client(
+            spec_from_provider(provider, demo_fallback=False)
+        )
+        outcomes = []
+        try:
+            for _ in range(2):  # as Temporal retries the activity
+                try:
+                    outcomes.append(str((await client.complete(HELLO)).content))
+                except ProviderError as exc:
+                    outcomes.append(exc.error_type)
+        finally:
+            await client.aclose()
+        return outcomes
+
+    with fake_server("openai", handler) as server:
+        provider = provider_for(
+            "openai",
+            server.base_url,
+            api_key=None,
+            api_key_env=("RATH_TEST_KEY_A", "RATH_TEST_KEY_B"),
+        )
+        assert asyncio.run(attempts(provider)) == ["LLMHTTP429", "in"]
+        assert [r.api_key for r in server.requests] == ["key-a-revoked", "key-b-busy", "key-b-busy"]
+
+
 @pytest.mark.parametrize("wire", WIRES)
 def test_describe_image_sends_an_image_part(wire: str, tmp_path: Path) -> None:
     image = tmp_path / "dot.jpg"
