@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from collections.abc import AsyncIterator
 
 import pytest
@@ -118,3 +119,23 @@ async def test_an_unreachable_server_raises_a_retryable_error(pool: McpPool) -> 
         await pool.list_tools(spec)
     assert caught.value.retryable and caught.value.code is None
     assert not pool.is_open(spec)
+
+
+async def test_concurrent_callers_share_one_failing_connect(tmp_path) -> None:
+    """A server that never finishes its handshake is started once, not once per caller."""
+    starts = tmp_path / "starts"
+    starts.mkdir()
+    silent = (
+        "import os, sys, time; "
+        f"open(os.path.join({str(starts)!r}, str(os.getpid())), 'w').close(); time.sleep(60)"
+    )
+    spec = McpServerSpec(transport="stdio", command=sys.executable, args=("-c", silent))
+    pool = McpPool(connect_timeout=0.5, close_timeout=2)
+    try:
+        outcomes = await asyncio.gather(
+            *(pool.call_tool(spec, "pid", {}) for _ in range(4)), return_exceptions=True
+        )
+    finally:
+        await pool.close()
+    assert all(isinstance(o, McpError) and "no handshake" in str(o) for o in outcomes)
+    assert len(list(starts.iterdir())) == 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import time
@@ -84,7 +85,7 @@ class McpPool:
         self._environ = environ
         self._conns: dict[str, _Connection] = {}
         self._live: set[_Connection] = set()
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._opening: dict[str, asyncio.Task[_Connection]] = {}
 
     @property
     def environ(self) -> Mapping[str, str]:
@@ -205,13 +206,23 @@ class McpPool:
     async def _acquire(self, spec: McpServerSpec) -> _Connection:
         conn = self._conns.get(spec.key)
         if conn is None or not conn.usable:
-            async with self._locks.setdefault(spec.key, asyncio.Lock()):
-                conn = self._conns.get(spec.key)
-                if conn is None or not conn.usable:
-                    conn = await self._open(spec)
+            # Concurrent callers share one attempt (and its outcome): one after another,
+            # each would start its own server and wait its own connect timeout.
+            opening = self._opening.get(spec.key)
+            if opening is None:
+                opening = asyncio.ensure_future(self._open(spec))
+                self._opening[spec.key] = opening
+                opening.add_done_callback(functools.partial(self._opened, spec.key))
+            conn = await asyncio.shield(opening)
         # No await since the checks above: the owner cannot have idled this connection out.
         conn.in_flight += 1
         return conn
+
+    def _opened(self, key: str, task: asyncio.Task[_Connection]) -> None:
+        if self._opening.get(key) is task:
+            del self._opening[key]
+        if not task.cancelled():
+            task.exception()  # every waiter gets it; this only keeps asyncio from warning
 
     async def _open(self, spec: McpServerSpec) -> _Connection:
         client = new_client(spec, self.environ, self.connect_timeout)
