@@ -56,6 +56,15 @@ from rath.tools._custom import TOOLS
 from rath.tools.builtins import BUILTIN_TOOLS, tool_schemas
 
 PREVIEW_CHARS = 160
+MAX_RETRY_AFTER = timedelta(minutes=10)
+"""The longest ``Retry-After`` honoured as the next attempt's delay (a day would park a run)."""
+
+
+def retry_delay(retry_after: float | None) -> timedelta | None:
+    """The next attempt's delay for an endpoint's ``Retry-After`` (capped), if it sent one."""
+    if retry_after is None:
+        return None
+    return min(timedelta(seconds=retry_after), MAX_RETRY_AFTER)
 
 
 class CompleteArgs(BaseModel):
@@ -281,12 +290,11 @@ class LLMActivities:
         try:
             vectors = await asyncio.to_thread(embedder.embed, list(args.texts), query=args.query)
         except EmbeddingError as exc:
-            delay = None if exc.retry_after is None else timedelta(seconds=exc.retry_after)
             raise ApplicationError(
                 self._vault.redact(str(exc)),
                 type="EmbeddingError",
                 non_retryable=not exc.retryable,
-                next_retry_delay=delay,
+                next_retry_delay=retry_delay(exc.retry_after),
             ) from None
         return EmbedResult(model=embedder.model, vectors=tuple(tuple(v) for v in vectors))
 
@@ -327,12 +335,11 @@ class LLMActivities:
             try:
                 yield
             except ProviderError as exc:
-                delay = None if exc.retry_after is None else timedelta(seconds=exc.retry_after)
                 raise ApplicationError(
                     self._vault.redact(str(exc)),
                     type=exc.error_type,
                     non_retryable=not exc.retryable,
-                    next_retry_delay=delay,
+                    next_retry_delay=retry_delay(exc.retry_after),
                 ) from None
 
     def _load(self, args: CompleteArgs) -> tuple[tuple[Any, ...], tuple[Any, ...], str]:

@@ -60,3 +60,13 @@ async def test_without_overrides_the_loop_options_apply(rath_env: Settings, clie
     ]
     assert policy.maximum_attempts == FAST.llm_max_attempts
     assert policy.initial_interval.ToMilliseconds() == int(FAST.llm_retry_base_seconds * 1000)
+
+
+def test_a_retry_after_of_a_day_is_capped() -> None:
+    from datetime import timedelta
+
+    from rath.activities.llm import MAX_RETRY_AFTER, retry_delay
+
+    assert retry_delay(None) is None
+    assert retry_delay(7) == timedelta(seconds=7)
+    assert retry_delay(86_400) == MAX_RETRY_AFTER == timedelta(minutes=10)
