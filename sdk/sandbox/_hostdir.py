@@ -14,6 +14,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import os
+import posixpath
 import sys
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Self
@@ -170,27 +171,44 @@ class HostDirSandbox(SandboxBackend):
             truncated=out.truncated,
         )
 
+    def _host_view(self, path: str) -> str:
+        """``path`` as the file tools take it: the guest's workspace path becomes relative.
+
+        Commands see the workspace at :attr:`guest_workspace` (``pwd`` prints
+        ``/workspace``), so a model may well name ``/workspace/notes.txt``; that means the
+        workspace's ``notes.txt``. Anything else is left for the usual confinement check.
+        """
+        guest = self.guest_workspace
+        if guest is None or not isinstance(path, str) or not path.startswith("/"):
+            return path
+        normal = posixpath.normpath(path)
+        if normal == guest:
+            return "."
+        if normal.startswith(guest + "/"):
+            return normal[len(guest) + 1 :]
+        return path
+
     async def read_file(self, path: str, *, encoding: str | None = "utf-8") -> FileContent:
         """Read a workspace file (see :meth:`SandboxBackend.read_file`)."""
         root = await self._workspace()
         return await asyncio.to_thread(
-            _files.read_file, root, path, encoding, self.spec.max_output_bytes
+            _files.read_file, root, self._host_view(path), encoding, self.spec.max_output_bytes
         )
 
     async def write_file(self, path: str, data: str | bytes) -> FileWriteResult:
         """Atomically write a workspace file (see :meth:`SandboxBackend.write_file`)."""
         root = await self._workspace()
-        return await asyncio.to_thread(_files.write_file, root, path, data)
+        return await asyncio.to_thread(_files.write_file, root, self._host_view(path), data)
 
     async def list_files(self, path: str) -> FileEntries:
         """List a workspace directory (see :meth:`SandboxBackend.list_files`)."""
         root = await self._workspace()
-        return await asyncio.to_thread(_files.list_files, root, path)
+        return await asyncio.to_thread(_files.list_files, root, self._host_view(path))
 
     async def path_exists(self, path: str) -> bool:
         """Tell whether a workspace path exists (see :meth:`SandboxBackend.path_exists`)."""
         root = await self._workspace()
-        return await asyncio.to_thread(_files.path_exists, root, path)
+        return await asyncio.to_thread(_files.path_exists, root, self._host_view(path))
 
     async def __aenter__(self) -> Self:
         """Check that the backend can run here and create the workspace, failing fast.

@@ -70,6 +70,23 @@ async def test_files_are_shared_by_tools_commands_and_the_host(
     assert not await sandbox.path_exists("missing")
 
 
+async def test_the_workspace_path_commands_see_works_for_the_file_tools(
+    backend: Backend, workspace: Path, sandbox: SandboxBackend
+) -> None:
+    """``pwd`` says /workspace in bwrap and docker: a model naming /workspace/x means x."""
+    inside = backend.inside(workspace)
+    assert (await sandbox.run_command("pwd")).stdout == f"{inside}\n"
+    await sandbox.write_file(f"{inside}/notes/a.txt", "hi")
+    assert (workspace / "notes" / "a.txt").read_text() == "hi"
+    assert (await sandbox.read_file(f"{inside}/notes/a.txt")).data == "hi"
+    assert await sandbox.path_exists(f"{inside}/notes")
+    listing = await sandbox.list_files(inside)
+    assert [e.path for e in listing.entries] == ["notes"]
+    with pytest.raises(ToolFailure) as info:
+        await sandbox.read_file(f"{inside}/../etc/passwd")
+    assert info.value.kind == "path_outside_workspace"
+
+
 async def test_run_command_basics(
     backend: Backend, workspace: Path, sandbox: SandboxBackend
 ) -> None:
