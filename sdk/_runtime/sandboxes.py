@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import concurrent.futures
+import logging
 import uuid
 from typing import TYPE_CHECKING
 
@@ -11,7 +13,10 @@ from rath.sandbox._leases import Lease, LeaseRegistry
 if TYPE_CHECKING:
     from rath.session._session import Placement, Session
 
-CLOSE_TIMEOUT = 120.0
+CLOSE_TIMEOUT = 30.0
+"""Seconds a release waits for the owner to close the sandbox before going on (it still will)."""
+
+_log = logging.getLogger("rath.sandbox")
 
 
 def leases(settings: Settings | None = None) -> LeaseRegistry:
@@ -32,11 +37,13 @@ def release(placement: Placement, holder: str) -> bool:
     Returns:
         Whether this closed it.
     """
-    last = leases().release(placement.sandbox_id, holder)
+    registry = leases()
+    last = registry.release(placement.sandbox_id, holder)
     if last is None:
         return False
     if last.allocated or last.owner is not None:  # a workspace to delete, or an open sandbox
         _close(last)
+    registry.forget(last.sandbox_id)
     return True
 
 
@@ -45,13 +52,31 @@ def _close(lease: Lease) -> None:
 
     runtime = get_runtime()
 
+    started: concurrent.futures.Future[None] = concurrent.futures.Future()
+
     async def run() -> None:
         client = await runtime.client()
-        await client.execute_workflow(
+        handle = await client.start_workflow(
             "rath.CloseSandbox",
             lease,
             id=f"rath-close-{lease.sandbox_id.hex[:12]}-{uuid.uuid4().hex[:6]}",
             task_queue=runtime.settings.task_queue,
         )
+        started.set_result(None)
+        await handle.result()
 
-    runtime.submit(run()).result(timeout=CLOSE_TIMEOUT)
+    closing = runtime.submit(run())
+    try:
+        closing.result(timeout=CLOSE_TIMEOUT)
+    except concurrent.futures.TimeoutError:
+        if not started.done():
+            raise  # not even started: the record stays (with no holders), nothing forgotten
+        # The close is a durable run: it completes when the owner comes back. Waiting
+        # longer would only hold up the caller (and mask an error of a ``with`` body).
+        _log.warning(
+            "the sandbox %s is not closed yet (its owner, %s, has not answered in %g s); "
+            "it will be once that worker runs again",
+            lease.sandbox_id.hex[:8],
+            lease.owner,
+            CLOSE_TIMEOUT,
+        )

@@ -71,18 +71,27 @@ class LeaseRegistry:
             return lease
 
     def release(self, sandbox_id: UUID, holder: str) -> Lease | None:
-        """Remove ``holder``; returns the record when that was the last one (it is removed)."""
+        """Remove ``holder``; returns the record when that was the last one.
+
+        The record stays (with no holders) until :meth:`forget`: the caller closes the
+        sandbox first, so a crash in between cannot lose track of a workspace to delete.
+        """
         with self._locked():
             lease = self._read(sandbox_id)
             if lease is None:
                 return None
-            if holder in lease.holders:
+            was_held = holder in lease.holders
+            if was_held:
                 lease.holders.remove(holder)
-            if lease.holders:
                 self._write(lease)
-                return None
-            self._path(sandbox_id).unlink(missing_ok=True)
-            return lease
+            return None if lease.holders or not was_held else lease
+
+    def forget(self, sandbox_id: UUID) -> None:
+        """Delete a closed sandbox's record, unless a new holder came meanwhile."""
+        with self._locked():
+            lease = self._read(sandbox_id)
+            if lease is not None and not lease.holders:
+                self._path(sandbox_id).unlink(missing_ok=True)
 
     def _path(self, sandbox_id: UUID) -> Path:
         return self.root / f"{sandbox_id}.json"

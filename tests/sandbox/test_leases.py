@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from pathlib import Path
 
+import pytest
 from support import FAST, fake_provider
+from workers import WorkerProcess
 
 from rath import flow
+from rath._runtime import sandboxes
 from rath._runtime.sandboxes import leases
 from rath._runtime.settings import Settings
 from rath.sandbox._leases import LeaseRegistry
@@ -58,4 +63,43 @@ def test_the_registry_keeps_the_first_owner(tmp_path: Path) -> None:
     assert first.owner == again.owner == "q@w1"
     registry.acquire(sandbox_id, "local", "a")
     assert registry.release(sandbox_id, "a") is not None  # the last holder
+    # Kept until the sandbox is closed: a crash before that cannot lose the workspace.
+    assert registry.get(sandbox_id) is not None
+    assert registry.release(sandbox_id, "a") is None  # releasing twice closes nothing twice
+    registry.acquire(sandbox_id, "local", "b")  # a new holder meanwhile: not forgotten
+    registry.forget(sandbox_id)
+    assert registry.get(sandbox_id) is not None
+    assert registry.release(sandbox_id, "b") is not None
+    registry.forget(sandbox_id)
     assert registry.get(sandbox_id) is None
+
+
+def test_a_release_whose_owner_is_down_returns_and_the_close_happens_later(
+    remote_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(sandboxes, "CLOSE_TIMEOUT", 1.0)
+    env = remote_env | {"RATH_WORKER_ID": "owner"}
+    owner = WorkerProcess(env)
+    with FakeChatServer([tool_call_reply(WRITE), text_reply("done")]) as server:
+        try:
+            provider = flow.Provider(model="fake-model", base_url=server.base_url)
+            root = Session.from_user_message("write").to("local")
+            out = flow.Agent("x", provider=provider, options=FAST)(root)
+            out.synchronize()
+            assert root.sandbox is not None
+            sandbox_id = root.sandbox.sandbox_id
+            workspace = Settings.from_env().workspaces_dir / sandbox_id.hex
+            assert (workspace / "notes.txt").read_text() == "hi"
+            owner.kill()
+            assert root.release() is False
+            with caplog.at_level(logging.WARNING, logger="rath.sandbox"):
+                assert out.release() is True  # after CLOSE_TIMEOUT, without an error
+            assert "not closed yet" in caplog.text
+            assert leases().get(sandbox_id) is None and workspace.exists()
+            owner = WorkerProcess(env)  # back under the same id: the close runs now
+            deadline = time.monotonic() + 60
+            while workspace.exists():
+                assert time.monotonic() < deadline, "the workspace was never deleted"
+                time.sleep(0.05)
+        finally:
+            owner.stop()
