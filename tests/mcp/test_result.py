@@ -67,3 +67,10 @@ def test_output_is_capped_in_utf8_bytes() -> None:
     result = CallToolResult(content=[TextContent(text="é" * 100)])
     capped, ok = body(result, max_bytes=11)
     assert ok and capped == {"text": "é" * 5, "truncated": True}
+
+
+def test_an_error_result_is_capped_too() -> None:
+    """A tool that fails with a 10 MB traceback must not put it all into the transcript."""
+    result = CallToolResult(content=[TextContent(text="x" * 10_000_000)], is_error=True)
+    error, ok = body(result, max_bytes=64)
+    assert not ok and error["message"] == "x" * 64 + " [truncated]"

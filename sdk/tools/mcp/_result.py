@@ -33,9 +33,10 @@ def render_result(result: CallToolResult, max_bytes: int = DEFAULT_MAX_OUTPUT_BY
     if not parts and result.structured_content is not None:
         text = json.dumps(result.structured_content, ensure_ascii=False)
     if result.is_error:
-        return ToolOutcome(
-            error_body("mcp_tool_error", text or "the tool reported an error"), False
-        )
+        message, truncated = _cap(text or "the tool reported an error", max_bytes)
+        if truncated:
+            message += " [truncated]"
+        return ToolOutcome(error_body("mcp_tool_error", message), False)
     if not parts and result.structured_content is None:
         return ToolOutcome(dumps({"ok": True}), True)
     text, truncated = _cap(text, max_bytes)
