@@ -2,31 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from rath._runtime.devserver import stop_server
-
-ROOT = Path(__file__).resolve().parents[2]
+from example_runs import run_example
 
 
 def test_07_streaming_prints_deltas_before_the_final_usage(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("TEMPORAL_ADDRESS", "OPENAI_API_KEY")}
-    env.update(RATH_HOME=str(tmp_path / "home"), RATH_TASK_QUEUE="rath")
-    try:
-        result = subprocess.run(
-            [sys.executable, str(ROOT / "examples" / "07_streaming.py")],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            check=False,
-            text=True,
-            timeout=120,
-        )
-    finally:
-        stop_server(tmp_path / "home")
+    result = run_example("07_streaming.py", tmp_path, tmp_path / "home")
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     lines = result.stdout.strip().splitlines()

@@ -2,33 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-from rath._runtime.devserver import stop_server
+from example_runs import run_example
 
-ROOT = Path(__file__).resolve().parents[2]
 URI = r"memory://user/memories/(?:preferences|profile)/[0-9a-f]{16}"
 
 
-def run_example(home: Path, cwd: Path) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("TEMPORAL_ADDRESS", "OPENAI_API_KEY")}
-    env["RATH_HOME"] = str(home)
-    try:
-        result = subprocess.run(
-            [sys.executable, str(ROOT / "examples" / "09_memory.py")],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            check=False,
-            text=True,
-            timeout=120,
-        )
-    finally:
-        stop_server(home)  # the example starts the embedded server; the test stops it
+def run_09(home: Path, cwd: Path) -> str:
+    result = run_example("09_memory.py", cwd, home)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     return result.stdout
@@ -36,7 +19,7 @@ def run_example(home: Path, cwd: Path) -> str:
 
 def test_09_memory_persists_across_runs(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    first = run_example(home, tmp_path)
+    first = run_09(home, tmp_path)
     assert "0 memories about the user before this run" in first
     remembered = re.findall(rf"remember: ({URI}) \(new\)", first)
     assert len(remembered) == 2
@@ -50,7 +33,7 @@ def test_09_memory_persists_across_runs(tmp_path: Path) -> None:
     assert "was given 1 memory:" in first
     assert f"[memory] {remembered[0]}\n  The user prefers dark mode" in first
 
-    second = run_example(home, tmp_path)  # another process, the same data dir
+    second = run_09(home, tmp_path)  # another process, the same data dir
     assert "2 memories about the user before this run" in second
     again = re.findall(rf"remember: ({URI}) \(remembered by an earlier run\)", second)
     assert again == remembered

@@ -3,31 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from rath._runtime.devserver import stop_server
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run_example(name: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("TEMPORAL_ADDRESS", "OPENAI_API_KEY")}
-    env.update(RATH_HOME=str(home), RATH_TASK_QUEUE="rath")
-    try:
-        return subprocess.run(
-            [sys.executable, str(ROOT / "examples" / name)],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            check=False,
-            text=True,
-            timeout=120,
-        )
-    finally:
-        stop_server(home)
+from example_runs import run_example
 
 
 def test_01_hello_agent_runs_offline_with_the_demo_model(tmp_path: Path) -> None:

@@ -16,19 +16,11 @@ MODELS = {"openai": "fake-model", "anthropic": "claude-fake"}
 FIRST_PIECE = {"openai": 1, "anthropic": 2}
 
 
-class PausingWire:
-    """Wraps a fake server's wire: a streamed reply stops before frame ``at`` until ``resume``.
+class WrappedWire:
+    """A fake server's wire with some of its behaviour replaced; the rest is the inner one's."""
 
-    ``sent`` records when each frame went out (``time.monotonic()``), for latency checks.
-    """
-
-    def __init__(self, inner: Any, *, at: int, resume: threading.Event, timeout: float = 30):
+    def __init__(self, inner: Any) -> None:
         self.inner = inner
-        self.at = at
-        self.resume = resume
-        self.timeout = timeout
-        self.paused = threading.Event()
-        self.sent: list[tuple[float, bytes]] = []
         self.name = inner.name
         self.base_path = inner.base_path
         self.post_paths = inner.post_paths
@@ -38,13 +30,31 @@ class PausingWire:
         return self.inner.body(reply, model)
 
     def events(self, reply: Reply, model: str, request: dict[str, Any]) -> list[bytes]:
-        return _Frames(self.inner.events(reply, model, request), self)
+        return self.inner.events(reply, model, request)
 
     def error(self, status: int, message: str) -> dict[str, Any]:
         return self.inner.error(status, message)
 
     def models(self, model: str) -> dict[str, Any]:
         return self.inner.models(model)
+
+
+class PausingWire(WrappedWire):
+    """Wraps a fake server's wire: a streamed reply stops before frame ``at`` until ``resume``.
+
+    ``sent`` records when each frame went out (``time.monotonic()``), for latency checks.
+    """
+
+    def __init__(self, inner: Any, *, at: int, resume: threading.Event, timeout: float = 30):
+        super().__init__(inner)
+        self.at = at
+        self.resume = resume
+        self.timeout = timeout
+        self.paused = threading.Event()
+        self.sent: list[tuple[float, bytes]] = []
+
+    def events(self, reply: Reply, model: str, request: dict[str, Any]) -> list[bytes]:
+        return _Frames(self.inner.events(reply, model, request), self)
 
 
 class _Frames(list[bytes]):
@@ -96,7 +106,7 @@ class Recorder:
         return self.fold.events
 
 
-class TricklingWire:
+class TricklingWire(WrappedWire):
     """An OpenAI wire that streams a text answer one character per frame, ``pace`` apart.
 
     A stand-in for a model writing token by token (the pace paces the fake model; nothing
@@ -104,15 +114,8 @@ class TricklingWire:
     """
 
     def __init__(self, inner: Any, *, pace: float) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.pace = pace
-        self.name = inner.name
-        self.base_path = inner.base_path
-        self.post_paths = inner.post_paths
-        self.models_paths = inner.models_paths
-
-    def body(self, reply: Reply, model: str) -> dict[str, Any]:
-        return self.inner.body(reply, model)
 
     def events(self, reply: Reply, model: str, request: dict[str, Any]) -> list[bytes]:
         def frame(delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -124,12 +127,6 @@ class TricklingWire:
         frames += [frame({"content": char}) for char in reply.content or ""]
         frames += [frame({}, reply.finish_reason), b"data: [DONE]\n\n"]
         return _Paced(frames, self.pace)
-
-    def error(self, status: int, message: str) -> dict[str, Any]:
-        return self.inner.error(status, message)
-
-    def models(self, model: str) -> dict[str, Any]:
-        return self.inner.models(model)
 
 
 class _Paced(list[bytes]):
