@@ -203,12 +203,12 @@ class ToolActivities:
         else:
             # Inside the boundary: a backend that is unknown or cannot run on this worker
             # (SandboxUnavailableError, a ConfigError) fails the call once, without retries.
-            placement = args.placement
+            pooled = _key(args.placement, spec)
             with activity_errors():
-                async with heartbeating(), self.sandboxes.use(_key(placement, spec), spec) as box:
+                async with heartbeating(), self.sandboxes.use(pooled, spec) as box:
                     outcome = await run_builtin(box, name, arguments, idempotency_key=key)
             if isinstance(outcome.error, SandboxError):  # broken: the next call reopens
-                self.sandboxes.discard(_key(placement, spec), box)
+                self.sandboxes.discard(pooled, box)
             body, ok = outcome.body, outcome.ok
         row = tool_feedback_chunk(call["id"], name, body).stamped(time.time())
         return RunToolResult(
