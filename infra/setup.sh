@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
+# One install at a time: several shells (or a developer's tools) may run this at once.
+exec 9>.venv/.setup.lock
+flock 9
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=strict
 echo "setup: ok ($(.venv/bin/python -c 'import rath, temporalio; print("temporalio", temporalio.__version__)'))"

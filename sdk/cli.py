@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from rath._runtime.settings import Settings
+from rath.settings import Settings
 
 DEMO_PROMPT = "Create notes.txt saying hi, then read it back."
 

@@ -21,7 +21,6 @@ from temporalio.plugin import SimplePlugin
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from rath._runtime.credentials import VAULT, CredentialVault
-from rath._runtime.settings import Settings, store_at
 from rath.activities.llm import LLMActivities
 from rath.activities.mcp import McpActivities
 from rath.activities.memory import MemoryActivities
@@ -30,7 +29,8 @@ from rath.activities.tools import ToolActivities
 from rath.errors import UserError
 from rath.memory import local_store_factory, memory_dir
 from rath.sandbox._leases import LeaseRegistry
-from rath.store import ChunkStore
+from rath.settings import Settings
+from rath.store import ChunkStore, store_at
 from rath.workflows.close_sandbox import CloseSandboxWorkflow
 from rath.workflows.compress import CompressWorkflow
 from rath.workflows.forward import ForwardWorkflow

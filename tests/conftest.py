@@ -12,8 +12,8 @@ from temporalio.client import Client
 
 from rath._runtime.devserver import ensure_server, stop_server
 from rath._runtime.runtime import shutdown_runtime
-from rath._runtime.settings import Settings
 from rath.plugin import RathPlugin
+from rath.settings import Settings
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """Run a worker against ``TEMPORAL_ADDRESS`` (or the embedded dev server when it is unset).
 
-Configuration comes from the environment (see :class:`rath._runtime.settings.Settings`):
+Configuration comes from the environment (see :class:`rath.settings.Settings`):
 ``TEMPORAL_ADDRESS``, ``TEMPORAL_NAMESPACE``, ``RATH_TASK_QUEUE``, ``RATH_HOME``,
 ``RATH_STORE_DIR``, and the model credentials the worker resolves (``OPENAI_API_KEY``, ...).
 """
@@ -17,11 +17,11 @@ import sys
 from temporalio.client import Client
 
 from rath._runtime.devserver import ensure_server
-from rath._runtime.settings import Settings
 from rath._runtime.workers import rath_workers
 from rath.errors import ConfigError
 from rath.flow._registry import register_workflow_target, registered_targets
 from rath.plugin import RathPlugin
+from rath.settings import Settings
 from rath.tools._custom import TOOLS, register_tool_target
 
 

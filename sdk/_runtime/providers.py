@@ -7,10 +7,10 @@ import sys
 import threading
 
 from rath._runtime.credentials import VAULT
-from rath._runtime.settings import Settings
 from rath.errors import ConfigError
 from rath.llm._provider import Provider, ProviderSpec
 from rath.llm._registry import default_key_env
+from rath.settings import Settings
 
 _demo_notice_shown = threading.Event()
 

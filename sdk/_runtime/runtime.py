@@ -24,10 +24,10 @@ from temporalio.worker import Worker
 
 from rath._runtime.devserver import ensure_server
 from rath._runtime.failures import describe_failure
-from rath._runtime.settings import Settings
 from rath._runtime.workers import rath_workers
 from rath.errors import BudgetExceededError, RunFailedError
 from rath.plugin import RathPlugin
+from rath.settings import Settings
 from rath.workflows._budget_steps import exceeded_session
 
 T = TypeVar("T")

@@ -7,8 +7,8 @@ import logging
 import uuid
 from typing import TYPE_CHECKING
 
-from rath._runtime.settings import Settings
 from rath.sandbox._leases import Lease, LeaseRegistry
+from rath.settings import Settings
 
 if TYPE_CHECKING:
     from rath.session._session import Placement, Session

@@ -11,7 +11,7 @@ from __future__ import annotations
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from rath._runtime.settings import Settings
+from rath.settings import Settings
 
 
 def rath_workers(client: Client, settings: Settings) -> list[Worker]:

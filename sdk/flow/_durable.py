@@ -28,8 +28,8 @@ def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -
     """
     from rath._runtime.providers import provider_spec
     from rath._runtime.runtime import start_lazy_run
-    from rath._runtime.settings import Settings
     from rath.flow._agent import Agent
+    from rath.settings import Settings
     from rath.workflows.forward import ForwardInput
 
     settings = Settings.from_env()

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from rath._runtime.settings import Settings
 from rath.memory._embedder import Embedder
 from rath.memory._local import LocalMemoryStore
 from rath.memory._spec import DEFAULT_STORE_NAME, MemorySpec, build_embedder
 from rath.memory._store import MemoryStore
+from rath.settings import Settings
 
 StoreFactory = Callable[[MemorySpec], MemoryStore]
 """Opens the store a :class:`MemorySpec` describes (what :class:`MemoryActivities` is given)."""

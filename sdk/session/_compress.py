@@ -143,7 +143,7 @@ class _Job:
 def _compress_from_client(job: _Job) -> None:
     from rath._runtime.providers import provider_spec
     from rath._runtime.runtime import start_lazy_run
-    from rath._runtime.settings import Settings
+    from rath.settings import Settings
     from rath.workflows.compress import CompressInput
 
     settings = Settings.from_env()

@@ -173,8 +173,8 @@ def _start_run(call: _LoopCall) -> None:
     """Client side: start a top-level run on the background runtime."""
     from rath._runtime.providers import provider_spec
     from rath._runtime.runtime import start_lazy_run
-    from rath._runtime.settings import Settings
     from rath.session._events import follow_started_run
+    from rath.settings import Settings
     from rath.workflows._budget_steps import BudgetGate
 
     settings = Settings.from_env()

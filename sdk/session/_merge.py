@@ -185,7 +185,7 @@ def _concat(out: Session, ours: Session, theirs: Session) -> Session:
 
 
 def _interleave_here(out: Session, ours: Session, theirs: Session) -> Session:
-    from rath._runtime.settings import current_store
+    from rath.store import current_store
 
     rows = interleave_by_time(ours.chunk_table.rows, theirs.chunk_table.rows)
     table = TableRef.sealed(current_store().seal(TableRef.inline(*rows)))

@@ -421,7 +421,7 @@ def _load_rows(table: TableRef) -> tuple[ChunkRow, ...]:
             "this session's rows live in the chunk store, which workflow code cannot read "
             "(no I/O in workflows); read them client-side, or in an activity"
         )
-    from rath._runtime.settings import current_store
+    from rath.store import current_store
 
     return current_store().load_rows(table)
 

@@ -26,11 +26,11 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from rath._runtime.devserver import ensure_server, stop_server
-from rath._runtime.settings import Settings
 from rath.activities.tools import RunToolArgs, RunToolResult
 from rath.plugin import RathPlugin
 from rath.sandbox import SandboxSpec, available_backends
 from rath.session import Placement, assistant_turn_chunk
+from rath.settings import Settings
 from rath.store import ChunkStore
 
 

@@ -12,9 +12,9 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from rath import Budget, flow
-from rath._runtime.settings import Settings
 from rath.errors import BudgetExceededError
 from rath.session import ChunkKind, Session
+from rath.settings import Settings
 from rath.testing import (
     FakeChatServer,
     RecordedRequest,

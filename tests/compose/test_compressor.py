@@ -6,10 +6,10 @@ import pytest
 from support import FAST
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.errors import RunFailedError
 from rath.flow import Provider
 from rath.session import ChunkKind, LineageKind, Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, function_handler, text_reply, tool_call_reply
 
 

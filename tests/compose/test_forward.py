@@ -14,12 +14,12 @@ from temporalio.worker import Worker
 
 from rath import flow, run_graph
 from rath._runtime.scope import AGENT, SESSION_ID
-from rath._runtime.settings import Settings
 from rath.errors import RunFailedError
 from rath.flow import Provider
 from rath.flow._spec import ModuleSpec
 from rath.session import ChunkKind, LineageKind, Session
 from rath.session.graph import SessionGraph
+from rath.settings import Settings
 from rath.testing import FakeChatServer, RecordedRequest, function_handler
 from rath.workflows.forward import ForwardInput
 

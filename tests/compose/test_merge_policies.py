@@ -9,10 +9,10 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.flow import Provider
 from rath.session import ChunkKind, LineageKind, Session, Summarize
 from rath.session.graph import SessionGraph
+from rath.settings import Settings
 from rath.testing import FakeChatServer, RecordedRequest, function_handler
 
 WAIT = 30.0

@@ -9,9 +9,9 @@ import pytest
 from support import FAST, fake_provider, kinds, tool_bodies
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.errors import RunFailedError
 from rath.session import LineageKind, Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, error_reply, text_reply, tool_call_reply
 
 

@@ -8,10 +8,10 @@ import pytest
 from support import FAST, fake_provider
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.activities.llm import DEFAULT_COMPRESS_INSTRUCTION
 from rath.errors import ConfigError
 from rath.session import ChunkKind, Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 
 LOOK = ("list_workspace_files", {"path": "."})

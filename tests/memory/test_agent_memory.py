@@ -8,10 +8,10 @@ import pytest
 from support import FAST, fake_provider
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.errors import ConfigError
 from rath.memory import MEMORY_PREFIX, open_memory_store
 from rath.session import ChunkKind, Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, RecordedRequest, function_handler, text_reply
 
 DARK = "The user prefers dark mode."

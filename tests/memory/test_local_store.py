@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from rath._runtime.settings import Settings
 from rath.errors import MemoryStoreError
 from rath.memory import (
     InvalidMemoryError,
@@ -19,6 +18,7 @@ from rath.memory import (
     default_memory_store,
     local_store_factory,
 )
+from rath.settings import Settings
 
 FACTS = [
     ("The user prefers dark mode in every editor.", "preferences"),

@@ -8,8 +8,8 @@ from pathlib import Path
 from support import FAST, kinds, tool_bodies
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import (
     FakeAnthropicServer,
     FakeChatServer,

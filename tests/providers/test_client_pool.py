@@ -8,8 +8,8 @@ from support import FAST, kinds
 
 from rath import flow
 from rath._runtime.runtime import shutdown_runtime
-from rath._runtime.settings import Settings
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import text_reply
 
 

@@ -25,9 +25,10 @@ from support import FAST, history_of, kinds
 from temporalio.client import Client
 
 from rath import flow
-from rath._runtime.settings import Settings, store_at
 from rath.errors import RunFailedError
 from rath.session import Session
+from rath.settings import Settings
+from rath.store import store_at
 from rath.testing import (
     RecordedRequest,
     Reply,

@@ -9,9 +9,9 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.errors import RunFailedError
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import error_reply, text_reply
 
 

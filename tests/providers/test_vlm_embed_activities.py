@@ -18,7 +18,6 @@ from temporalio.worker import Worker
 
 from rath._runtime.credentials import VAULT
 from rath._runtime.providers import spec_from_provider
-from rath._runtime.settings import Settings, store_at
 from rath.activities.llm import (
     DescribeImageArgs,
     DescribeImageResult,
@@ -28,6 +27,8 @@ from rath.activities.llm import (
 )
 from rath.llm import Provider, ProviderSpec
 from rath.memory.testing import FakeEmbeddingServer, trigram_embedding
+from rath.settings import Settings
+from rath.store import store_at
 from rath.testing import error_reply, text_reply
 
 PNG = b"\x89PNG\r\n\x1a\n not really a png"

@@ -10,9 +10,9 @@ from temporalio.client import Client
 from workers import WorkerProcess
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.plugin import RathPlugin
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import RecordedRequest, Reply, error_reply, function_handler, text_reply
 
 BAD, GOOD = "sk-ant-revoked-0123456789abcdef", "sk-ant-working-0123456789abcdef"

@@ -11,9 +11,9 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.sandbox import LocalSandbox, _registry
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 
 

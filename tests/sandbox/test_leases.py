@@ -13,9 +13,9 @@ from workers import WorkerProcess
 from rath import flow
 from rath._runtime import sandboxes
 from rath._runtime.sandboxes import leases
-from rath._runtime.settings import Settings
 from rath.sandbox._leases import LeaseRegistry
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 
 WRITE = ("write_workspace_file", {"path": "notes.txt", "content": "hi"})

@@ -19,10 +19,10 @@ from support import FAST, fake_provider, tool_bodies
 
 from rath import flow
 from rath._runtime.runtime import shutdown_runtime
-from rath._runtime.settings import Settings
 from rath.activities._sandbox_pool import SandboxPool
 from rath.sandbox import SandboxSpec
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, gated, text_reply, tool_call_reply
 
 

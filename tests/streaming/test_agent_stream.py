@@ -15,8 +15,8 @@ from streaming.helpers import Recorder, pausing_server
 from support import FAST, kinds
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.session import Session
+from rath.settings import Settings
 from rath.streaming import RathLLMStreamDelta
 from rath.testing import ToolCallSpec, text_reply, tool_call_reply
 

@@ -13,9 +13,9 @@ from support import FAST, kinds
 from temporalio.client import Client
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.errors import ConfigError, RunFailedError
 from rath.session import Session
+from rath.settings import Settings
 from rath.streaming import RathLLMStreamDelta, follow_events, stream_events
 from rath.testing import text_reply, tool_call_reply
 

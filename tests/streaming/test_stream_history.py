@@ -12,9 +12,9 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.plugin import RathPlugin
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import text_reply, tool_call_reply, truncated
 
 STREAM_EVENTS = {

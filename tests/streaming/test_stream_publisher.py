@@ -18,9 +18,9 @@ from temporalio.client import Client
 from temporalio.contrib.workflow_streams import WorkflowStreamClient
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.activities._llm_stream import DeltaPublisher
 from rath.session import Session
+from rath.settings import Settings
 from rath.streaming import RathLLMStreamDelta, StreamOptions
 from rath.testing import text_reply
 

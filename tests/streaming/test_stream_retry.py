@@ -16,8 +16,8 @@ from temporalio.client import Client
 from temporalio.contrib.workflow_streams import WorkflowStreamClient
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.session import Session
+from rath.settings import Settings
 from rath.streaming import TOPIC, RathLLMStreamDelta
 from rath.testing import text_reply, truncated
 

@@ -24,8 +24,8 @@ from workers import WorkerProcess
 from rath import flow
 from rath._runtime import devserver
 from rath._runtime.runtime import shutdown_runtime
-from rath._runtime.settings import Settings
 from rath.session import Session, _events
+from rath.settings import Settings
 from rath.testing import text_reply
 
 MAX_UPDATES = 6

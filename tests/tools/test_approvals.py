@@ -18,9 +18,9 @@ from tool_app import add
 import rath
 from rath import flow
 from rath._runtime.devserver import temporal_binary
-from rath._runtime.settings import Settings
 from rath.errors import ConfigError
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 from rath.workflows._tool_steps import ToolPolicy
 

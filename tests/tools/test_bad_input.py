@@ -12,9 +12,9 @@ import pytest
 from support import FAST, fake_provider, tool_bodies
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.sandbox import SandboxSpec
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 
 CASES: dict[str, tuple[str, dict[str, Any] | str]] = {

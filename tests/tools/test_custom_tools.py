@@ -15,9 +15,9 @@ from tool_app import Shout, add, explode
 from workers import WorkerProcess, with_tests_importable
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.errors import RunFailedError, ToolNameConflictError
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 from rath.tools import FlowToolCall, tool
 from rath.tools._custom import run_tool_call

@@ -16,8 +16,8 @@ from ui.browser import WorkflowUI, find_chromium, frame_text
 
 from rath import flow, run_graph
 from rath._runtime.devserver import ensure_server
-from rath._runtime.settings import Settings
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, function_handler, text_reply, tool_call_reply
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (dev extra)")

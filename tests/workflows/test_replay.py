@@ -11,9 +11,9 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
 from rath import flow
-from rath._runtime.settings import Settings
 from rath.plugin import RathPlugin
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))

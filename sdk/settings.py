@@ -1,14 +1,11 @@
-"""Process settings read from the environment, and the chunk store they point at."""
+"""Process settings read from the environment (a value: no I/O beyond reading variables)."""
 
 from __future__ import annotations
 
 import os
 import socket
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-
-from rath.store import ChunkStore
 
 DEFAULT_TASK_QUEUE = "rath"
 DEFAULT_NAMESPACE = "default"
@@ -77,14 +74,3 @@ class Settings:
     def workspaces_dir(self) -> Path:
         """Where workspaces are allocated for sessions placed with no ``working_dir``."""
         return self.home / "workspaces"
-
-
-@lru_cache(maxsize=8)
-def store_at(path: Path) -> ChunkStore:
-    """The (cached) chunk store rooted at ``path``."""
-    return ChunkStore(path)
-
-
-def current_store() -> ChunkStore:
-    """The chunk store the current environment points at."""
-    return store_at(Settings.from_env().store_dir)
