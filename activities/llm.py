@@ -28,12 +28,12 @@ from pydantic import BaseModel, ConfigDict
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from rath._runtime.credentials import CredentialVault
 from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.activities._llm_stream import publishing
 from rath.llm._client import ChatRequest
+from rath.llm._embedder import Embedder, EmbeddingError
 from rath.llm._embedding import embedder_for
 from rath.llm._errors import ProviderError
 from rath.llm._provider import ProviderSpec
@@ -43,7 +43,7 @@ from rath.llm._stream_clients import stream_completion
 from rath.llm._usage import TokenUsage
 from rath.llm._vlm import DEFAULT_IMAGE_PROMPT, image_message
 from rath.llm._wire import Completion, WireToolCall, parse_arguments
-from rath.memory import Embedder, EmbeddingError
+from rath.llm.credentials import CredentialVault
 from rath.session._chunks import (
     ChunkRow,
     assistant_turn_chunk,

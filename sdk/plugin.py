@@ -20,13 +20,13 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.plugin import SimplePlugin
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
-from rath._runtime.credentials import VAULT, CredentialVault
 from rath.activities.llm import LLMActivities
 from rath.activities.mcp import McpActivities
 from rath.activities.memory import MemoryActivities
 from rath.activities.session import SessionActivities
 from rath.activities.tools import ToolActivities
 from rath.errors import UserError
+from rath.llm.credentials import VAULT, CredentialVault
 from rath.memory import local_store_factory, memory_dir
 from rath.sandbox._leases import LeaseRegistry
 from rath.settings import Settings

@@ -8,15 +8,14 @@ kind is a configuration error here. Like the chat registry, this is global state
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from rath.errors import ConfigError
+from rath.llm._embedder import Embedder
+from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.llm._provider import Provider, ProviderSpec
+from rath.llm.providers import spec_from_provider
 
-if TYPE_CHECKING:
-    from rath.memory import Embedder
-
-EmbedderFactory = Callable[[ProviderSpec], "Embedder"]
+EmbedderFactory = Callable[[ProviderSpec], Embedder]
 """Builds an embedder for a provider spec (the embedder reads its own key)."""
 
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
@@ -40,8 +39,6 @@ def embedder_for(provider: Provider | ProviderSpec) -> Embedder:
     Raises:
         ConfigError: The kind has no embedder, or the key is not an environment variable.
     """
-    from rath._runtime.providers import spec_from_provider
-
     spec = (
         provider
         if isinstance(provider, ProviderSpec)
@@ -62,8 +59,6 @@ def openai_embedder(spec: ProviderSpec) -> Embedder:
     Raises:
         ConfigError: The key is not an environment variable (``Provider(api_key=...)``).
     """
-    from rath.memory import OpenAIEmbedder  # rath.memory imports rath.llm: import late
-
     refs = spec.key_refs()
     if any(not ref.startswith("env:") for ref in refs):
         raise ConfigError(

@@ -11,6 +11,7 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
+from rath.demo import DEMO_MODEL, demo_base_url
 from rath.llm._client import ChatRequest
 from rath.llm._http import SDKErrors
 from rath.llm._openai_stream import OpenAIStreamAnswer
@@ -81,8 +82,6 @@ def openai_client(spec: ProviderSpec, api_key: str | None) -> OpenAIChatClient:
 
 def demo_client(spec: ProviderSpec, api_key: str | None) -> OpenAIChatClient:
     """The registry factory for ``"demo"``: Rath's offline scripted model on loopback."""
-    from rath.demo import DEMO_MODEL, demo_base_url
-
     endpoint = Endpoint(
         base_url=demo_base_url(),
         model=spec.model or DEMO_MODEL,

@@ -1,8 +1,13 @@
 """``Provider``: which model to call and how, as a user writes it (secrets included).
 
-A ``Provider`` never travels through Temporal. :func:`provider_spec` turns it into a
-:class:`ProviderSpec`, the serialisable stand-in that does: the same fields with the API key
-replaced by a *reference* (``env:NAME`` or ``local:<token>``) that only a worker can resolve.
+A ``Provider`` never travels through Temporal. :func:`rath.llm.providers.provider_spec` turns
+it into a :class:`ProviderSpec`, the serialisable stand-in that does: the same fields with the
+API key replaced by a *reference* (``env:NAME`` or ``local:<token>``) that only a worker can
+resolve.
+
+A pure value module: it imports nothing else of :mod:`rath.llm`. It keeps the table of known
+provider kinds (and the variable each reads its key from by default), which the chat-client
+registry extends when a kind is registered.
 """
 
 from __future__ import annotations
@@ -18,6 +23,14 @@ from rath.errors import ConfigError
 ProviderKind = str
 """A chat-client kind: ``"openai"``, ``"anthropic"``, ``"demo"`` or one registered with
 :func:`~rath.llm.register_chat_client`."""
+
+# Known kinds -> the variable a worker reads the key from when a provider names none.
+# Global state (one table per process): register_chat_client adds kinds.
+_KINDS: dict[ProviderKind, str | None] = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "demo": None,
+}
 
 # Provider fields copied verbatim into the chat-completions request when set.
 SAMPLING_FIELDS: tuple[str, ...] = (
@@ -188,16 +201,28 @@ class ProviderSpec(BaseModel):
         return " or ".join(names) or default_env
 
 
+def declare_kind(kind: ProviderKind, key_env: str | None) -> None:
+    """Make ``kind`` known (a model prefix, a spec's kind), reading its key from ``key_env``.
+
+    Called by :func:`~rath.llm.register_chat_client`; declaring a kind again replaces its
+    ``key_env``.
+    """
+    _KINDS[kind] = key_env
+
+
+def default_key_env(kind: ProviderKind) -> str | None:
+    """The variable a kind reads its key from by default (``OPENAI_API_KEY`` ...), if any."""
+    return _KINDS.get(kind)
+
+
 def split_model(model: str | None) -> tuple[str | None, str | None]:
     """``"anthropic:claude-x"`` -> ``("anthropic", "claude-x")``; other names -> ``(None, name)``.
 
-    Only a registered chat-client kind counts as a prefix, so ``"llama3:8b"`` stays whole.
+    Only a known kind counts as a prefix, so ``"llama3:8b"`` stays whole.
     """
     if not model or ":" not in model:
         return None, model
-    from rath.llm._registry import registered_kinds
-
     prefix, rest = model.split(":", 1)
-    if prefix in registered_kinds() and rest:
+    if prefix in _KINDS and rest:
         return prefix, rest
     return None, model

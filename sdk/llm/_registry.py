@@ -13,15 +13,16 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from rath._runtime.credentials import VAULT, CredentialVault
 from rath.errors import ConfigError
 from rath.llm._client import ChatClient, ChatRequest
 from rath.llm._errors import ProviderError
-from rath.llm._provider import Provider, ProviderSpec
+from rath.llm._openai_client import demo_client, openai_client
+from rath.llm._provider import Provider, ProviderSpec, declare_kind, default_key_env
 from rath.llm._wire import Completion
+from rath.llm.credentials import VAULT, CredentialVault
+from rath.llm.providers import spec_from_provider
 
 T = TypeVar("T")
 
@@ -29,13 +30,7 @@ ChatClientFactory = Callable[[ProviderSpec, str | None], ChatClient]
 """Builds a client for a provider and one resolved API key (``None`` when the worker has none)."""
 
 
-@dataclass(frozen=True)
-class _Registration:
-    factory: ChatClientFactory
-    key_env: str | None
-
-
-_REGISTRY: dict[str, _Registration] = {}
+_FACTORIES: dict[str, ChatClientFactory] = {}
 
 
 def register_chat_client(
@@ -53,18 +48,13 @@ def register_chat_client(
     """
     if not kind or ":" in kind:
         raise ConfigError(f"a chat-client kind is a non-empty name without ':', got {kind!r}")
-    _REGISTRY[kind] = _Registration(factory, key_env)
+    _FACTORIES[kind] = factory
+    declare_kind(kind, key_env)
 
 
 def registered_kinds() -> tuple[str, ...]:
     """The kinds a provider may name, sorted."""
-    return tuple(sorted(_REGISTRY))
-
-
-def default_key_env(kind: str) -> str | None:
-    """The variable a kind reads its key from by default (``OPENAI_API_KEY`` ...), if any."""
-    registration = _REGISTRY.get(kind)
-    return registration.key_env if registration else None
+    return tuple(sorted(_FACTORIES))
 
 
 def chat_client_for(
@@ -113,17 +103,17 @@ class ChatClients:
             return self._client(spec)
 
     def _client(self, spec: ProviderSpec) -> ChatClient:
-        registration = _REGISTRY.get(spec.kind)
-        if registration is None:
+        factory = _FACTORIES.get(spec.kind)
+        if factory is None:
             raise ConfigError(
                 f"unknown provider kind {spec.kind!r}; registered: "
                 f"{', '.join(registered_kinds())} (see rath.llm.register_chat_client)"
             )
         keys: Sequence[str | None] = self._vault.resolve_all(
-            spec.key_refs(), default_env=registration.key_env
+            spec.key_refs(), default_env=default_key_env(spec.kind)
         ) or [None]
         site = (spec.kind, spec.base_url, spec.model, spec.request_timeout)
-        clients = [self._one(registration, spec, site, key) for key in keys]
+        clients = [self._one(factory, spec, site, key) for key in keys]
         if len(clients) == 1:
             return clients[0]
         fallback = self._built.get((*site, tuple(keys)))
@@ -142,14 +132,14 @@ class ChatClients:
 
     def _one(
         self,
-        registration: _Registration,
+        factory: ChatClientFactory,
         spec: ProviderSpec,
         site: tuple[Any, ...],
         key: str | None,
     ) -> ChatClient:
         client = self._built.get((*site, key))
         if client is None:
-            client = registration.factory(spec, key)
+            client = factory(spec, key)
             self._built[(*site, key)] = client
             self._warm.add(spec.kind)
         return client
@@ -221,31 +211,18 @@ class KeyFallbackClient:
 def _as_spec(provider: Provider | ProviderSpec, vault: CredentialVault) -> ProviderSpec:
     if isinstance(provider, ProviderSpec):
         return provider
-    from rath._runtime.providers import spec_from_provider
-
     ref = vault.register(provider.api_key) if provider.api_key else None
     return spec_from_provider(provider, api_key_ref=ref, demo_fallback=False)
 
 
-# The SDKs load on first use: importing `anthropic` alone takes about a second.
-def _openai(spec: ProviderSpec, api_key: str | None) -> ChatClient:
-    from rath.llm._openai_client import openai_client
-
-    return openai_client(spec, api_key)
-
-
 def _anthropic(spec: ProviderSpec, api_key: str | None) -> ChatClient:
+    # A heavy import deferred, not a cycle dodged: importing the `anthropic` SDK takes about a
+    # second, so it loads when a worker first serves an Anthropic provider, never before.
     from rath.llm._anthropic_client import anthropic_client
 
     return anthropic_client(spec, api_key)
 
 
-def _demo(spec: ProviderSpec, api_key: str | None) -> ChatClient:
-    from rath.llm._openai_client import demo_client
-
-    return demo_client(spec, api_key)
-
-
-register_chat_client("openai", _openai, key_env="OPENAI_API_KEY")
+register_chat_client("openai", openai_client, key_env="OPENAI_API_KEY")
 register_chat_client("anthropic", _anthropic, key_env="ANTHROPIC_API_KEY")
-register_chat_client("demo", _demo)
+register_chat_client("demo", demo_client)

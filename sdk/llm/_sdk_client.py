@@ -10,13 +10,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rath._runtime.credentials import redact_secrets
 from rath.errors import ConfigError
 from rath.llm._client import ChatRequest
 from rath.llm._http import CallSite, SDKErrors, mid_stream_errors, provider_errors
 from rath.llm._provider import ProviderSpec
 from rath.llm._stream import Emit, StreamAnswer
 from rath.llm._wire import Completion
+from rath.llm.credentials import redact_secrets
 
 DEFAULT_TIMEOUT = 600.0
 

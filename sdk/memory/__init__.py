@@ -25,6 +25,8 @@ See ``docs/memory.md`` for the design, the ranking and its measured quality.
 from __future__ import annotations
 
 from rath.errors import MemoryStoreError
+from rath.llm._embedder import Embedder
+from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.memory._api import Memory, commit, recall, remember
 from rath.memory._commit import CommitResult, commit_key, commit_messages, commit_rows, write_facts
 from rath.memory._defaults import (
@@ -36,7 +38,6 @@ from rath.memory._defaults import (
     open_memory_store,
 )
 from rath.memory._e5 import E5Embedder
-from rath.memory._embedder import Embedder
 from rath.memory._errors import EmbeddingError, ExtractionError, InvalidMemoryError, MemoryURIError
 from rath.memory._extraction import (
     EXTRACTION_PROMPT,
@@ -48,7 +49,6 @@ from rath.memory._extraction import (
 from rath.memory._inject import injectable, injection_query
 from rath.memory._local import LocalMemoryStore
 from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
-from rath.memory._openai_embedder import OpenAIEmbedder
 from rath.memory._records import MemoryHit, MemoryRecord
 from rath.memory._spec import (
     DEFAULT_STORE_NAME,

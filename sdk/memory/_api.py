@@ -107,7 +107,8 @@ def commit(
 
     Injected memory rows and tool results are not shown to the model; facts a stored memory
     already says are skipped; committing the same session again adds nothing new for the
-    facts it already gave. The call is made here, with the ``openai`` SDK (no worker).
+    facts it already gave. The call is made here, in this process (no worker), with
+    :mod:`rath.llm`'s chat client for the provider's kind, trying each of its keys in turn.
 
     Args:
         memory: The store.
@@ -123,8 +124,7 @@ def commit(
         ExtractionError: Its reply holds no JSON list of facts.
         MemoryStoreError: The store failed.
     """
-    chat = provider_chat(provider)
-    with _opened(memory) as (store, spec):
+    with provider_chat(provider) as chat, _opened(memory) as (store, spec):
         where = scope or (spec.scope if spec else DEFAULT_SCOPE)
         return commit_rows(store, rows, chat, session_id=session_id, scope=where)
 

@@ -1,86 +1,102 @@
-"""The model call of a commit made outside workflows: the official ``openai`` SDK, in process.
+"""The model call of a commit made outside workflows: :mod:`rath.llm`'s chat client, in process.
 
 Inside a workflow the ``rath.memory.commit`` activity calls the model through the worker's
-LLM activities (Temporal retries, worker-side credentials). Outside one there is no worker
-to ask, so :func:`provider_chat` builds the same request (:func:`rath.llm._wire.build_request`)
-and posts it with an SDK client that retries transient failures itself.
+LLM activities (Temporal retries, worker-side credentials). Outside one there is no worker to
+ask, so :func:`provider_chat` asks the same chat client directly
+(:func:`rath.llm.chat_client_for`: every provider kind, and the next key when the endpoint
+rejects one), and retries what the client classifies as retryable a few times itself.
+
+The clients are async and :func:`rath.memory.commit` is not, so the calls run on an event loop
+of their own, on a thread of their own: a caller that already runs a loop (a notebook, an
+async web handler) is blocked, as by any synchronous call, but not refused.
 """
 
 from __future__ import annotations
 
-import os
+import asyncio
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
-import openai
-from openai.types.chat import ChatCompletion
-
-from rath._runtime.credentials import VAULT
-from rath.errors import ConfigError, LLMError
-from rath.llm._http import error_message
+from rath.errors import ConfigError
+from rath.llm._client import ChatClient, ChatRequest
+from rath.llm._errors import ProviderError
 from rath.llm._provider import Provider
+from rath.llm._registry import chat_client_for
 from rath.llm._usage import TokenUsage
-from rath.llm._wire import build_request, normalize_completion
+from rath.llm._wire import Completion
 from rath.memory._commit import Chat, ChatMessages
 from rath.memory._errors import ExtractionError
 
-SDK_RETRIES = 2
-"""Retries the SDK makes on its own (429, 5xx, timeouts): no Temporal is retrying here."""
+ATTEMPTS = 3
+"""Calls made for one extraction while the endpoint fails retryably (no Temporal retries here)."""
+
+_FIRST_DELAY = 0.5
+_MAX_DELAY = 30.0
 
 
-def provider_chat(provider: Provider) -> Chat:
-    """A :data:`~rath.memory._commit.Chat` calling ``provider`` directly.
+@contextmanager
+def provider_chat(provider: Provider) -> Iterator[Chat]:
+    """A :data:`~rath.memory._commit.Chat` calling ``provider``, open for the ``with`` block.
 
-    The key is ``provider.api_key``, else the one its reference or ``api_key_env`` names
-    (default ``OPENAI_API_KEY``), read in this process. It never leaves the process.
+    The key is ``provider.api_key``, else the ones its reference or ``api_key_env`` names
+    (default: the kind's variable, ``OPENAI_API_KEY`` or ``ANTHROPIC_API_KEY``), read in this
+    process. It never leaves the process.
 
     Raises:
-        ConfigError: The provider is the offline demo model (it cannot extract facts), or no
-            model or no key and no ``base_url`` is configured.
+        ConfigError: The provider is the offline demo model (it cannot extract facts), its kind
+            is unknown, or it has no model, or no key and no ``base_url``.
     """
     if provider.provider_kind == "demo":
         raise ConfigError(
             "the offline demo model cannot extract memories: commit with a real provider "
             "(set OPENAI_API_KEY, or Provider(base_url=...) for an OpenAI-compatible server)"
         )
-    base_url = provider.base_url or os.environ.get("OPENAI_BASE_URL") or None
-    ref = provider.api_key_ref or (f"env:{provider.api_key_env}" if provider.api_key_env else None)
-    key = provider.api_key or VAULT.resolve(ref, default_env="OPENAI_API_KEY")
-    if key is None and base_url is None:
-        raise ConfigError(
-            "no API key to commit memories with: set OPENAI_API_KEY (or Provider(api_key_env="
-            "'NAME')), or point Provider(base_url=...) at an OpenAI-compatible server"
-        )
-    model = provider.model or os.environ.get("OPENAI_DEFAULT_MODEL") or ""
-    if not model:
-        raise ConfigError("no model to commit memories with: set Provider(model=...)")
-    options = provider.sampling_options()
-    where = base_url or "OpenAI"
-    secret = key or ""
-
-    def redact(text: str) -> str:
-        return text.replace(secret, "[redacted]") if len(secret) >= 8 else text
-
-    def chat(messages: ChatMessages) -> tuple[str, TokenUsage | None]:
-        request = build_request(list(messages), [], model=model, options=dict(options))
-        client = openai.OpenAI(
-            api_key=key or "unused",  # local servers ignore the key; the SDK requires one
-            base_url=base_url,
-            max_retries=SDK_RETRIES,
-            timeout=provider.request_timeout or 600.0,
-        )
+    client = chat_client_for(provider)
+    options = {k: v for k, v in provider.sampling_options().items() if k != "tool_choice"}
+    loop = asyncio.new_event_loop()
+    with ThreadPoolExecutor(1, thread_name_prefix="rath-memory-chat") as thread:
         try:
-            with client:
-                completion = client.post("/chat/completions", body=request, cast_to=ChatCompletion)
-        except openai.APIStatusError as exc:
-            raise LLMError(
-                f"{where} answered HTTP {exc.status_code} for model {model!r}: "
-                f"{redact(error_message(exc))}"
-            ) from None
-        except openai.APIError as exc:
-            raise LLMError(f"cannot get a reply from {where}: {redact(str(exc))}") from None
-        result = normalize_completion(completion, round_index=1)
-        text = (result.content or "").strip()
-        if not text:
-            raise ExtractionError(f"{where} sent an empty reply to the memory extraction prompt")
-        return text, result.usage
 
-    return chat
+            def chat(messages: ChatMessages) -> tuple[str, TokenUsage | None]:
+                request = ChatRequest(messages=list(messages), options=dict(options))
+                return thread.submit(loop.run_until_complete, _ask(client, request)).result()
+
+            yield chat
+        finally:
+            thread.submit(loop.run_until_complete, client.aclose()).result()
+            loop.close()
+
+
+async def _ask(client: ChatClient, request: ChatRequest) -> tuple[str, TokenUsage | None]:
+    """The reply's text and usage.
+
+    Raises:
+        ProviderError: As :func:`_complete`.
+        ExtractionError: The model answered with no text.
+    """
+    result = await _complete(client, request)
+    text = (result.content or "").strip()
+    if not text:
+        raise ExtractionError(
+            f"{client.kind} model {client.model!r} sent an empty reply to the memory "
+            "extraction prompt"
+        )
+    return text, result.usage
+
+
+async def _complete(client: ChatClient, request: ChatRequest) -> Completion:
+    """One completion, after up to :data:`ATTEMPTS` calls (``Retry-After`` honoured, capped).
+
+    Raises:
+        ProviderError: A failure that is not retryable, or the last attempt's.
+    """
+    for attempt in range(1, ATTEMPTS):
+        try:
+            return await client.complete(request)
+        except ProviderError as exc:
+            if not exc.retryable:
+                raise
+            delay = exc.retry_after or _FIRST_DELAY * 2 ** (attempt - 1)
+            await asyncio.sleep(min(delay, _MAX_DELAY))
+    return await client.complete(request)

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rath.errors import MemoryStoreError
-from rath.memory._embedder import Embedder
+from rath.llm._embedder import Embedder
 from rath.memory._errors import InvalidMemoryError
 from rath.memory._records import MemoryHit, MemoryRecord
 from rath.memory._store import (

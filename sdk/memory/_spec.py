@@ -17,10 +17,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from rath.errors import ConfigError
+from rath.llm._embedder import Embedder
+from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.memory._e5 import E5Embedder
-from rath.memory._embedder import Embedder
 from rath.memory._local import LocalMemoryStore
-from rath.memory._openai_embedder import OpenAIEmbedder
 from rath.memory._store import DEFAULT_CATEGORY, DEFAULT_SCOPE, MemoryStore
 from rath.memory._uri import check_scope, check_segment
 

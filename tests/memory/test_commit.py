@@ -16,14 +16,23 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
 
-from rath._runtime.credentials import VAULT
 from rath.activities.llm import LLMActivities
 from rath.activities.memory import CommitArgs, MemoryActivities
 from rath.llm import ProviderSpec, TokenUsage
+from rath.llm.credentials import VAULT
 from rath.memory import CommitResult, LocalMemoryStore, MemoryRecord, MemorySpec, memory_row
 from rath.session import TableRef, assistant_turn_chunk, tool_feedback_chunk, user_text_chunk
 from rath.store import ChunkStore
-from rath.testing import FakeChatServer, Reply, text_reply
+from rath.testing import (
+    FakeAnthropicServer,
+    FakeChatServer,
+    FakeServer,
+    RecordedRequest,
+    Reply,
+    error_reply,
+    function_handler,
+    text_reply,
+)
 
 TIMEOUT = 60.0
 FAST_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=50), maximum_attempts=3)
@@ -100,10 +109,11 @@ async def commit(
     client: Client,
     chunks: ChunkStore,
     store: LocalMemoryStore,
-    server: FakeChatServer,
+    server: FakeServer,
     transcript: TableRef,
     *,
     llm: bool = True,
+    provider: ProviderSpec | None = None,
 ) -> CommitResult:
     activities = MemoryActivities(
         lambda _: store, chunks=chunks, llm=LLMActivities(chunks, VAULT) if llm else None
@@ -112,7 +122,7 @@ async def commit(
     args = CommitArgs(
         memory=MemorySpec(path=str(store.path)),
         transcript=transcript,
-        provider=ProviderSpec(model="fake-model", base_url=server.base_url),
+        provider=provider or ProviderSpec(model="fake-model", base_url=server.base_url),
         agent_name="helper",
         session_id=SESSION,
     )
@@ -159,6 +169,37 @@ async def test_commit_extracts_facts_and_never_shows_injected_rows(
     assert "[memory]" not in prompt and "Miso" not in conversation_part
     assert "SECRET-FILE-BODY" not in prompt
     assert request.tools == []
+
+
+async def test_commit_through_anthropic_moves_to_the_next_key(
+    client: Client, chunks: ChunkStore, store: LocalMemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The activity asks rath.llm's client for the kind: Anthropic, with a fallback key."""
+    revoked, working = "sk-revoked-0123456789abcdef", "sk-working-0123456789abcdef"
+    monkeypatch.setenv("RATH_TEST_KEY_A", revoked)
+    monkeypatch.setenv("RATH_TEST_KEY_B", working)
+    reply = facts_reply(("The user lives in Lisbon.", "profile"))
+
+    def check_key(request: RecordedRequest) -> Reply:
+        if request.api_key != working:
+            return error_reply(401, f"Incorrect API key provided: {request.api_key}")
+        return reply
+
+    transcript = TableRef.inline(user_text_chunk("I moved to Lisbon last month."))
+    with FakeAnthropicServer(function_handler(check_key), model="claude-fake") as server:
+        spec = ProviderSpec(
+            kind="anthropic",
+            model="claude-fake",
+            base_url=server.base_url,
+            api_key_ref="env:RATH_TEST_KEY_A",
+            api_key_fallback_refs=("env:RATH_TEST_KEY_B",),
+        )
+        result = await commit(client, chunks, store, server, transcript, provider=spec)
+        assert [r.api_key for r in server.requests] == [revoked, working]
+        assert server.requests[0].path.endswith("/messages") and server.requests[0].system
+    assert (result.written, result.skipped) == (1, 0)
+    assert result.usage is not None and result.usage.total_tokens == 52
+    assert [r.content for r in store.list()] == ["The user lives in Lisbon."]
 
 
 async def test_facts_a_stored_memory_already_says_are_skipped(

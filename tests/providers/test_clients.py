@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 from providers.wires import MODELS, TEST_KEY, WIRES, fake_server, provider_for
 
-from rath._runtime.credentials import CredentialVault
-from rath._runtime.providers import provider_from_spec, spec_from_provider
 from rath.errors import ConfigError
 from rath.llm import (
     ChatClient,
@@ -27,6 +25,8 @@ from rath.llm import (
     register_chat_client,
     registered_kinds,
 )
+from rath.llm.credentials import CredentialVault
+from rath.llm.providers import provider_from_spec, spec_from_provider
 from rath.testing import (
     error_reply,
     function_handler,

@@ -16,8 +16,6 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
 
-from rath._runtime.credentials import VAULT
-from rath._runtime.providers import spec_from_provider
 from rath.activities.llm import (
     DescribeImageArgs,
     DescribeImageResult,
@@ -26,6 +24,8 @@ from rath.activities.llm import (
     LLMActivities,
 )
 from rath.llm import Provider, ProviderSpec
+from rath.llm.credentials import VAULT
+from rath.llm.providers import spec_from_provider
 from rath.memory.testing import FakeEmbeddingServer, trigram_embedding
 from rath.settings import Settings
 from rath.store import store_at

@@ -1,9 +1,39 @@
-"""The embedder interface: text in, vectors out, with the model's name."""
+"""The embedder interface: text in, vectors out, with the model's name; and its error.
+
+Public as :class:`rath.memory.Embedder` and :class:`rath.memory.EmbeddingError` (memory is
+what embeds); defined here, beside the providers, so :mod:`rath.llm` never imports memory.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Protocol
+
+from rath.errors import MemoryStoreError
+
+
+class EmbeddingError(MemoryStoreError):
+    """The embedding endpoint failed.
+
+    Attributes:
+        retryable: True for rate limits, server errors, timeouts and connection failures.
+        retry_after: The delay the endpoint asked for (``Retry-After``), in seconds, if any.
+    """
+
+    def __init__(
+        self, message: str, *, retryable: bool = True, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, retryable=retryable)
+        self.retry_after = retry_after
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_embedding_error, (str(self), self.retryable, self.retry_after))
+
+
+def _rebuild_embedding_error(
+    message: str, retryable: bool, retry_after: float | None
+) -> EmbeddingError:
+    return EmbeddingError(message, retryable=retryable, retry_after=retry_after)
 
 
 class Embedder(Protocol):

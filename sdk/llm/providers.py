@@ -1,4 +1,9 @@
-"""Turning a user's ``Provider`` into the secret-free ``ProviderSpec`` a workflow carries."""
+"""Provider <-> ProviderSpec: the secret-free spec a workflow carries, and back on the worker.
+
+:func:`provider_spec` is the client side (it registers an in-process key in the vault and picks
+the offline demo model when nothing is configured); :func:`spec_from_provider` and
+:func:`provider_from_spec` are pure, for workflow code and workers.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,9 @@ import os
 import sys
 import threading
 
-from rath._runtime.credentials import VAULT
 from rath.errors import ConfigError
-from rath.llm._provider import Provider, ProviderSpec
-from rath.llm._registry import default_key_env
+from rath.llm._provider import Provider, ProviderSpec, default_key_env
+from rath.llm.credentials import VAULT
 from rath.settings import Settings
 
 _demo_notice_shown = threading.Event()

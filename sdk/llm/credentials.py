@@ -1,10 +1,13 @@
-"""Credentials resolved on the worker from references, never carried in workflow payloads.
+"""API keys: resolved on the worker from references, never carried in workflow payloads.
 
 A :class:`ProviderSpec` names its key by reference: ``env:NAME`` reads the worker's
 environment; ``local:<token>`` looks the key up in this process's :class:`CredentialVault`,
 which is how the embedded default hands a ``Provider(api_key=...)`` to its in-process worker.
 A provider may name several references (``Provider(api_key_env=("A", "B"))``): they are the
 keys to try in order when an endpoint rejects one.
+
+:func:`resolve_credential` is OpenRath's helper for code that picks a key itself: the first
+candidate that holds one wins.
 """
 
 from __future__ import annotations
@@ -102,3 +105,32 @@ _KEY_ENV_NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 VAULT = CredentialVault()
 """The process-wide vault (global state: keys registered by clients in this process)."""
+
+
+def resolve_credential(*candidates: str | None, vault: CredentialVault = VAULT) -> str:
+    """The first candidate that holds a key, stripped (OpenRath's ``resolve_credential``).
+
+    Example::
+
+        key = resolve_credential(provider.api_key, "env:TEAM_KEY", os.environ.get("MY_KEY"))
+
+    Args:
+        candidates: Keys, or references a vault resolves (``env:NAME`` reads ``NAME`` from
+            this process's environment; ``local:<token>`` is a key registered in ``vault``).
+            ``None``, empty and blank candidates (and references to unset variables) are
+            skipped.
+        vault: Where ``local:`` references resolve.
+
+    Raises:
+        ConfigError: No candidate holds a key, or a ``local:`` reference from another process.
+    """
+    for candidate in candidates:
+        key = (candidate or "").strip()
+        if key.startswith(("env:", "local:")):
+            key = (vault.resolve(key, default_env="") or "").strip()
+        if key:
+            return key
+    raise ConfigError(
+        "no API key: every candidate is empty (set the key's environment variable, or pass "
+        "Provider(api_key=...) or Provider(api_key_env='NAME'))"
+    )
