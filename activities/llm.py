@@ -24,24 +24,36 @@ from contextlib import asynccontextmanager, contextmanager
 from datetime import timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.activities._llm_stream import publishing
+from rath.contracts.llm import (
+    COMPLETE,
+    COMPRESS,
+    DESCRIBE_IMAGE,
+    EMBED,
+    CompleteArgs,
+    CompleteResult,
+    CompressArgs,
+    CompressResult,
+    DescribeImageArgs,
+    DescribeImageResult,
+    EmbedArgs,
+    EmbedResult,
+    ToolCallPlan,
+)
 from rath.llm._client import ChatRequest
 from rath.llm._embedder import Embedder, EmbeddingError
 from rath.llm._embedding import embedder_for
 from rath.llm._errors import ProviderError
 from rath.llm._provider import ProviderSpec
 from rath.llm._registry import ChatClients
-from rath.llm._stream import StreamOptions
 from rath.llm._stream_clients import stream_completion
 from rath.llm._usage import TokenUsage
-from rath.llm._vlm import DEFAULT_IMAGE_PROMPT, image_message
+from rath.llm._vlm import image_message
 from rath.llm._wire import Completion, WireToolCall, parse_arguments
 from rath.llm.credentials import CredentialVault
 from rath.session._chunks import (
@@ -67,124 +79,12 @@ def retry_delay(retry_after: float | None) -> timedelta | None:
     return min(timedelta(seconds=retry_after), MAX_RETRY_AFTER)
 
 
-class CompleteArgs(BaseModel):
-    """Input of :meth:`LLMActivities.complete`: references only, no transcript bytes."""
-
-    model_config = ConfigDict(frozen=True)
-
-    agent_name: str
-    provider: ProviderSpec
-    system: TableRef
-    transcript: TableRef
-    tool_names: tuple[str, ...]
-    round: int
-    tool_schemas: str | None = None
-    """Digest of the stored schemas of the run's other tools (custom and MCP), if any."""
-    stream: StreamOptions | None = None
-    """Stream the answer and publish its deltas to the run's workflow stream (``on_event``)."""
-
-
-class ToolCallPlan(BaseModel):
-    """What the workflow needs to dispatch one tool call (not its arguments)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    index: int
-    id: str
-    name: str
-    arguments_error: str | None
-    resource_key: tuple[str, ...]
-    preview: str
-
-
-class CompleteResult(BaseModel):
-    """Output of :meth:`LLMActivities.complete`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    transcript: str
-    assistant: str
-    tool_calls: tuple[ToolCallPlan, ...]
-    finish_reason: str
-    usage: TokenUsage | None
-    model: str
-    preview: str
-    context_tokens: int = 0
-
-
 DEFAULT_COMPRESS_INSTRUCTION = (
     "The messages above are a conversation transcript (system/agent context followed by "
     "user-visible turns). Compress them into a shorter narrative that preserves facts, user "
     "goals, and open tasks. Output plain text only, suitable as the sole replacement "
     "user-side transcript - no role labels."
 )
-
-
-class CompressArgs(BaseModel):
-    """Input of :meth:`LLMActivities.compress`: references only."""
-
-    model_config = ConfigDict(frozen=True)
-
-    agent_name: str
-    provider: ProviderSpec
-    system: TableRef
-    transcript: TableRef
-    instruction: str | None = None
-
-
-class CompressResult(BaseModel):
-    """Output of :meth:`LLMActivities.compress`: the summary USER row, by digest."""
-
-    model_config = ConfigDict(frozen=True)
-
-    row: str
-    usage: TokenUsage | None
-    preview: str
-
-
-class DescribeImageArgs(BaseModel):
-    """Input of :meth:`LLMActivities.describe_image`: one image (bytes or a URL) and a prompt.
-
-    The bytes travel in the activity input, so they are in workflow history: keep them well
-    under Temporal's 2 MB payload limit, or pass ``image_url`` (http(s) or ``data:``) instead.
-    """
-
-    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
-
-    provider: ProviderSpec
-    prompt: str = DEFAULT_IMAGE_PROMPT
-    image: bytes | None = None
-    image_url: str | None = None
-    mime: str = "image/png"
-    agent_name: str = "vlm"
-
-
-class DescribeImageResult(BaseModel):
-    """Output of :meth:`LLMActivities.describe_image`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    text: str
-    usage: TokenUsage | None
-
-
-class EmbedArgs(BaseModel):
-    """Input of :meth:`LLMActivities.embed`: texts to embed with the provider's model."""
-
-    model_config = ConfigDict(frozen=True)
-
-    provider: ProviderSpec
-    texts: tuple[str, ...]
-    query: bool = False
-
-
-class EmbedResult(BaseModel):
-    """Output of :meth:`LLMActivities.embed`: one vector per text, in order."""
-
-    model_config = ConfigDict(frozen=True)
-
-    model: str
-    vectors: tuple[tuple[float, ...], ...]
 
 
 class LLMActivities:
@@ -217,7 +117,7 @@ class LLMActivities:
         finally:
             await self.aclose()
 
-    @activity.defn(name="rath.llm.complete")
+    @COMPLETE.implement
     async def complete(self, args: CompleteArgs) -> CompleteResult:
         """Run one chat completion for a session-loop round."""
         with self._errors():
@@ -243,7 +143,7 @@ class LLMActivities:
                         result = await stream_completion(client, request, publisher.emit)
         return await asyncio.to_thread(self._record, result, sealed, messages)
 
-    @activity.defn(name="rath.llm.compress")
+    @COMPRESS.implement
     async def compress(self, args: CompressArgs) -> CompressResult:
         """One tool-less completion that replaces a transcript with a single USER summary."""
         with activity_errors():
@@ -263,7 +163,7 @@ class LLMActivities:
         digest = await asyncio.to_thread(self._store.put_row, row)
         return CompressResult(row=digest, usage=usage, preview=preview(text, PREVIEW_CHARS))
 
-    @activity.defn(name="rath.llm.describe_image")
+    @DESCRIBE_IMAGE.implement
     async def describe_image(self, args: DescribeImageArgs) -> DescribeImageResult:
         """Ask a vision-capable model about one image; its text answer comes back."""
         with activity_errors():
@@ -279,7 +179,7 @@ class LLMActivities:
         )
         return DescribeImageResult(text=text, usage=usage)
 
-    @activity.defn(name="rath.llm.embed")
+    @EMBED.implement
     async def embed(self, args: EmbedArgs) -> EmbedResult:
         """Embed texts with the provider's embedding model (``rath.llm.embedder_for``)."""
         with activity_errors():

@@ -19,14 +19,15 @@ import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 
-from pydantic import BaseModel, ConfigDict
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
-from rath.activities.tools import PREVIEW_CHARS, RunToolResult
+from rath.activities.tools import PREVIEW_CHARS
+from rath.contracts.mcp import CALL_MCP_TOOL, LIST_MCP_TOOLS, McpCallArgs, McpListArgs
+from rath.contracts.tools import RunToolResult
 from rath.llm._wire import parse_arguments
 from rath.session._chunks import tool_feedback_chunk
 from rath.store import ChunkStore
@@ -35,38 +36,11 @@ from rath.tools.mcp import (
     DEFAULT_MAX_OUTPUT_BYTES,
     McpError,
     McpPool,
-    McpServerSpec,
     McpToolList,
     render_result,
 )
 
 IDEMPOTENCY_META_KEY = "rath/idempotency-key"
-
-
-class McpListArgs(BaseModel):
-    """Input of :meth:`McpActivities.list_tools`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    server: McpServerSpec
-
-
-class McpCallArgs(BaseModel):
-    """Input of :meth:`McpActivities.call_tool`.
-
-    Attributes:
-        server: The server to call.
-        assistant: Digest of the assistant row holding the call.
-        call_index: Index of the call in that row's ``tool_calls``.
-        tool_name: The server's name for the tool (the model may see it prefixed).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    server: McpServerSpec
-    assistant: str
-    call_index: int
-    tool_name: str
 
 
 class McpActivities:
@@ -95,14 +69,14 @@ class McpActivities:
             idle_timeout=idle_timeout, connect_timeout=connect_timeout, environ=environ
         )
 
-    @activity.defn(name="rath.mcp.list_tools")
+    @LIST_MCP_TOOLS.implement
     async def list_tools(self, args: McpListArgs) -> McpToolList:
         """List the server's tools (names, descriptions, JSON-schema parameters)."""
         with activity_errors(), _mcp_errors():
             async with heartbeating():
                 return await self.pool.list_tools(args.server)
 
-    @activity.defn(name="rath.mcp.call_tool")
+    @CALL_MCP_TOOL.implement
     async def call_tool(self, args: McpCallArgs) -> RunToolResult:
         """Run one MCP tool call and store its TOOL_RESULT row.
 

@@ -24,7 +24,7 @@ from contextlib import asynccontextmanager, contextmanager
 from datetime import timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -32,15 +32,26 @@ from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.activities.llm import LLMActivities
+from rath.contracts.memory import (
+    COMMIT_MEMORIES,
+    INJECT_MEMORIES,
+    RECALL_MEMORIES,
+    REMEMBER_MEMORY,
+    CommitArgs,
+    CommitResult,
+    InjectArgs,
+    InjectResult,
+    RecallArgs,
+    RecallResult,
+    RememberArgs,
+    RememberResult,
+)
 from rath.errors import ConfigError, MemoryStoreError
-from rath.llm._provider import ProviderSpec
 from rath.llm._usage import TokenUsage
 from rath.memory import (
-    CommitResult,
     EmbeddingError,
     ExtractedFact,
     MemoryHit,
-    MemoryRecord,
     MemorySpec,
     MemoryStore,
     RecallMode,
@@ -60,95 +71,6 @@ from rath.store import ChunkStore
 
 PREVIEW_CHARS = 160
 _CACHE_KEY = "rath.memory.commit"
-
-
-class RememberArgs(BaseModel):
-    """Input of :meth:`MemoryActivities.remember`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    content: str
-    memory: MemorySpec = MemorySpec()
-    scope: str | None = None
-    """Default: the spec's scope."""
-    category: str | None = None
-    """Default: the spec's category."""
-    key: str | None = None
-    """An idempotency key; by default the activity's own (stable across its retries)."""
-    session_id: str | None = None
-
-
-class RememberResult(BaseModel):
-    """Output of :meth:`MemoryActivities.remember`: the stored (or already present) record."""
-
-    model_config = ConfigDict(frozen=True)
-
-    record: MemoryRecord
-
-
-class RecallArgs(BaseModel):
-    """Input of :meth:`MemoryActivities.recall`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    query: str
-    memory: MemorySpec = MemorySpec()
-    top_k: int = 4
-    target: str | None = None
-    """A scope (``user``) or URI prefix (``memory://user/memories/preferences/``); ``None``: all."""
-    mode: RecallMode = "hybrid"
-
-
-class RecallResult(BaseModel):
-    """Output of :meth:`MemoryActivities.recall`: hits, best first, every score positive."""
-
-    model_config = ConfigDict(frozen=True)
-
-    hits: tuple[MemoryHit, ...]
-
-
-class InjectArgs(BaseModel):
-    """Input of :meth:`MemoryActivities.inject`: the transcript by reference."""
-
-    model_config = ConfigDict(frozen=True)
-
-    memory: MemorySpec
-    transcript: TableRef
-    top_k: int = 4
-    target: str | None = None
-    """A scope or URI prefix to recall from (see :class:`RecallArgs`); ``None``: all."""
-    mode: RecallMode = "hybrid"
-
-
-class InjectResult(BaseModel):
-    """Output of :meth:`MemoryActivities.inject`.
-
-    Attributes:
-        rows: Digests (in the chunk store) of the marked SYSTEM rows to add to the
-            transcript, best first; empty when nothing new is relevant.
-        uris: The injected memories' URIs, in the same order.
-        preview: A one-line summary for the Temporal UI.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    rows: tuple[str, ...] = ()
-    uris: tuple[str, ...] = ()
-    preview: str = "no memories"
-
-
-class CommitArgs(BaseModel):
-    """Input of :meth:`MemoryActivities.commit`: the transcript by reference, no secrets."""
-
-    model_config = ConfigDict(frozen=True)
-
-    memory: MemorySpec
-    transcript: TableRef
-    provider: ProviderSpec
-    agent_name: str
-    session_id: str
-    scope: str | None = None
-    """The scope facts are stored in; default: the spec's."""
 
 
 class _Extraction(BaseModel):
@@ -182,7 +104,7 @@ class MemoryActivities:
         self._stores: dict[str, MemoryStore] = {}
         self._lock = threading.Lock()
 
-    @activity.defn(name="rath.memory.remember")
+    @REMEMBER_MEMORY.implement
     async def remember(self, args: RememberArgs) -> RememberResult:
         """Store one memory, idempotently (see the module docstring)."""
         info = activity.info()
@@ -200,14 +122,14 @@ class MemoryActivities:
                 )
         return RememberResult(record=record)
 
-    @activity.defn(name="rath.memory.recall")
+    @RECALL_MEMORIES.implement
     async def recall(self, args: RecallArgs) -> RecallResult:
         """Return the memories most relevant to a query."""
         with _memory_errors():
             hits = await self._recall(args.memory, args.query, args.top_k, args.target, args.mode)
         return RecallResult(hits=tuple(hits))
 
-    @activity.defn(name="rath.memory.inject")
+    @INJECT_MEMORIES.implement
     async def inject(self, args: InjectArgs) -> InjectResult:
         """Recall memories for the transcript's newest user turn, as marked SYSTEM rows.
 
@@ -235,7 +157,7 @@ class MemoryActivities:
             preview=preview(f"{len(chosen)} memories: {summary}", PREVIEW_CHARS),
         )
 
-    @activity.defn(name="rath.memory.commit")
+    @COMMIT_MEMORIES.implement
     async def commit(self, args: CommitArgs) -> CommitResult:
         """Extract durable facts from the transcript with one model call and store them.
 

@@ -10,66 +10,23 @@ the result's digest.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict
-from temporalio import activity
 
 from rath.activities._boundary import activity_errors
-from rath.session._chunks import ChunkRow, canonical_json
-from rath.session._merge import interleave_tables
+from rath.contracts.session import (
+    INTERLEAVE,
+    PUT_TOOLS,
+    READ_ROWS,
+    InterleaveArgs,
+    InterleaveResult,
+    PutToolsArgs,
+    PutToolsResult,
+    ReadArgs,
+    ReadResult,
+)
+from rath.session._chunks import canonical_json
+from rath.session._merge import interleave_by_time
 from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
-
-
-class ReadArgs(BaseModel):
-    """Input of :meth:`SessionActivities.read`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    table: TableRef
-
-
-class ReadResult(BaseModel):
-    """The rows of a table."""
-
-    model_config = ConfigDict(frozen=True)
-
-    rows: tuple[ChunkRow, ...]
-
-
-class InterleaveArgs(BaseModel):
-    """Input of :meth:`SessionActivities.interleave`: the two branches, by reference."""
-
-    model_config = ConfigDict(frozen=True)
-
-    ours: TableRef
-    theirs: TableRef
-
-
-class InterleaveResult(BaseModel):
-    """The merged table's digest (a sealed node in the store) and its row count."""
-
-    model_config = ConfigDict(frozen=True)
-
-    table: str
-    rows: int
-
-
-class PutToolsArgs(BaseModel):
-    """Input of :meth:`SessionActivities.put_tools`: tool schemas (OpenAI wire dicts)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    schemas: list[dict[str, Any]]
-
-
-class PutToolsResult(BaseModel):
-    """Where the schemas are stored (what each LLM round carries instead of them)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    digest: str
 
 
 class SessionActivities:
@@ -78,26 +35,32 @@ class SessionActivities:
     def __init__(self, store: ChunkStore) -> None:
         self._store = store
 
-    @activity.defn(name="rath.session.read")
+    @READ_ROWS.implement
     async def read(self, args: ReadArgs) -> ReadResult:
         """The rows ``args.table`` names."""
         with activity_errors():
             rows = await asyncio.to_thread(self._store.load_rows, args.table)
         return ReadResult(rows=rows)
 
-    @activity.defn(name="rath.session.interleave")
+    @INTERLEAVE.implement
     async def interleave(self, args: InterleaveArgs) -> InterleaveResult:
         """Merge two tables with ``interleave_by_time`` and store the result."""
         with activity_errors():
             digest, count = await asyncio.to_thread(
-                interleave_tables, self._store, args.ours, args.theirs
+                _interleave, self._store, args.ours, args.theirs
             )
         return InterleaveResult(table=digest, rows=count)
 
-    @activity.defn(name="rath.session.put_tools")
+    @PUT_TOOLS.implement
     async def put_tools(self, args: PutToolsArgs) -> PutToolsResult:
         """Store a run's tool schemas once; LLM rounds refer to them by digest."""
         with activity_errors():
             data = canonical_json(args.schemas)
             digest = await asyncio.to_thread(self._store.put_bytes, data)
         return PutToolsResult(digest=digest)
+
+
+def _interleave(store: ChunkStore, ours: TableRef, theirs: TableRef) -> tuple[str, int]:
+    """Interleave two stored tables; the sealed result's digest and its row count."""
+    rows = interleave_by_time(store.load_rows(ours), store.load_rows(theirs))
+    return store.seal(TableRef.inline(*rows)), len(rows)

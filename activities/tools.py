@@ -19,7 +19,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -27,76 +26,30 @@ from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.activities._sandbox_pool import SandboxPool
+from rath.contracts.tools import (
+    CLAIM_SANDBOX,
+    CLOSE_SANDBOX,
+    RUN_CUSTOM_TOOL,
+    RUN_TOOL,
+    ClaimArgs,
+    ClaimResult,
+    CloseArgs,
+    CustomToolArgs,
+    RunToolArgs,
+    RunToolResult,
+)
 from rath.errors import SandboxError
 from rath.llm._wire import parse_arguments
-from rath.sandbox import SandboxSpec
-from rath.sandbox._leases import Lease, LeaseRegistry
+from rath.sandbox._leases import LeaseRegistry
+from rath.sandbox._spec import SandboxSpec
 from rath.session._chunks import tool_feedback_chunk
-from rath.session._session import Placement, Session
-from rath.session._table_ref import TableRef
+from rath.session._placement import Placement
+from rath.session._session import Session
 from rath.store import ChunkStore
 from rath.tools._custom import TOOLS, ToolRegistry, run_tool_call
 from rath.tools.builtins import error_body, run_builtin
 
 PREVIEW_CHARS = 160
-
-
-class RunToolArgs(BaseModel):
-    """Input of :meth:`ToolActivities.run`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    agent_name: str
-    placement: Placement
-    assistant: str
-    call_index: int
-
-
-class RunToolResult(BaseModel):
-    """Output of :meth:`ToolActivities.run`: the stored tool-result row, by digest."""
-
-    model_config = ConfigDict(frozen=True)
-
-    result: str
-    ok: bool
-    preview: str
-
-
-class CustomToolArgs(BaseModel):
-    """Input of :meth:`ToolActivities.run_custom`: the call by reference, and its session."""
-
-    model_config = ConfigDict(frozen=True)
-
-    agent_name: str
-    tool_name: str
-    assistant: str
-    call_index: int
-    transcript: TableRef
-    placement: Placement | None = None
-
-
-class ClaimArgs(BaseModel):
-    """Input of :meth:`ToolActivities.claim`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    placement: Placement
-
-
-class ClaimResult(BaseModel):
-    """The task queue of the worker that now owns the sandbox."""
-
-    model_config = ConfigDict(frozen=True)
-
-    owner: str
-
-
-class CloseArgs(BaseModel):
-    """Input of :meth:`ToolActivities.close`: the lease of a sandbox no session holds."""
-
-    model_config = ConfigDict(frozen=True)
-
-    lease: Lease
 
 
 class ToolActivities:
@@ -136,7 +89,7 @@ class ToolActivities:
         finally:
             await self.sandboxes.aclose()
 
-    @activity.defn(name="rath.sandbox.claim")
+    @CLAIM_SANDBOX.implement
     async def claim(self, args: ClaimArgs) -> ClaimResult:
         """Open the session's sandbox on this worker, which owns it from now on.
 
@@ -162,7 +115,7 @@ class ToolActivities:
                 pass  # opened here, and kept for the session's first tool call
         return ClaimResult(owner=queue)
 
-    @activity.defn(name="rath.sandbox.close")
+    @CLOSE_SANDBOX.implement
     async def close(self, args: CloseArgs) -> bool:
         """Close a sandbox no session holds: delete the workspace Rath allocated for it.
 
@@ -187,7 +140,7 @@ class ToolActivities:
             spec = spec.model_copy(update={"working_dir": str(workspace)})
         return spec
 
-    @activity.defn(name="rath.tools.run")
+    @RUN_TOOL.implement
     async def run(self, args: RunToolArgs) -> RunToolResult:
         """Run one built-in tool call and store its TOOL_RESULT row."""
         info = activity.info()
@@ -217,7 +170,7 @@ class ToolActivities:
             preview=preview(body, PREVIEW_CHARS),
         )
 
-    @activity.defn(name="rath.tools.custom")
+    @RUN_CUSTOM_TOOL.implement
     async def run_custom(self, args: CustomToolArgs) -> RunToolResult:
         """Run one call of a user tool registered on this worker and store its result row."""
         info = activity.info()

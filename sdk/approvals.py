@@ -17,11 +17,17 @@ from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from rath._runtime.runtime import get_runtime
+from rath.contracts import (
+    APPROVE_UPDATE,
+    FORWARD,
+    PENDING_APPROVALS_QUERY,
+    ApprovalDecision,
+    PendingApproval,
+)
 from rath.errors import ConfigError
 from rath.session._lineage import LineageKind
 from rath.session._session import Session
 from rath.session.graph import SessionGraph
-from rath.workflows._tool_steps import ApprovalDecision, PendingApproval
 
 __all__ = ["PendingApproval", "approve", "deny", "pending_approvals"]
 
@@ -84,7 +90,7 @@ def _answer(run: Session | str, decision: ApprovalDecision, timeout: float) -> N
                 f"(waiting: {listed or 'none'})"
             )
         try:
-            await client.get_workflow_handle(owner).execute_update("rath.approve", decision)
+            await client.get_workflow_handle(owner).execute_update(APPROVE_UPDATE, decision)
         except WorkflowUpdateFailedError as exc:
             raise ConfigError(f"run {owner!r} refused the answer: {exc.cause or exc}") from exc
 
@@ -105,7 +111,7 @@ async def _agent_runs(client: Client, run: Session | str) -> list[str]:
             if exc.status is RPCStatusCode.NOT_FOUND:
                 return []
             raise
-        tree = description.workflow_type == "rath.Forward"
+        tree = description.workflow_type == FORWARD.name
     if not tree:
         return [run_id]
     graph = await _query(client, run_id, "graph", SessionGraph, SessionGraph())
@@ -115,7 +121,7 @@ async def _agent_runs(client: Client, run: Session | str) -> list[str]:
 
 async def _pending(client: Client, run_ids: list[str]) -> dict[str, list[PendingApproval]]:
     async def one(run_id: str) -> list[PendingApproval]:
-        return await _query(client, run_id, "pending_approvals", list[PendingApproval], [])
+        return await _query(client, run_id, PENDING_APPROVALS_QUERY, list[PendingApproval], [])
 
     answers = await asyncio.gather(*(one(run_id) for run_id in run_ids))
     return dict(zip(run_ids, answers, strict=True))

@@ -8,10 +8,10 @@ from typing import Any
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHistory
 
+from rath.contracts import LoopOptions
 from rath.flow import Provider
 from rath.session import ChunkKind, Session
 from rath.testing import FakeChatServer
-from rath.workflows.session_loop import LoopOptions
 
 FAST = LoopOptions(llm_retry_base_seconds=0.1, llm_heartbeat_seconds=5, tool_heartbeat_seconds=5)
 

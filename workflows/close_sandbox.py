@@ -12,23 +12,20 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from rath.activities.tools import CloseArgs
-    from rath.sandbox._leases import Lease
+    from rath.contracts import CLOSE_SANDBOX, CLOSE_SANDBOX_RUN, CloseArgs
+    from rath.sandbox._lease import Lease
 
 
-@workflow.defn(name="rath.CloseSandbox")
+@workflow.defn(name=CLOSE_SANDBOX_RUN.name)
 class CloseSandboxWorkflow:
     """Run ``rath.sandbox.close`` on the owner's queue (or any worker when none owns it)."""
 
     @workflow.run
     async def run(self, lease: Lease) -> bool:
         """Delete the allocated workspace; returns whether something was deleted."""
-        deleted: bool = await workflow.execute_activity(
-            "rath.sandbox.close",
+        return await CLOSE_SANDBOX.execute(
             CloseArgs(lease=lease),
-            result_type=bool,
             task_queue=lease.owner,
             start_to_close_timeout=timedelta(minutes=5),
             summary=f"close sandbox {lease.sandbox_id.hex[:8]}",
         )
-        return deleted

@@ -8,27 +8,19 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pydantic import BaseModel, ConfigDict
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from rath.activities.llm import CompressArgs, CompressResult
+    from rath.contracts import COMPRESS, COMPRESS_RUN, CompressArgs, CompressInput, CompressResult
+    from rath.llm._usage import add_usage
     from rath.session._session import Session
+    from rath.session._table_ref import TableRef
 
 COMPRESS_TIMEOUT = timedelta(minutes=10)
 
 
-class CompressInput(BaseModel):
-    """Input of :class:`CompressWorkflow`: the activity's input and the output's eager shell."""
-
-    model_config = ConfigDict(frozen=True)
-
-    args: CompressArgs
-    output: Session
-
-
-@workflow.defn(name="rath.Compress")
+@workflow.defn(name=COMPRESS_RUN.name)
 class CompressWorkflow:
     """Replace a transcript with one USER summary row (OpenRath's ``run_session_compress``)."""
 
@@ -41,10 +33,8 @@ class CompressWorkflow:
 
 async def execute_compress(args: CompressArgs) -> CompressResult:
     """Workflow code: run ``rath.llm.compress`` with its timeouts and retry policy."""
-    result: CompressResult = await workflow.execute_activity(
-        "rath.llm.compress",
+    return await COMPRESS.execute(
         args,
-        result_type=CompressResult,
         start_to_close_timeout=COMPRESS_TIMEOUT,
         retry_policy=RetryPolicy(
             initial_interval=timedelta(seconds=args.provider.retry_base_seconds or 1.0),
@@ -53,14 +43,10 @@ async def execute_compress(args: CompressArgs) -> CompressResult:
         ),
         summary=f"{args.agent_name} · compress · {args.provider.label()}",
     )
-    return result
 
 
 def compressed(shell: Session, result: CompressResult) -> Session:
     """The output session: ``shell``'s lineage and usage, the single summary row, its usage."""
-    from rath.llm._usage import add_usage
-    from rath.session._table_ref import TableRef
-
     return shell.model_copy(
         update={
             "table": TableRef(rows=(result.row,)),

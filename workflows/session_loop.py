@@ -7,13 +7,13 @@ unknown and failed calls come back to the model as JSON error bodies and the loo
 
 With ``Agent(memory=...)``, relevant memories are injected before the first round and, with
 ``commit_on_forward``, the transcript's durable facts are committed after the last
-(``workflows/_memory_steps.py``). With ``compress_at_tokens`` set, a round whose context
+(``workflows/_memory_calls.py``). With ``compress_at_tokens`` set, a round whose context
 reached that many tokens (the model's count, else an estimate) is followed by a compression
 activity: the transcript becomes one summary row and the loop goes on from there.
 
 With ``stream`` set (the caller passed ``on_event``), the run hosts a workflow stream that
 the LLM activity publishes each round's deltas to, and hands it on across continue-as-new
-(``workflows/_stream_steps.py``).
+(``workflows/_stream_handoff.py``).
 
 History stays flat: the state is a :class:`TableRef` (a digest plus this round's new row
 digests), so each round adds O(new content) bytes. When the server suggests it, the run
@@ -23,47 +23,47 @@ continues as new with that state, keeping the output session's id.
 from __future__ import annotations
 
 from datetime import timedelta
-from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.contrib.workflow_streams import WorkflowStream, WorkflowStreamState
+from temporalio.contrib.workflow_streams import WorkflowStream
 
 with workflow.unsafe.imports_passed_through():
     from rath._text import preview
-    from rath.activities.llm import (
+    from rath.contracts import (
+        APPROVE_UPDATE,
+        COMPLETE,
+        GRANT_SIGNAL,
+        PENDING_APPROVALS_QUERY,
+        SESSION_LOOP,
+        ApprovalDecision,
+        BudgetGrant,
         CompleteArgs,
         CompleteResult,
         CompressArgs,
-        LLMActivities,
-    )
-    from rath.budget import Spent
-    from rath.llm._provider import ProviderSpec
-    from rath.llm._stream import StreamOptions
-    from rath.llm._usage import TokenUsage, add_usage
-    from rath.session._lineage import LineageKind
-    from rath.session._session import Placement, Session
-    from rath.session._table_ref import TableRef
-    from rath.session.graph import GraphNode, SessionGraph
-    from rath.workflows._budget_steps import (
-        GRANT_SIGNAL,
-        BudgetGate,
-        BudgetGrant,
-        RunBudget,
+        LoopCarry,
+        LoopOptions,
+        PendingApproval,
+        SessionLoopInput,
+        ToolCatalog,
         budget_exceeded,
     )
-    from rath.workflows._dispatch import Round, claim_sandbox, dispatch_round, error_row
-    from rath.workflows._memory_steps import AgentMemory, commit_memories, inject_memories
-    from rath.workflows._stream_steps import continue_as_new_streaming, release_followers
-    from rath.workflows._tool_steps import (
-        ApprovalDecision,
-        Approvals,
-        PendingApproval,
-        ToolCatalog,
-        ToolSet,
-        resolve_catalog,
+    from rath.llm._usage import add_usage
+    from rath.session._lineage import LineageKind
+    from rath.session._placement import Placement
+    from rath.session._session import Session
+    from rath.session._table_ref import TableRef
+    from rath.session.graph import GraphNode, SessionGraph
+    from rath.workflows._approvals import Approvals
+    from rath.workflows._memory_calls import commit_memories, inject_memories
+    from rath.workflows._stream_handoff import (
+        continue_as_new_streaming,
+        release_followers,
+        restored,
     )
+    from rath.workflows._tool_catalog import resolve_catalog
+    from rath.workflows._tool_dispatch import Round, claim_sandbox, dispatch_round, error_row
+    from rath.workflows._tree_budget import RunBudget
     from rath.workflows.compress import execute_compress
 
 SUMMARY_LIMIT = 380
@@ -73,70 +73,7 @@ NO_COMPRESS_WHEN_SPENT = "rath-no-compress-when-spent"
 _TRUNCATED = "truncated"
 
 
-class LoopOptions(BaseModel):
-    """How a session loop runs: round limit, activity timeouts and retries."""
-
-    model_config = ConfigDict(frozen=True)
-
-    max_tool_rounds: int = 64
-    llm_timeout_seconds: float = 600.0
-    llm_heartbeat_seconds: float = 30.0
-    llm_max_attempts: int = 6
-    llm_retry_base_seconds: float = 1.0
-    tool_timeout_seconds: float = 300.0
-    tool_heartbeat_seconds: float = 30.0
-    tool_max_attempts: int = 5
-    sandbox_owner_wait_seconds: float = 600.0
-    """How long a tool call waits for the worker that owns the session's sandbox to take it;
-    then the run fails, naming that worker's queue (it is gone, or far behind)."""
-    continue_as_new_after_rounds: int | None = None
-    compress_at_tokens: int | None = None
-    compress_instruction: str | None = None
-
-
-class LoopCarry(BaseModel):
-    """State carried across continue-as-new (and exposed by the ``progress`` query)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    transcript: TableRef
-    rounds: int = 0
-    usage: TokenUsage | None = None
-    runs: int = 1
-    compressions: int = 0
-    tool_calls: int = 0
-    catalog: ToolCatalog | None = None
-    placement: Placement | None = None
-    """The session's sandbox once its owner is known (the output carries it)."""
-
-    def spent(self) -> Spent:
-        """Tokens and tool calls used so far (what a budget is checked against)."""
-        tokens = self.usage.total_tokens if self.usage is not None else 0
-        return Spent(tokens=tokens, tool_calls=self.tool_calls)
-
-
-class SessionLoopInput(BaseModel):
-    """Input of :class:`SessionLoopWorkflow`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    user: Session
-    agent: Session
-    agent_name: str
-    provider: ProviderSpec
-    output_id: UUID
-    options: LoopOptions = LoopOptions()
-    memory: AgentMemory | None = None
-    budget: BudgetGate | None = None
-    tools: ToolSet | None = None
-    carry: LoopCarry | None = None
-    stream: StreamOptions | None = None
-    """Stream each round's answer to the run's workflow stream (the caller passed on_event)."""
-    stream_state: WorkflowStreamState | None = None
-    """The stream carried across continue-as-new."""
-
-
-@workflow.defn(name="rath.SessionLoop")
+@workflow.defn(name=SESSION_LOOP.name)
 class SessionLoopWorkflow:
     """One agent pass over a user session: rounds of LLM calls and tool calls."""
 
@@ -148,14 +85,16 @@ class SessionLoopWorkflow:
         self._approvals = Approvals()
         # Only a streaming run hosts a stream (its handlers), so other runs' histories are
         # unchanged. WorkflowStream must be built right here, in the workflow's __init__.
-        self._stream = WorkflowStream(input.stream_state) if input.stream is not None else None
+        self._stream = (
+            WorkflowStream(restored(input.stream_state)) if input.stream is not None else None
+        )
 
-    @workflow.query
+    @workflow.query(name=PENDING_APPROVALS_QUERY)
     def pending_approvals(self) -> list[PendingApproval]:
         """Tool calls waiting for a person to approve or deny them."""
         return list(self._approvals.pending.values())
 
-    @workflow.update(name="rath.approve")
+    @workflow.update(name=APPROVE_UPDATE)
     def approve(self, decision: ApprovalDecision) -> str:
         """Approve or deny a waiting tool call (``rath.approve``/``rath.deny``, or the CLI)."""
         self._approvals.answer(decision)
@@ -336,8 +275,7 @@ class SessionLoopWorkflow:
             f"**{input.agent_name}** · {input.provider.label()} · round {round_no}"
             f"/{options.max_tool_rounds}"
         )
-        return await workflow.execute_activity_method(
-            LLMActivities.complete,
+        return await COMPLETE.execute(
             CompleteArgs(
                 agent_name=input.agent_name,
                 provider=input.provider,

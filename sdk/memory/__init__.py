@@ -28,7 +28,7 @@ from rath.errors import MemoryStoreError
 from rath.llm._embedder import Embedder
 from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.memory._api import Memory, commit, recall, remember
-from rath.memory._commit import CommitResult, commit_key, commit_messages, commit_rows, write_facts
+from rath.memory._commit import commit_key, commit_messages, commit_rows, write_facts
 from rath.memory._defaults import (
     StoreFactory,
     default_memory_store,
@@ -49,16 +49,16 @@ from rath.memory._extraction import (
 from rath.memory._inject import injectable, injection_query
 from rath.memory._local import LocalMemoryStore
 from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
-from rath.memory._records import MemoryHit, MemoryRecord
-from rath.memory._spec import (
+from rath.memory._models import (
     DEFAULT_STORE_NAME,
+    CommitResult,
     EmbeddingSpec,
     MemorySpec,
-    build_embedder,
-    embedding_spec,
-    memory_spec,
+    RecallMode,
 )
-from rath.memory._store import MemoryStore, RecallMode
+from rath.memory._records import MemoryHit, MemoryRecord
+from rath.memory._spec import build_embedder, embedding_spec, memory_spec
+from rath.memory._store import MemoryStore
 from rath.memory._uri import (
     SCOPES,
     MemoryURI,

@@ -17,8 +17,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 
-from pydantic import BaseModel, ConfigDict
-
 from rath._text import preview
 from rath.llm._usage import TokenUsage
 from rath.memory._extraction import (
@@ -28,9 +26,22 @@ from rath.memory._extraction import (
     parse_extracted_facts,
     transcript_lines,
 )
+from rath.memory._models import CommitResult
 from rath.memory._records import MemoryRecord
 from rath.memory._store import MemoryStore
 from rath.session._chunks import ChunkRow
+
+__all__ = [
+    "KNOWN_MEMORIES",
+    "PREVIEW_CHARS",
+    "Chat",
+    "ChatMessages",
+    "CommitResult",
+    "commit_key",
+    "commit_messages",
+    "commit_rows",
+    "write_facts",
+]
 
 KNOWN_MEMORIES = 20
 """How many related stored memories the extraction prompt lists."""
@@ -42,27 +53,6 @@ _SAME_FACT_CANDIDATES = 5
 ChatMessages = list[dict[str, str]]
 Chat = Callable[[ChatMessages], tuple[str, TokenUsage | None]]
 """A model call: chat messages in, the reply text and its usage out."""
-
-
-class CommitResult(BaseModel):
-    """What a commit stored.
-
-    Attributes:
-        written: Facts of this session now in the store (written now, or by an earlier
-            attempt of the same commit).
-        skipped: Facts left out because a stored memory already says them.
-        uris: The URIs of the written facts.
-        usage: The extraction call's tokens (``None`` when no call was needed).
-        preview: A one-line summary for the Temporal UI.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    written: int = 0
-    skipped: int = 0
-    uris: tuple[str, ...] = ()
-    usage: TokenUsage | None = None
-    preview: str = "nothing to extract"
 
 
 def commit_messages(

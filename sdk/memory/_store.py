@@ -16,16 +16,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from types import TracebackType
-from typing import Literal, Self
+from typing import Self
 
+from rath.memory._models import DEFAULT_CATEGORY, DEFAULT_SCOPE, RecallMode
 from rath.memory._records import MemoryHit, MemoryRecord
 
-RecallMode = Literal["hybrid", "lexical", "embedding"]
-"""``hybrid`` fuses lexical and embedding rankings (lexical alone when no embedder is set);
-``lexical`` and ``embedding`` use one ranking only."""
+__all__ = ["DEFAULT_CATEGORY", "DEFAULT_SCOPE", "DEFAULT_TOP_K", "MemoryStore", "RecallMode"]
 
-DEFAULT_SCOPE = "user"
-DEFAULT_CATEGORY = "preferences"
 DEFAULT_TOP_K = 4
 
 # Module-level aliases: inside the class body, `list` names the method below.

@@ -9,13 +9,7 @@ registered, or a backend that cannot run on the worker, raises
 :class:`SandboxUnavailableError` (a non-retryable ``ConfigError``) listing the ones available.
 """
 
-from rath.sandbox._base import (
-    Capabilities,
-    SandboxBackend,
-    SandboxLimits,
-    SandboxSpec,
-    ToolFailure,
-)
+from rath.sandbox._base import Capabilities, SandboxBackend, ToolFailure
 from rath.sandbox._registry import (
     SandboxUnavailableError,
     available_backends,
@@ -32,6 +26,7 @@ from rath.sandbox._results import (
     FileEntry,
     FileWriteResult,
 )
+from rath.sandbox._spec import SandboxLimits, SandboxSpec
 from rath.sandbox.bwrap import BwrapSandbox
 from rath.sandbox.docker import DockerSandbox
 from rath.sandbox.local import LocalSandbox

@@ -21,18 +21,9 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from pydantic import BaseModel
+from rath.sandbox._lease import Lease
 
-
-class Lease(BaseModel):
-    """One sandbox's record: where it lives, who owns it, who holds it."""
-
-    sandbox_id: UUID
-    backend: str
-    workspace: str | None = None
-    allocated: bool = False
-    owner: str | None = None
-    holders: list[str] = []
+__all__ = ["Lease", "LeaseRegistry"]
 
 
 class LeaseRegistry:

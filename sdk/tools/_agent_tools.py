@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rath.contracts.catalog import CustomToolSpec, ToolPolicy, ToolSet
 from rath.errors import ConfigError, ToolNameConflictError
 from rath.tools._custom import TOOLS, check_tool
 from rath.tools.builtins import BUILTIN_TOOLS
 from rath.tools.mcp import McpTools
-from rath.workflows._tool_steps import CustomToolSpec, ToolPolicy, ToolSet
 
 PolicyLike = ToolPolicy | Mapping[str, str] | None
 

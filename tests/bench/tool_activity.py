@@ -26,7 +26,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from rath._runtime.devserver import ensure_server, stop_server
-from rath.activities.tools import RunToolArgs, RunToolResult
+from rath.contracts import RunToolArgs, RunToolResult
 from rath.plugin import RathPlugin
 from rath.sandbox import SandboxSpec, available_backends
 from rath.session import Placement, assistant_turn_chunk

@@ -26,8 +26,8 @@ from temporalio.client import Client
 from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
-from rath.activities.mcp import McpActivities, McpCallArgs, McpListArgs
-from rath.activities.tools import RunToolResult
+from rath.activities.mcp import McpActivities
+from rath.contracts import McpCallArgs, McpListArgs, RunToolResult
 from rath.session import ChunkKind
 from rath.session._chunks import ChunkRow
 from rath.store import ChunkStore

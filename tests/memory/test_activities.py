@@ -17,13 +17,8 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
 
-from rath.activities.memory import (
-    MemoryActivities,
-    RecallArgs,
-    RecallResult,
-    RememberArgs,
-    RememberResult,
-)
+from rath.activities.memory import MemoryActivities
+from rath.contracts import RecallArgs, RecallResult, RememberArgs, RememberResult
 from rath.memory import LocalMemoryStore, MemoryHit, MemoryRecord, MemoryStore, RecallMode
 
 TIMEOUT = 60.0

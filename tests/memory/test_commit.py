@@ -17,7 +17,8 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
 
 from rath.activities.llm import LLMActivities
-from rath.activities.memory import CommitArgs, MemoryActivities
+from rath.activities.memory import MemoryActivities
+from rath.contracts import CommitArgs
 from rath.llm import ProviderSpec, TokenUsage
 from rath.llm.credentials import VAULT
 from rath.memory import CommitResult, LocalMemoryStore, MemoryRecord, MemorySpec, memory_row

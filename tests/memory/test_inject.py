@@ -16,7 +16,8 @@ from temporalio.client import Client
 from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
-from rath.activities.memory import InjectArgs, InjectResult, MemoryActivities
+from rath.activities.memory import MemoryActivities
+from rath.contracts import InjectArgs, InjectResult
 from rath.memory import (
     EmbeddingSpec,
     LocalMemoryStore,

@@ -25,6 +25,7 @@ from support import FAST, history_of, kinds
 from temporalio.client import Client
 
 from rath import flow
+from rath.contracts import LoopCarry
 from rath.errors import RunFailedError
 from rath.session import Session
 from rath.settings import Settings
@@ -39,7 +40,6 @@ from rath.testing import (
     text_reply,
     truncated,
 )
-from rath.workflows.session_loop import LoopCarry
 
 MALFORMED = {
     "openai": b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": [',

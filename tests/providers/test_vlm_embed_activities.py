@@ -16,13 +16,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
 
-from rath.activities.llm import (
-    DescribeImageArgs,
-    DescribeImageResult,
-    EmbedArgs,
-    EmbedResult,
-    LLMActivities,
-)
+from rath.activities.llm import LLMActivities
+from rath.contracts import DescribeImageArgs, DescribeImageResult, EmbedArgs, EmbedResult
 from rath.llm import Provider, ProviderSpec
 from rath.llm.credentials import VAULT
 from rath.llm.providers import spec_from_provider

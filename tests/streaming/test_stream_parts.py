@@ -24,7 +24,7 @@ from rath.llm import (
 from rath.llm._wire import parse_arguments
 from rath.streaming import RathLLMStreamDelta, StreamFold, stream_completion
 from rath.testing import raw_reply, text_reply, tool_call_reply, truncated
-from rath.workflows._stream_steps import carried
+from rath.workflows._stream_handoff import carried
 
 D = RathLLMStreamDelta
 REQUEST = ChatRequest(messages=[{"role": "user", "content": "go"}], round_index=3)

@@ -24,23 +24,32 @@ from temporalio.exceptions import TimeoutError as ActivityTimeout
 
 with workflow.unsafe.imports_passed_through():
     from rath._text import preview
-    from rath.activities.llm import ToolCallPlan
-    from rath.activities.tools import (
+    from rath.contracts import (
+        CALL_MCP_TOOL,
+        CLAIM_SANDBOX,
+        RUN_CUSTOM_TOOL,
+        RUN_TOOL,
+        ActivityContract,
         ClaimArgs,
-        ClaimResult,
         CustomToolArgs,
+        McpCallArgs,
         RunToolArgs,
         RunToolResult,
+        ToolCallPlan,
+        ToolCatalog,
+        ToolPolicy,
     )
     from rath.session._chunks import ChunkRow, tool_feedback_chunk
-    from rath.session._session import Placement
+    from rath.session._placement import Placement
     from rath.session._table_ref import TableRef
     from rath.tools.builtins import BUILTIN_TOOLS, error_body
-    from rath.workflows._tool_steps import Approvals, ToolCatalog, ToolPolicy
+    from rath.workflows._approvals import Approvals
 
 SUMMARY_LIMIT = 380
 CLAIM_TIMEOUT = timedelta(seconds=120)
 Row = str | ChunkRow
+ToolActivity = ActivityContract[Any, RunToolResult]
+"""Where a tool call runs: ``rath.tools.run``, ``rath.tools.custom`` or ``rath.mcp.call_tool``."""
 
 
 @dataclass(frozen=True)
@@ -75,10 +84,8 @@ async def claim_sandbox(placement: Placement, agent_name: str) -> Placement | st
     later call of every session on this sandbox is sent to.
     """
     try:
-        claimed: ClaimResult = await workflow.execute_activity(
-            "rath.sandbox.claim",
+        claimed = await CLAIM_SANDBOX.execute(
             ClaimArgs(placement=placement),
-            result_type=ClaimResult,
             start_to_close_timeout=CLAIM_TIMEOUT,
             retry_policy=RetryPolicy(maximum_attempts=3, non_retryable_error_types=["ConfigError"]),
             summary=f"{agent_name} · open sandbox {placement.describe()}",
@@ -142,13 +149,11 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
     if refusal is not None:
         return refusal
     workflow.set_current_details(f"**{round.agent_name}** · tool `{call.name}`")
-    name, args, summary = _activity(round, call)
-    owned = name == "rath.tools.run" and round.queue is not None
+    contract, args, summary = _activity(round, call)
+    owned = contract is RUN_TOOL and round.queue is not None
     try:
-        done: RunToolResult = await workflow.execute_activity(
-            name,
+        done = await contract.execute(
             args,
-            result_type=RunToolResult,
             task_queue=round.queue,
             # Only the owner can run it: bound the wait, so a run whose owner is gone fails
             # instead of waiting forever.
@@ -183,13 +188,11 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
     return done.result
 
 
-def _activity(round: Round, call: ToolCallPlan) -> tuple[str, Any, str]:
+def _activity(round: Round, call: ToolCallPlan) -> tuple[ToolActivity, Any, str]:
     """The activity that runs ``call``, its input, and its summary for the UI."""
     who = f"{round.agent_name} · {call.name} {call.preview}"
     binding = round.catalog.mcp.get(call.name)
     if binding is not None:
-        from rath.activities.mcp import McpCallArgs
-
         args: Any = McpCallArgs(
             server=binding.server,
             assistant=round.assistant,
@@ -197,7 +200,7 @@ def _activity(round: Round, call: ToolCallPlan) -> tuple[str, Any, str]:
             tool_name=binding.tool,
         )
         return (
-            "rath.mcp.call_tool",
+            CALL_MCP_TOOL,
             args,
             f"{round.agent_name} · mcp {binding.server.label()} · {binding.tool} {call.preview}",
         )
@@ -210,7 +213,7 @@ def _activity(round: Round, call: ToolCallPlan) -> tuple[str, Any, str]:
             transcript=round.transcript,
             placement=round.placement,
         )
-        return "rath.tools.custom", args, who
+        return RUN_CUSTOM_TOOL, args, who
     assert round.placement is not None
     args = RunToolArgs(
         agent_name=round.agent_name,
@@ -218,7 +221,7 @@ def _activity(round: Round, call: ToolCallPlan) -> tuple[str, Any, str]:
         assistant=round.assistant,
         call_index=call.index,
     )
-    return "rath.tools.run", args, who
+    return RUN_TOOL, args, who
 
 
 async def _refusal(round: Round, call: ToolCallPlan) -> ChunkRow | None:

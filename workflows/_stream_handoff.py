@@ -1,4 +1,4 @@
-"""Workflow-side steps of streaming: hosting a run's stream through its end and continue-as-new.
+"""Handing a run's stream on, as workflow code: through the run's end and continue-as-new.
 
 A session loop started with ``on_event`` hosts a ``WorkflowStream``
 (``temporalio.contrib.workflow_streams``): the LLM activity publishes model deltas to it by
@@ -14,9 +14,9 @@ in the transcript, and the next run's input must stay well under Temporal's payl
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from temporalio import workflow
 from temporalio.contrib.workflow_streams import WorkflowStream, WorkflowStreamState
 
@@ -26,6 +26,12 @@ CARRY_BYTES = 512_000
 """The most encoded event bytes a stream carries across continue-as-new."""
 
 InputT = TypeVar("InputT", bound=BaseModel)
+_STATE = TypeAdapter(WorkflowStreamState)
+
+
+def restored(state: dict[str, Any] | None) -> WorkflowStreamState | None:
+    """The stream state a run's input carries (``SessionLoopInput.stream_state``), decoded."""
+    return None if state is None else _STATE.validate_python(state)
 
 
 def carried(state: WorkflowStreamState, limit: int = CARRY_BYTES) -> WorkflowStreamState:
@@ -47,7 +53,11 @@ def carried(state: WorkflowStreamState, limit: int = CARRY_BYTES) -> WorkflowStr
 async def continue_as_new_streaming(stream: WorkflowStream, next_input: InputT) -> NoReturn:
     """Hand the stream to the next run: release followers, then continue as new."""
     await stream.continue_as_new(
-        lambda state: [next_input.model_copy(update={"stream_state": carried(state)})]
+        lambda state: [
+            next_input.model_copy(
+                update={"stream_state": _STATE.dump_python(carried(state), mode="json")}
+            )
+        ]
     )
 
 

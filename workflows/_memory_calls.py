@@ -1,4 +1,4 @@
-"""The agent loop's memory steps, as workflow code: inject before the first round, commit after.
+"""The agent loop's memory calls, as workflow code: inject before the first round, commit after.
 
 Both are activities (``rath.memory.inject``, ``rath.memory.commit``) and both are advisory, as
 in OpenRath: if one fails after its retries the run goes on without it, with a warning.
@@ -8,50 +8,33 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pydantic import BaseModel, ConfigDict
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from rath.activities.memory import CommitArgs, InjectArgs, InjectResult
+    from rath.contracts.memory import (
+        COMMIT_MEMORIES,
+        INJECT_MEMORIES,
+        AgentMemory,
+        CommitArgs,
+        CommitResult,
+        InjectArgs,
+    )
     from rath.llm._provider import ProviderSpec
-    from rath.memory import MemorySpec
-    from rath.memory._commit import CommitResult
     from rath.session._table_ref import TableRef
 
 INJECT_TIMEOUT = timedelta(seconds=60)
 COMMIT_TIMEOUT = timedelta(minutes=10)
 
 
-class AgentMemory(BaseModel):
-    """How an agent run uses memory (``Agent(memory=...)``), as workflow input.
-
-    Attributes:
-        spec: Which store.
-        top_k: The most memories injected before the first round.
-        target: Recall only from this scope or URI prefix (``None``: everywhere).
-        commit_on_forward: After the run, extract durable facts from its transcript and store
-            them (one LLM call; skipped for the offline demo model, which cannot).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    spec: MemorySpec
-    top_k: int = 4
-    target: str | None = None
-    commit_on_forward: bool = False
-
-
 async def inject_memories(memory: AgentMemory, agent_name: str, transcript: TableRef) -> TableRef:
     """``transcript`` with the relevant memories it does not hold yet, as marked SYSTEM rows."""
     try:
-        result: InjectResult = await workflow.execute_activity(
-            "rath.memory.inject",
+        result = await INJECT_MEMORIES.execute(
             InjectArgs(
                 memory=memory.spec, transcript=transcript, top_k=memory.top_k, target=memory.target
             ),
-            result_type=InjectResult,
             start_to_close_timeout=INJECT_TIMEOUT,
             heartbeat_timeout=timedelta(seconds=20),
             retry_policy=RetryPolicy(maximum_attempts=3),
@@ -78,8 +61,7 @@ async def commit_memories(
         workflow.logger.warning("commit_on_forward skipped: the offline demo model cannot")
         return None
     try:
-        result: CommitResult = await workflow.execute_activity(
-            "rath.memory.commit",
+        result = await COMMIT_MEMORIES.execute(
             CommitArgs(
                 memory=memory.spec,
                 transcript=transcript,
@@ -87,7 +69,6 @@ async def commit_memories(
                 agent_name=agent_name,
                 session_id=session_id,
             ),
-            result_type=CommitResult,
             start_to_close_timeout=COMMIT_TIMEOUT,
             heartbeat_timeout=timedelta(seconds=30),
             retry_policy=RetryPolicy(

@@ -1,0 +1,148 @@
+"""Typed contracts: an activity's or workflow's name, input type and result type, in one place.
+
+Workflow code calls an activity through its contract (never by a bare string), and the
+activity registers under the contract's name, so the two sides cannot disagree::
+
+    READ_ROWS = ActivityContract("rath.session.read", ReadArgs, ReadResult)
+
+    # workflow side: the result is a ReadResult (typed), decoded as one
+    result = await READ_ROWS.execute(ReadArgs(table=t), start_to_close_timeout=timedelta(60))
+
+    # activity side: registers the method as ``rath.session.read``
+    class SessionActivities:
+        @READ_ROWS.implement
+        async def read(self, args: ReadArgs) -> ReadResult: ...
+
+A :class:`WorkflowContract` does the same for a workflow run as a child
+(:meth:`~WorkflowContract.execute_child`); its class uses ``@workflow.defn(name=C.name)``, and
+a client starts it with ``client.start_workflow(C.name, input, result_type=C.result, ...)``.
+``tests/workflows/test_contracts.py`` checks every contract against its implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Generic, TypedDict, TypeVar, Unpack, overload
+
+from temporalio import activity, workflow
+from temporalio.common import (
+    Priority,
+    RetryPolicy,
+    SearchAttributes,
+    TypedSearchAttributes,
+    WorkflowIDReusePolicy,
+)
+
+I = TypeVar("I")  # noqa: E741 (the input type)
+R = TypeVar("R")
+S = TypeVar("S")
+
+
+class ActivityOptions(TypedDict, total=False):
+    """How one activity call runs (``workflow.execute_activity``'s options; unset: its default)."""
+
+    task_queue: str | None
+    schedule_to_close_timeout: timedelta | None
+    schedule_to_start_timeout: timedelta | None
+    start_to_close_timeout: timedelta | None
+    heartbeat_timeout: timedelta | None
+    retry_policy: RetryPolicy | None
+    cancellation_type: workflow.ActivityCancellationType
+    activity_id: str | None
+    versioning_intent: workflow.VersioningIntent | None
+    summary: str | None
+    priority: Priority
+
+
+class ChildOptions(TypedDict, total=False):
+    """How one child workflow runs (``workflow.start_child_workflow``'s options)."""
+
+    id: str | None
+    task_queue: str | None
+    cancellation_type: workflow.ChildWorkflowCancellationType
+    parent_close_policy: workflow.ParentClosePolicy
+    execution_timeout: timedelta | None
+    run_timeout: timedelta | None
+    task_timeout: timedelta | None
+    id_reuse_policy: WorkflowIDReusePolicy
+    retry_policy: RetryPolicy | None
+    cron_schedule: str
+    memo: Mapping[str, Any] | None
+    search_attributes: SearchAttributes | TypedSearchAttributes | None
+    versioning_intent: workflow.VersioningIntent | None
+    static_summary: str | None
+    static_details: str | None
+    priority: Priority
+
+
+@dataclass(frozen=True)
+class ActivityContract(Generic[I, R]):
+    """An activity both sides agree on: its registered name, its input and its result type.
+
+    Attributes:
+        name: The activity type name (what history records; never change it).
+        input: The type of its single argument.
+        result: The type of its result (the payload is decoded as this).
+    """
+
+    name: str
+    input: type[I]
+    result: type[R]
+
+    async def execute(self, arg: I, **options: Unpack[ActivityOptions]) -> R:
+        """Workflow code: run the activity with ``arg`` and wait for its result.
+
+        Raises:
+            temporalio.exceptions.ActivityError: The activity failed (after its retries).
+        """
+        result: R = await workflow.execute_activity(
+            self.name, arg, result_type=self.result, **options
+        )
+        return result
+
+    @overload
+    def implement(self, fn: Callable[[S, I], Awaitable[R]]) -> Callable[[S, I], Awaitable[R]]: ...
+
+    @overload
+    def implement(self, fn: Callable[[I], Awaitable[R]]) -> Callable[[I], Awaitable[R]]: ...
+
+    def implement(self, fn: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
+        """Decorator: register ``fn`` (a method or a function) as this activity."""
+        return activity.defn(name=self.name)(fn)
+
+
+@dataclass(frozen=True)
+class WorkflowContract(Generic[I, R]):
+    """A workflow both sides agree on: its registered name, its input and its result type.
+
+    Attributes:
+        name: The workflow type name (``@workflow.defn(name=...)`` of its class).
+        input: The type of its run method's single argument.
+        result: The type of its result.
+    """
+
+    name: str
+    input: type[I]
+    result: type[R]
+
+    async def execute_child(self, arg: I, **options: Unpack[ChildOptions]) -> R:
+        """Workflow code: run the workflow as a child and wait for its result.
+
+        Raises:
+            temporalio.exceptions.ChildWorkflowError: The child failed.
+        """
+        result: R = await workflow.execute_child_workflow(
+            self.name, arg, result_type=self.result, **options
+        )
+        return result
+
+    async def start_child(
+        self, arg: I, **options: Unpack[ChildOptions]
+    ) -> workflow.ChildWorkflowHandle[Any, R]:
+        """Workflow code: start the workflow as a child; await the handle for its result."""
+        handle: workflow.ChildWorkflowHandle[Any, R] = await workflow.start_child_workflow(
+            self.name, arg, result_type=self.result, **options
+        )
+        return handle

@@ -1,0 +1,110 @@
+"""An agent run's tools as workflow input and state: what it asks for, and what it resolved.
+
+A run's tools are the built-ins (when its session is placed on a sandbox), the agent's custom
+tools (by name and schema; the worker's registered copy runs) and MCP servers' tools. The
+agent asks for them with a :class:`ToolSet`; the run resolves them once into a
+:class:`ToolCatalog` (``rath.workflows._tool_catalog``) and carries it across continue-as-new.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from rath.tools.mcp._tools import McpToolBinding, McpTools
+
+Decision = Literal["allow", "deny", "ask"]
+
+
+class DescribedTool(Protocol):
+    """What a custom tool object tells a workflow about itself (``FlowToolCall`` does)."""
+
+    name: str
+    description: str | None
+    parameters: Mapping[str, Any]
+    parallel_safe: bool
+
+
+class CustomToolSpec(BaseModel):
+    """A custom tool as a workflow knows it: name and schema (the worker has the code)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str | None = None
+    parameters: dict[str, Any]
+    parallel_safe: bool = False
+
+    @classmethod
+    def of(cls, tool: DescribedTool) -> CustomToolSpec:
+        """The spec of a tool object."""
+        return cls(
+            name=tool.name,
+            description=tool.description,
+            parameters=dict(tool.parameters),
+            parallel_safe=tool.parallel_safe,
+        )
+
+    def to_schema(self) -> dict[str, Any]:
+        """The OpenAI wire tool dict."""
+        function: dict[str, Any] = {"name": self.name, "parameters": self.parameters}
+        if self.description:
+            function["description"] = self.description
+        return {"type": "function", "function": function}
+
+
+class ToolPolicy(BaseModel):
+    """Which tool calls run, which are refused, and which wait for a person (``ask``).
+
+    Attributes:
+        rules: ``(pattern, decision)`` pairs; the first whose ``fnmatch`` pattern matches the
+            tool name decides. Unmatched tools get ``default``.
+        default: The decision for tools no rule matches.
+        timeout_seconds: How long an ``ask`` waits; no answer counts as a denial.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    rules: tuple[tuple[str, Decision], ...] = ()
+    default: Decision = "allow"
+    timeout_seconds: float = 3600.0
+
+    def decide(self, tool: str) -> Decision:
+        """The decision for a call of ``tool``."""
+        for pattern, decision in self.rules:
+            if fnmatch.fnmatchcase(tool, pattern):
+                return decision
+        return self.default
+
+
+class ToolSet(BaseModel):
+    """What an agent asks for beyond the built-ins (``SessionLoopInput.tools``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    custom: tuple[CustomToolSpec, ...] = ()
+    mcp: tuple[McpTools, ...] = ()
+    policy: ToolPolicy | None = None
+
+    def is_empty(self) -> bool:
+        """True when only the built-ins are offered."""
+        return not self.custom and not self.mcp
+
+
+class ToolCatalog(BaseModel):
+    """A run's tools, resolved once and carried across continue-as-new."""
+
+    model_config = ConfigDict(frozen=True)
+
+    builtins: tuple[str, ...] = ()
+    custom: dict[str, CustomToolSpec] = {}
+    mcp: dict[str, McpToolBinding] = {}
+    schemas: str | None = None
+    """Digest of the stored schema list of the custom and MCP tools (``None``: none)."""
+
+    def names(self) -> tuple[str, ...]:
+        """Every tool the model may call, sorted."""
+        return tuple(sorted((*self.builtins, *self.custom, *self.mcp)))

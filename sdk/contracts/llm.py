@@ -1,0 +1,140 @@
+"""The LLM activities' contracts: a completion per loop round, compression, images, embeddings.
+
+Inputs carry references (transcripts as :class:`TableRef`), never the rows; the activities
+(``rath.activities.llm``) read the chunk store and store what they produce.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from rath.contracts._contract import ActivityContract
+from rath.llm._provider import ProviderSpec
+from rath.llm._stream import StreamOptions
+from rath.llm._usage import TokenUsage
+from rath.session._table_ref import TableRef
+
+DEFAULT_IMAGE_PROMPT = "Describe this image."
+"""What :class:`DescribeImageArgs` asks about an image when no prompt is given."""
+
+
+class CompleteArgs(BaseModel):
+    """Input of ``rath.llm.complete``: references only, no transcript bytes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_name: str
+    provider: ProviderSpec
+    system: TableRef
+    transcript: TableRef
+    tool_names: tuple[str, ...]
+    round: int
+    tool_schemas: str | None = None
+    """Digest of the stored schemas of the run's other tools (custom and MCP), if any."""
+    stream: StreamOptions | None = None
+    """Stream the answer and publish its deltas to the run's workflow stream (``on_event``)."""
+
+
+class ToolCallPlan(BaseModel):
+    """What the workflow needs to dispatch one tool call (not its arguments)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    id: str
+    name: str
+    arguments_error: str | None
+    resource_key: tuple[str, ...]
+    preview: str
+
+
+class CompleteResult(BaseModel):
+    """Output of ``rath.llm.complete``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    transcript: str
+    assistant: str
+    tool_calls: tuple[ToolCallPlan, ...]
+    finish_reason: str
+    usage: TokenUsage | None
+    model: str
+    preview: str
+    context_tokens: int = 0
+
+
+class CompressArgs(BaseModel):
+    """Input of ``rath.llm.compress``: references only."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_name: str
+    provider: ProviderSpec
+    system: TableRef
+    transcript: TableRef
+    instruction: str | None = None
+
+
+class CompressResult(BaseModel):
+    """Output of ``rath.llm.compress``: the summary USER row, by digest."""
+
+    model_config = ConfigDict(frozen=True)
+
+    row: str
+    usage: TokenUsage | None
+    preview: str
+
+
+class DescribeImageArgs(BaseModel):
+    """Input of ``rath.llm.describe_image``: one image (bytes or a URL) and a prompt.
+
+    The bytes travel in the activity input, so they are in workflow history: keep them well
+    under Temporal's 2 MB payload limit, or pass ``image_url`` (http(s) or ``data:``) instead.
+    """
+
+    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+
+    provider: ProviderSpec
+    prompt: str = DEFAULT_IMAGE_PROMPT
+    image: bytes | None = None
+    image_url: str | None = None
+    mime: str = "image/png"
+    agent_name: str = "vlm"
+
+
+class DescribeImageResult(BaseModel):
+    """Output of ``rath.llm.describe_image``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    usage: TokenUsage | None
+
+
+class EmbedArgs(BaseModel):
+    """Input of ``rath.llm.embed``: texts to embed with the provider's model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    provider: ProviderSpec
+    texts: tuple[str, ...]
+    query: bool = False
+
+
+class EmbedResult(BaseModel):
+    """Output of ``rath.llm.embed``: one vector per text, in order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str
+    vectors: tuple[tuple[float, ...], ...]
+
+
+COMPLETE = ActivityContract("rath.llm.complete", CompleteArgs, CompleteResult)
+"""One chat completion for a session-loop round (streamed when ``stream`` is set)."""
+COMPRESS = ActivityContract("rath.llm.compress", CompressArgs, CompressResult)
+"""One tool-less completion that replaces a transcript with a single USER summary row."""
+DESCRIBE_IMAGE = ActivityContract("rath.llm.describe_image", DescribeImageArgs, DescribeImageResult)
+"""Ask a vision-capable model about one image."""
+EMBED = ActivityContract("rath.llm.embed", EmbedArgs, EmbedResult)
+"""Embed texts with the provider's embedding model."""

@@ -1,0 +1,149 @@
+"""The memory activities' contracts (remember, recall, inject, commit) and an agent's memory.
+
+Workflows carry a :class:`~rath.memory.MemorySpec`; the worker opens the store it describes.
+Transcripts travel by reference; memories enter history only as short previews and URIs.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from rath.contracts._contract import ActivityContract
+from rath.llm._provider import ProviderSpec
+from rath.memory._models import CommitResult, MemorySpec, RecallMode
+from rath.memory._records import MemoryHit, MemoryRecord
+from rath.session._table_ref import TableRef
+
+
+class AgentMemory(BaseModel):
+    """How an agent run uses memory (``Agent(memory=...)``), as workflow input.
+
+    Attributes:
+        spec: Which store.
+        top_k: The most memories injected before the first round.
+        target: Recall only from this scope or URI prefix (``None``: everywhere).
+        commit_on_forward: After the run, extract durable facts from its transcript and store
+            them (one LLM call; skipped for the offline demo model, which cannot).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    spec: MemorySpec
+    top_k: int = 4
+    target: str | None = None
+    commit_on_forward: bool = False
+
+
+class RememberArgs(BaseModel):
+    """Input of ``rath.memory.remember``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    content: str
+    memory: MemorySpec = MemorySpec()
+    scope: str | None = None
+    """Default: the spec's scope."""
+    category: str | None = None
+    """Default: the spec's category."""
+    key: str | None = None
+    """An idempotency key; by default the activity's own (stable across its retries)."""
+    session_id: str | None = None
+
+
+class RememberResult(BaseModel):
+    """Output of ``rath.memory.remember``: the stored (or already present) record."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record: MemoryRecord
+
+
+class RecallArgs(BaseModel):
+    """Input of ``rath.memory.recall``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    memory: MemorySpec = MemorySpec()
+    top_k: int = 4
+    target: str | None = None
+    """A scope (``user``) or URI prefix (``memory://user/memories/preferences/``); ``None``: all."""
+    mode: RecallMode = "hybrid"
+
+
+class RecallResult(BaseModel):
+    """Output of ``rath.memory.recall``: hits, best first, every score positive."""
+
+    model_config = ConfigDict(frozen=True)
+
+    hits: tuple[MemoryHit, ...]
+
+
+class InjectArgs(BaseModel):
+    """Input of ``rath.memory.inject``: the transcript by reference."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: MemorySpec
+    transcript: TableRef
+    top_k: int = 4
+    target: str | None = None
+    """A scope or URI prefix to recall from (see :class:`RecallArgs`); ``None``: all."""
+    mode: RecallMode = "hybrid"
+
+
+class InjectResult(BaseModel):
+    """Output of ``rath.memory.inject``.
+
+    Attributes:
+        rows: Digests (in the chunk store) of the marked SYSTEM rows to add to the
+            transcript, best first; empty when nothing new is relevant.
+        uris: The injected memories' URIs, in the same order.
+        preview: A one-line summary for the Temporal UI.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    rows: tuple[str, ...] = ()
+    uris: tuple[str, ...] = ()
+    preview: str = "no memories"
+
+
+class CommitArgs(BaseModel):
+    """Input of ``rath.memory.commit``: the transcript by reference, no secrets."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: MemorySpec
+    transcript: TableRef
+    provider: ProviderSpec
+    agent_name: str
+    session_id: str
+    scope: str | None = None
+    """The scope facts are stored in; default: the spec's."""
+
+
+REMEMBER_MEMORY = ActivityContract("rath.memory.remember", RememberArgs, RememberResult)
+"""Store one memory, idempotently."""
+RECALL_MEMORIES = ActivityContract("rath.memory.recall", RecallArgs, RecallResult)
+"""The memories most relevant to a query."""
+INJECT_MEMORIES = ActivityContract("rath.memory.inject", InjectArgs, InjectResult)
+"""Recall memories for a transcript's newest user turn, as marked SYSTEM rows (by digest)."""
+COMMIT_MEMORIES = ActivityContract("rath.memory.commit", CommitArgs, CommitResult)
+"""Extract durable facts from a transcript with one model call, and store them."""
+
+__all__ = [
+    "COMMIT_MEMORIES",
+    "INJECT_MEMORIES",
+    "RECALL_MEMORIES",
+    "REMEMBER_MEMORY",
+    "AgentMemory",
+    "CommitArgs",
+    "CommitResult",
+    "InjectArgs",
+    "InjectResult",
+    "RecallArgs",
+    "RecallResult",
+    "RememberArgs",
+    "RememberResult",
+]

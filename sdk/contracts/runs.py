@@ -1,0 +1,141 @@
+"""The workflows' contracts and inputs: session loop, durable forward, compression, sandbox close.
+
+A parent workflow runs one as a child through its contract
+(``await SESSION_LOOP.execute_child(input, id=...)``); a client starts one with
+``client.start_workflow(SESSION_LOOP.name, input, result_type=SESSION_LOOP.result, ...)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+
+from rath.budget import Budget, Spent
+from rath.contracts._contract import WorkflowContract
+from rath.contracts.budget import BudgetGate
+from rath.contracts.catalog import ToolCatalog, ToolSet
+from rath.contracts.llm import CompressArgs
+from rath.contracts.memory import AgentMemory
+from rath.llm._provider import ProviderSpec
+from rath.llm._stream import StreamOptions
+from rath.llm._usage import TokenUsage
+from rath.sandbox._lease import Lease
+from rath.session._placement import Placement
+from rath.session._session import Session
+from rath.session._table_ref import TableRef
+
+
+class LoopOptions(BaseModel):
+    """How a session loop runs: round limit, activity timeouts and retries."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_tool_rounds: int = 64
+    llm_timeout_seconds: float = 600.0
+    llm_heartbeat_seconds: float = 30.0
+    llm_max_attempts: int = 6
+    llm_retry_base_seconds: float = 1.0
+    tool_timeout_seconds: float = 300.0
+    tool_heartbeat_seconds: float = 30.0
+    tool_max_attempts: int = 5
+    sandbox_owner_wait_seconds: float = 600.0
+    """How long a tool call waits for the worker that owns the session's sandbox to take it;
+    then the run fails, naming that worker's queue (it is gone, or far behind)."""
+    continue_as_new_after_rounds: int | None = None
+    compress_at_tokens: int | None = None
+    compress_instruction: str | None = None
+
+
+class LoopCarry(BaseModel):
+    """State carried across continue-as-new (and exposed by the ``progress`` query)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    transcript: TableRef
+    rounds: int = 0
+    usage: TokenUsage | None = None
+    runs: int = 1
+    compressions: int = 0
+    tool_calls: int = 0
+    catalog: ToolCatalog | None = None
+    placement: Placement | None = None
+    """The session's sandbox once its owner is known (the output carries it)."""
+
+    def spent(self) -> Spent:
+        """Tokens and tool calls used so far (what a budget is checked against)."""
+        tokens = self.usage.total_tokens if self.usage is not None else 0
+        return Spent(tokens=tokens, tool_calls=self.tool_calls)
+
+
+class SessionLoopInput(BaseModel):
+    """Input of ``rath.SessionLoop``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    user: Session
+    agent: Session
+    agent_name: str
+    provider: ProviderSpec
+    output_id: UUID
+    options: LoopOptions = LoopOptions()
+    memory: AgentMemory | None = None
+    budget: BudgetGate | None = None
+    tools: ToolSet | None = None
+    carry: LoopCarry | None = None
+    stream: StreamOptions | None = None
+    """Stream each round's answer to the run's workflow stream (the caller passed on_event)."""
+    stream_state: dict[str, Any] | None = None
+    """The run's workflow stream carried across continue-as-new: its ``WorkflowStreamState``
+    as JSON (``rath.workflows._stream_handoff`` converts; kept as JSON so that contracts never
+    load ``temporalio.client``, which ``temporalio.contrib.workflow_streams`` imports)."""
+
+
+class CompressInput(BaseModel):
+    """Input of ``rath.Compress``: the activity's input and the output's eager shell."""
+
+    model_config = ConfigDict(frozen=True)
+
+    args: CompressArgs
+    output: Session
+
+
+class ModuleSpec(BaseModel):
+    """A ``Workflow`` by reference: ``target`` (``"module:QualName"``) and its JSON arguments."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: str
+    init_args: list[Any] = []
+    init_kwargs: dict[str, Any] = {}
+
+    @property
+    def class_name(self) -> str:
+        """The class's short name, e.g. ``"Squad"``."""
+        return self.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+
+
+class ForwardInput(BaseModel):
+    """Input of ``rath.Forward``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    module: ModuleSpec
+    session: Session
+    output_id: UUID
+    call_args: list[Any] = []
+    call_kwargs: dict[str, Any] = {}
+    search_attributes: bool = True
+    demo_fallback: bool = False
+    budget: Budget | None = None
+
+
+SESSION_LOOP = WorkflowContract("rath.SessionLoop", SessionLoopInput, Session)
+"""One agent pass over a user session: rounds of LLM calls and tool calls; the output session."""
+FORWARD = WorkflowContract("rath.Forward", ForwardInput, Session)
+"""A registered ``rath.flow.Workflow``'s ``forward``, as durable workflow code."""
+COMPRESS_RUN = WorkflowContract("rath.Compress", CompressInput, Session)
+"""One ``rath.llm.compress`` activity, for a compression a client started."""
+CLOSE_SANDBOX_RUN = WorkflowContract("rath.CloseSandbox", Lease, bool)
+"""Close a sandbox no session holds, on the worker that owns it."""

@@ -1,0 +1,82 @@
+"""The tool and sandbox activities' contracts: run a tool call, open and close a sandbox.
+
+A call travels by reference (the assistant row's digest and the call's index); the result row
+is stored and only its digest and a preview come back.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from rath.contracts._contract import ActivityContract
+from rath.sandbox._lease import Lease
+from rath.session._placement import Placement
+from rath.session._table_ref import TableRef
+
+
+class RunToolArgs(BaseModel):
+    """Input of ``rath.tools.run``: a built-in tool call, in the session's sandbox."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_name: str
+    placement: Placement
+    assistant: str
+    call_index: int
+
+
+class RunToolResult(BaseModel):
+    """Output of every tool call (built-in, custom, MCP): the stored tool-result row."""
+
+    model_config = ConfigDict(frozen=True)
+
+    result: str
+    ok: bool
+    preview: str
+
+
+class CustomToolArgs(BaseModel):
+    """Input of ``rath.tools.custom``: the call by reference, and its session."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_name: str
+    tool_name: str
+    assistant: str
+    call_index: int
+    transcript: TableRef
+    placement: Placement | None = None
+
+
+class ClaimArgs(BaseModel):
+    """Input of ``rath.sandbox.claim``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    placement: Placement
+
+
+class ClaimResult(BaseModel):
+    """The task queue of the worker that now owns the sandbox."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+
+
+class CloseArgs(BaseModel):
+    """Input of ``rath.sandbox.close``: the lease of a sandbox no session holds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    lease: Lease
+
+
+RUN_TOOL = ActivityContract("rath.tools.run", RunToolArgs, RunToolResult)
+"""Run one built-in tool call in the session's sandbox."""
+RUN_CUSTOM_TOOL = ActivityContract("rath.tools.custom", CustomToolArgs, RunToolResult)
+"""Run one call of a user tool registered on the worker."""
+CLAIM_SANDBOX = ActivityContract("rath.sandbox.claim", ClaimArgs, ClaimResult)
+"""Open the session's sandbox on the worker that takes the task; it owns the sandbox from then."""
+CLOSE_SANDBOX = ActivityContract("rath.sandbox.close", CloseArgs, bool)
+"""Close a sandbox no session holds (on its owner); whether a workspace was deleted."""

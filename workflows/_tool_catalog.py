@@ -1,0 +1,65 @@
+"""The agent loop's tools, as workflow code: resolving what a run may call, once per run.
+
+A run's tools are the six built-ins (when its session is placed on a sandbox), the agent's
+custom tools (by name and schema; the worker's registered copy runs) and MCP servers' tools
+(listed once per run by ``rath.mcp.list_tools``, kept in the loop's state). Their schemas are
+stored once (``rath.session.put_tools``) so each LLM round carries only a digest. The values
+(:class:`~rath.contracts.ToolSet`, :class:`~rath.contracts.ToolCatalog`) are in
+:mod:`rath.contracts.catalog`.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from rath.contracts.catalog import ToolCatalog, ToolSet
+    from rath.contracts.mcp import LIST_MCP_TOOLS, McpListArgs
+    from rath.contracts.session import PUT_TOOLS, PutToolsArgs
+    from rath.tools.builtins import BUILTIN_TOOLS
+    from rath.tools.mcp._tools import McpToolList, McpTools, bind_mcp_tools
+
+LIST_TIMEOUT = timedelta(seconds=90)
+PUT_TIMEOUT = timedelta(seconds=60)
+
+
+async def resolve_catalog(tools: ToolSet | None, *, placed: bool, agent_name: str) -> ToolCatalog:
+    """List the MCP servers, check names, store the schemas: the run's :class:`ToolCatalog`.
+
+    Raises:
+        ToolNameConflictError: A custom or MCP tool reuses a built-in's or another's name.
+    """
+    builtins = tuple(sorted(BUILTIN_TOOLS)) if placed else ()
+    if tools is None or tools.is_empty():
+        return ToolCatalog(builtins=builtins)
+    custom = {spec.name: spec for spec in tools.custom}
+    listed = [await _list(entry, agent_name) for entry in _distinct_servers(tools.mcp)]
+    mcp = bind_mcp_tools(tools.mcp, listed, reserved=(*BUILTIN_TOOLS, *custom))
+    schemas = [spec.to_schema() for spec in custom.values()]
+    schemas += [binding.to_schema() for binding in mcp.values()]
+    stored = await PUT_TOOLS.execute(
+        PutToolsArgs(schemas=schemas),
+        start_to_close_timeout=PUT_TIMEOUT,
+        summary=f"{agent_name} · {len(schemas)} tool schemas",
+    )
+    return ToolCatalog(builtins=builtins, custom=custom, mcp=mcp, schemas=stored.digest)
+
+
+def _distinct_servers(entries: tuple[McpTools, ...]) -> list[McpTools]:
+    seen: dict[str, McpTools] = {}
+    for entry in entries:
+        seen.setdefault(entry.server.key, entry)
+    return list(seen.values())
+
+
+async def _list(entry: McpTools, agent_name: str) -> McpToolList:
+    return await LIST_MCP_TOOLS.execute(
+        McpListArgs(server=entry.server),
+        start_to_close_timeout=LIST_TIMEOUT,
+        heartbeat_timeout=timedelta(seconds=30),
+        retry_policy=RetryPolicy(maximum_attempts=5, non_retryable_error_types=["ConfigError"]),
+        summary=f"{agent_name} · mcp {entry.server.label()} · list tools",
+    )
