@@ -7,15 +7,14 @@ the directory can rebuild any transcript. Two object shapes exist: a chunk row
 
 The store must be readable by every worker and by clients that read results. With the embedded
 default that is one directory under ``RATH_HOME``; with several worker hosts, mount one shared
-directory and point ``RATH_STORE_DIR`` at it on every host.
+directory and point ``RATH_STORE_DIR`` at it on every host. The bytes live in an
+:class:`~rath.store.objects.ObjectStore`; every read checks the object's sha256.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -24,61 +23,62 @@ from typing import Any
 from rath.errors import StoreError
 from rath.session._chunks import ChunkRow, canonical_json
 from rath.session._table_ref import TableRef
+from rath.store.objects import DirectoryStore, ObjectStore
 
 _NODE_CACHE_SIZE = 256
 _ROW_CACHE_SIZE = 8192
 
 
+def object_key(digest: str) -> str:
+    """The object key of a content digest: ``ab/cdef...``."""
+    return f"{digest[:2]}/{digest[2:]}"
+
+
 class ChunkStore:
-    """A directory of content-addressed objects, with a small in-process read cache.
+    """Content-addressed objects in an object store, with a small in-process read cache.
 
     Args:
-        root: The directory holding the objects (created on first write).
+        objects: Where the bytes live; a path means a directory (created on first write).
     """
 
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
+    def __init__(self, objects: ObjectStore | Path) -> None:
+        self.objects: ObjectStore = (
+            objects if not isinstance(objects, str | Path) else DirectoryStore(Path(objects))
+        )
         self._nodes: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._rows: OrderedDict[str, ChunkRow] = OrderedDict()
         self._cache_lock = threading.Lock()  # activities use the store from worker threads
 
     def __repr__(self) -> str:
-        return f"ChunkStore({str(self.root)!r})"
-
-    def _path(self, digest: str) -> Path:
-        return self.root / digest[:2] / digest[2:]
+        return f"ChunkStore({self.objects.describe()!r})"
 
     def put_bytes(self, data: bytes) -> str:
         """Store ``data`` and return its digest; storing the same bytes twice is a no-op."""
         digest = hashlib.sha256(data).hexdigest()
-        path = self._path(digest)
-        if path.exists():
-            return digest
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        self.objects.put(object_key(digest), data)
         return digest
 
     def get_bytes(self, digest: str) -> bytes:
-        """Read the object named ``digest``.
+        """Read the object named ``digest``, checking that its bytes still have that digest.
 
         Raises:
-            StoreError: The object is missing (the message names the store directory).
+            StoreError: The object is missing or damaged (the message names the store).
         """
+        where = self.objects.describe()
         try:
-            return self._path(digest).read_bytes()
+            data = self.objects.get(object_key(digest))
         except FileNotFoundError:
             raise StoreError(
-                f"chunk store object {digest[:16]}... is missing from {str(self.root)!r}; "
+                f"chunk store object {digest[:16]}... is missing from {where!r}; "
                 "clients and workers must share one store (set RATH_STORE_DIR to a shared "
                 "directory on every host)"
             ) from None
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise StoreError(
+                f"chunk store object {digest[:16]}... in {where!r} is damaged (its bytes no "
+                "longer match their sha256); restore it from a backup of the store"
+            )
+        return data
 
     def put_row(self, row: ChunkRow) -> str:
         """Store one chunk row and return its digest."""

@@ -1,0 +1,119 @@
+"""Where the store's bytes live: a small object-store interface and its directory backend.
+
+Everything Rath keeps outside Temporal (chunks and table nodes, the session catalog, sandbox
+leases) is named by a key such as ``ab/cdef...`` or ``catalog/<id>.json``. An
+:class:`ObjectStore` maps keys to immutable or replaceable blobs; :class:`DirectoryStore` is the
+default (one directory, shared by client and workers). Object-store backends (S3 and
+compatibles) implement the same five calls.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectInfo:
+    """One listed object: its key and when it was last written (epoch seconds)."""
+
+    key: str
+    modified: float
+    size: int
+
+
+class ObjectStore(Protocol):
+    """Blobs by key. Writes are whole-object and atomic; readers never see half an object."""
+
+    def put(self, key: str, data: bytes, *, overwrite: bool = False) -> bool:
+        """Write ``data`` under ``key``; returns False when it exists and ``overwrite`` is off."""
+        ...
+
+    def get(self, key: str) -> bytes:
+        """The bytes under ``key``; raises ``FileNotFoundError`` when there are none."""
+        ...
+
+    def exists(self, key: str) -> bool:
+        """Whether ``key`` holds an object."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Remove ``key`` (a missing key is not an error)."""
+        ...
+
+    def list(self, prefix: str = "") -> Iterator[ObjectInfo]:
+        """Every object whose key starts with ``prefix``, in no particular order."""
+        ...
+
+    def describe(self) -> str:
+        """Where the objects are, for messages (a path or a URL)."""
+        ...
+
+
+class DirectoryStore:
+    """Objects as files under ``root`` (``ab/cdef`` is ``root/ab/cdef``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"DirectoryStore({str(self.root)!r})"
+
+    def describe(self) -> str:
+        """The directory."""
+        return str(self.root)
+
+    def _path(self, key: str) -> Path:
+        return self.root / key
+
+    def put(self, key: str, data: bytes, *, overwrite: bool = False) -> bool:
+        """Write through a temporary file and a rename, so the object appears whole."""
+        path = self._path(key)
+        if not overwrite and path.exists():
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return True
+
+    def get(self, key: str) -> bytes:
+        """Read the file; ``FileNotFoundError`` when it is missing."""
+        return self._path(key).read_bytes()
+
+    def exists(self, key: str) -> bool:
+        """Whether the file exists."""
+        return self._path(key).exists()
+
+    def delete(self, key: str) -> None:
+        """Remove the file, if any."""
+        self._path(key).unlink(missing_ok=True)
+
+    def list(self, prefix: str = "") -> Iterator[ObjectInfo]:
+        """Walk the directory below ``prefix`` (temporary files and lock files left out)."""
+        folder = prefix.rpartition("/")[0]
+        start = self._path(folder) if folder else self.root
+        if not start.is_dir():
+            return
+        for dirpath, _, filenames in os.walk(start):
+            for name in filenames:
+                if name.startswith("."):
+                    continue
+                path = Path(dirpath) / name
+                key = path.relative_to(self.root).as_posix()
+                if not key.startswith(prefix):
+                    continue
+                try:
+                    stat = path.stat()
+                except FileNotFoundError:  # deleted while listing
+                    continue
+                yield ObjectInfo(key, stat.st_mtime, stat.st_size)
