@@ -2,15 +2,22 @@
 
 ``from rath import flow`` for agents and workflows, ``from rath.session import Session`` for
 the values that flow through them. See the README for the embedded default and configuration.
+
+The names below load on first use (PEP 562), so ``import rath.errors`` or ``import
+rath.session`` does not load the Temporal client and runtime.
 """
 
-from rath import errors, flow, llm, session
-from rath._runtime.queries import run_graph
-from rath.approvals import approve, deny, pending_approvals
-from rath.budget import Budget
-from rath.errors import RathError
-from rath.flow import Agent, AgentParam, Provider, Workflow
-from rath.session import Session
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rath import errors, flow, llm, session
+    from rath._runtime.queries import run_graph
+    from rath.approvals import approve, deny, pending_approvals
+    from rath.budget import Budget
+    from rath.errors import RathError
+    from rath.flow import Agent, AgentParam, Provider, Workflow
+    from rath.session import Session
 
 __all__ = [
     "Agent",
@@ -29,3 +36,37 @@ __all__ = [
     "run_graph",
     "session",
 ]
+
+# name -> (module, attribute); attribute None means the module itself.
+_EXPORTS: dict[str, tuple[str, str | None]] = {
+    "errors": ("rath.errors", None),
+    "flow": ("rath.flow", None),
+    "llm": ("rath.llm", None),
+    "session": ("rath.session", None),
+    "run_graph": ("rath._runtime.queries", "run_graph"),
+    "approve": ("rath.approvals", "approve"),
+    "deny": ("rath.approvals", "deny"),
+    "pending_approvals": ("rath.approvals", "pending_approvals"),
+    "Budget": ("rath.budget", "Budget"),
+    "RathError": ("rath.errors", "RathError"),
+    "Agent": ("rath.flow", "Agent"),
+    "AgentParam": ("rath.flow", "AgentParam"),
+    "Provider": ("rath.flow", "Provider"),
+    "Workflow": ("rath.flow", "Workflow"),
+    "Session": ("rath.session", "Session"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'rath' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from temporalio.client import WorkflowFailureError
-
 
 def describe_failure(exc: BaseException) -> str:
-    """The messages of a Temporal failure's cause chain, outermost first."""
+    """The messages of a failure's cause chain, outermost first, repeats dropped.
+
+    Pass a client's ``WorkflowFailureError``'s ``cause``: its own text says nothing.
+    """
     parts: list[str] = []
-    current: BaseException | None = exc.__cause__ if isinstance(exc, WorkflowFailureError) else exc
+    current: BaseException | None = exc
     while current is not None:
         message = str(current) or type(current).__name__
         if not parts or parts[-1] != message:

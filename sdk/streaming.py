@@ -26,6 +26,7 @@ Only loop rounds stream (not compression or memory extraction), and only runs st
 plain Python: inside a durable ``forward`` the callback could not reach the caller.
 """
 
+from rath._runtime.follow import EventCallback, EventFollower, follow_events, stream_events
 from rath.llm._stream import (
     TOPIC,
     FoldedCall,
@@ -35,7 +36,6 @@ from rath.llm._stream import (
     StreamOptions,
 )
 from rath.llm._stream_clients import StreamingChatClient, stream_completion
-from rath.session._events import EventCallback, EventFollower, follow_events, stream_events
 
 __all__ = [
     "TOPIC",

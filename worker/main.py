@@ -19,10 +19,10 @@ from temporalio.client import Client
 from rath._runtime.devserver import ensure_server
 from rath._runtime.workers import rath_workers
 from rath.errors import ConfigError
-from rath.flow._registry import register_workflow_target, registered_targets
 from rath.plugin import RathPlugin
 from rath.settings import Settings
 from rath.tools._custom import TOOLS, register_tool_target
+from rath.workflows._module_registry import register_workflow_target, registered_targets
 
 
 async def run_worker(settings: Settings | None = None) -> None:

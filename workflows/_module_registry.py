@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import threading
 
+from rath._targets import import_option
 from rath.errors import ConfigError
-from rath.flow._spec import class_target, import_option
+from rath.workflows._module_spec import class_target
 
 _classes: dict[str, type] = {}
 _lock = threading.Lock()
@@ -18,9 +19,7 @@ _lock = threading.Lock()
 
 def register_workflow_class(cls: type) -> str:
     """Allow workers in this process to run ``cls.forward``; returns its target name."""
-    from rath.flow._module import Workflow
-
-    if not (isinstance(cls, type) and issubclass(cls, Workflow)):
+    if not (isinstance(cls, type) and getattr(cls, "_rath_workflow", False)):
         raise ConfigError(f"{cls!r} is not a rath.flow.Workflow subclass")
     target = class_target(cls)
     with _lock:

@@ -10,32 +10,19 @@ time, naming the argument.
 
 from __future__ import annotations
 
-import importlib
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-from temporalio import workflow
+from pydantic import BaseModel
 
+from rath._targets import import_target
+from rath.contracts import ModuleSpec
 from rath.errors import ConfigError
 from rath.llm._provider import Provider, ProviderSpec
+from rath.llm.providers import provider_from_spec
+from rath.memory import MemoryStore, memory_spec
 
 Encoder = Any  # a callable Provider -> ProviderSpec (client-side, resolves secrets)
-
-
-class ModuleSpec(BaseModel):
-    """A ``Workflow`` by reference: ``target`` (``"module:QualName"``) and its JSON arguments."""
-
-    model_config = ConfigDict(frozen=True)
-
-    target: str
-    init_args: list[Any] = []
-    init_kwargs: dict[str, Any] = {}
-
-    @property
-    def class_name(self) -> str:
-        """The class's short name, e.g. ``"Squad"``."""
-        return self.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
 
 
 def class_target(cls: type) -> str:
@@ -78,8 +65,6 @@ def encode(value: Any, encode_provider: Encoder, where: str) -> Any:
         return {"$provider": spec.model_dump(mode="json")}
     if isinstance(value, BaseModel):
         return {"$model": class_target(type(value)), "data": value.model_dump(mode="json")}
-    from rath.memory import MemoryStore, memory_spec
-
     if isinstance(value, MemoryStore):  # a store travels as its description (MemorySpec)
         return encode(memory_spec(value), encode_provider, where)
     if isinstance(value, PurePath):
@@ -105,15 +90,11 @@ def decode(value: Any) -> Any:
     if not isinstance(value, dict):
         return value
     if "$provider" in value:
-        from rath._runtime.providers import provider_from_spec
-
         return provider_from_spec(ProviderSpec.model_validate(value["$provider"]))
     if "$model" in value:
         model = import_target(value["$model"])
         return model.model_validate(value["data"])
     if "$path" in value:
-        from pathlib import Path
-
         return Path(value["$path"])
     if "$tuple" in value:
         return tuple(decode(item) for item in value["$tuple"])
@@ -123,27 +104,3 @@ def decode(value: Any) -> Any:
 def decode_call(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     """Decoded positional and keyword arguments."""
     return [decode(value) for value in args], {key: decode(v) for key, v in kwargs.items()}
-
-
-def import_target(target: str) -> Any:
-    """The object named ``"module:QualName"``."""
-    module_name, _, qualname = target.partition(":")
-    with workflow.unsafe.imports_passed_through():
-        obj: Any = importlib.import_module(module_name)
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def import_option(option: str, target: str, shape: str) -> Any:
-    """Import a command-line ``target`` (``"package.module:name"``) for ``option``.
-
-    Raises:
-        ConfigError: Malformed, or not importable; the message names ``option`` and ``shape``.
-    """
-    if ":" not in target:
-        raise ConfigError(f"{option} {target!r}: expected {shape!r}")
-    try:
-        return import_target(target)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"{option} {target!r}: cannot import it ({exc})") from exc

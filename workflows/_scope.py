@@ -1,11 +1,13 @@
 """The workflow-side runtime of a durable ``forward``: what agent calls inside it share.
 
 While a :class:`~rath.workflows.forward.ForwardWorkflow` runs user ``forward`` code, a
-:class:`WorkflowScope` is current (a context variable, so tasks spawned from it inherit it).
-Agent calls schedule child workflows as asyncio tasks in the workflow's deterministic event
-loop and return sessions whose pending result is a :class:`TaskHandle`. The scope records
-every session made (the run's session graph), rolls usage up, and lets the workflow wait for
-every task it spawned before it completes.
+:class:`WorkflowScope` is current (a context variable, so tasks spawned from it inherit it),
+and it is the sessions' host (:class:`~rath.session._session.SessionHost`). Agent calls
+schedule child workflows as asyncio tasks in the workflow's deterministic event loop and
+return sessions whose pending result is a :class:`TaskHandle`; compressions, merges that need
+rows and memory calls are activities run the same way. The scope records every session made
+(the run's session graph), rolls usage up, and lets the workflow wait for every task it
+spawned before it completes.
 """
 
 from __future__ import annotations
@@ -21,21 +23,39 @@ from uuid import UUID
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import ChildWorkflowError
 
+from rath._failures import describe_failure
 from rath.budget import Budget
-from rath.errors import BudgetExceededError, NotReadyError, UserError
+from rath.contracts import (
+    INTERLEAVE,
+    READ_ROWS,
+    SESSION_LOOP,
+    BudgetGate,
+    InterleaveArgs,
+    ReadArgs,
+    exceeded_session,
+)
+from rath.errors import BudgetExceededError, ConfigError, NotReadyError, RunFailedError, UserError
+from rath.llm._provider import Provider
 from rath.llm._usage import TokenUsage, add_usage
+from rath.llm.providers import spec_from_provider
+from rath.session._calls import CompressJob, LoopCall, slug
 from rath.session._chunks import ChunkRow
 from rath.session._lineage import LineageKind
-from rath.session._session import Session
+from rath.session._placement import Placement
+from rath.session._session import Session, hosted_by, merged_usage
 from rath.session._table_ref import TableRef
 from rath.session.graph import GraphNode, SessionGraph
-from rath.workflows._budget_steps import BudgetGate, TreeKeeper
+from rath.workflows._tree_budget import TreeKeeper
+from rath.workflows.compress import compressed, execute_compress
 
 _LOOP = LineageKind.OP_SESSION_LOOP
 SESSION_ID = SearchAttributeKey.for_keyword("RathSessionId")
 ROOT_SESSION_ID = SearchAttributeKey.for_keyword("RathRootSessionId")
 AGENT = SearchAttributeKey.for_keyword("RathAgent")
+READ_TIMEOUT = timedelta(seconds=60)
+INTERLEAVE_TIMEOUT = timedelta(seconds=120)
 
 
 def search_attributes(session_id: UUID, root_id: UUID, agent: str) -> TypedSearchAttributes:
@@ -166,6 +186,141 @@ class WorkflowScope:
                 reason=reason,
             )
 
+    # -- the sessions' host (SessionHost) ------------------------------------------------
+
+    def check_backend(self, backend: str) -> None:
+        """Names are checked where the sandbox opens, on the worker."""
+
+    def load_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
+        """Refused: workflow code does no I/O; ``await`` the session instead."""
+        raise NotReadyError(
+            "this session's rows live in the chunk store, which workflow code cannot read "
+            "(no I/O in workflows); `await` the session in an `async def forward`"
+        )
+
+    async def read_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
+        """Load a stored table's rows through the ``rath.session.read`` activity."""
+        result = await READ_ROWS.execute(
+            ReadArgs(table=table), start_to_close_timeout=READ_TIMEOUT, summary="read session rows"
+        )
+        return result.rows
+
+    def hold(self, session: Session) -> None:
+        """Sandbox holds are the client's; a run's sessions hold nothing."""
+
+    def release(self, placement: Placement, holder: str) -> bool:
+        """Nothing is held in workflow code."""
+        return False
+
+    def interleave(self, out: Session, ours: Session, theirs: Session) -> None:
+        """Run ``rath.session.interleave`` as a task of the run once both are ready."""
+        shell = out.model_copy()
+
+        async def run() -> Session:
+            await ours.ready()
+            await theirs.ready()
+            result = await INTERLEAVE.execute(
+                InterleaveArgs(ours=ours.table, theirs=theirs.table),
+                start_to_close_timeout=INTERLEAVE_TIMEOUT,
+                summary=f"merge · interleave_by_time · session {shell.id.hex[:8]}",
+            )
+            table = TableRef.sealed(result.table)
+            usage = merged_usage(ours, theirs)
+            return shell._settled(table, None, usage, sandbox=ours.sandbox or theirs.sandbox)
+
+        out.attach_pending(self.spawn(f"merge-{out.id.hex[:12]}", run()))
+
+    def compress(
+        self,
+        out: Session,
+        user: Session,
+        agent: Session,
+        *,
+        provider: Provider,
+        instruction: str | None,
+        name: str,
+        inputs: tuple[Session, ...],
+        usage_from: tuple[Session, ...] = (),
+    ) -> None:
+        """Run the compression activity as a task of the run."""
+        self.start_compress(
+            CompressJob(
+                user=user,
+                agent=agent,
+                provider=provider,
+                instruction=instruction,
+                name=slug(name),
+                out=out,
+                inputs=inputs,
+                usage_from=usage_from,
+            )
+        )
+
+    # -- work started by forward code -------------------------------------------------------
+
+    def start_loop(self, call: LoopCall) -> None:
+        """Schedule ``call`` as a child ``rath.SessionLoop``; ``call.out`` becomes its result."""
+        name, run_id, out, user = call.name, call.run_id, call.out, call.user
+        if call.on_event is not None:
+            raise ConfigError(
+                f"agent {name!r}: on_event cannot reach your process from inside a durable "
+                "forward; call module.forward(session) from plain Python instead (each agent "
+                "a top-level run that streams), or follow a run with rath.streaming.follow_events"
+            )
+        spec = spec_from_provider(call.provider, demo_fallback=self.demo_fallback)
+
+        async def run() -> Session:
+            await user.ready()
+            await call.agent.ready()
+            self.refuse_if_over_budget(f"agent {name!r}", user)
+            try:
+                result = await SESSION_LOOP.execute_child(
+                    call.input(spec, self.budget_gate(call.budget)),
+                    id=run_id,
+                    static_summary=call.summary(spec),
+                    search_attributes=self.search_attributes(out.id, name),
+                )
+            except ChildWorkflowError as exc:
+                over = exceeded_session(exc)
+                if over is not None:
+                    message, partial = over
+                    self.child_finished(run_id, partial)
+                    self.record(partial, agent=name, run_id=run_id)
+                    reason = str(dict(partial.lineage_extras).get("budget.exceeded", ""))
+                    raise BudgetExceededError(
+                        message, workflow_id=run_id, session=partial, reason=reason
+                    ) from exc
+                raise RunFailedError(
+                    f"agent {name!r} (run {run_id!r}) failed: {describe_failure(exc.cause or exc)}",
+                    workflow_id=run_id,
+                ) from exc
+            self.child_finished(run_id, result)
+            self.record(result, agent=name, run_id=run_id)
+            return result
+
+        out.attach_pending(self.spawn(run_id, run()))
+        self.record(out, agent=name, run_id=run_id, inputs=(user, call.agent))
+
+    def start_compress(self, job: CompressJob) -> None:
+        """Run the compression activity as a task; ``job.out`` becomes its result."""
+        spec = spec_from_provider(job.provider, demo_fallback=self.demo_fallback)
+
+        async def run() -> Session:
+            await job.user.ready()
+            await job.agent.ready()
+            result = await execute_compress(job.args(spec))
+            self.add_usage(result.usage)
+            return compressed(job.shell(), result)
+
+        job.out.attach_pending(self.spawn(job.run_id, run()))
+        self.record(job.out, agent=job.name, inputs=job.inputs)
+
+    def start_task(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run ``coro`` as a task the run waits for (memory calls return these to ``await``)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.append(task)
+        return task
+
     def graph(self) -> SessionGraph:
         """Every session made so far, in creation order."""
         return SessionGraph(nodes=tuple(self.nodes.values()))
@@ -221,24 +376,7 @@ def entered(scope: WorkflowScope) -> Iterator[WorkflowScope]:
     """Make ``scope`` current for the block (and every task spawned in it)."""
     token = _SCOPE.set(scope)
     try:
-        yield scope
+        with hosted_by(scope):
+            yield scope
     finally:
         _SCOPE.reset(token)
-
-
-READ_TIMEOUT = timedelta(seconds=60)
-
-
-async def read_rows(table: TableRef) -> tuple[ChunkRow, ...]:
-    """Workflow code: load a stored table's rows through the ``rath.session.read`` activity."""
-    from rath.activities.session import ReadArgs, ReadResult
-
-    result = await workflow.execute_activity(
-        "rath.session.read",
-        ReadArgs(table=table),
-        result_type=ReadResult,
-        start_to_close_timeout=READ_TIMEOUT,
-        summary="read session rows",
-    )
-    rows: tuple[ChunkRow, ...] = result.rows
-    return rows

@@ -1,7 +1,7 @@
 """``ForwardWorkflow``: a user's ``Workflow.forward`` running as durable Temporal workflow code.
 
 The worker rebuilds the module from its registered class and recorded constructor arguments,
-then runs ``forward`` with a :class:`~rath._runtime.scope.WorkflowScope` current: each agent
+then runs ``forward`` with a :class:`~rath.workflows._scope.WorkflowScope` current: each agent
 call becomes a child ``rath.SessionLoop`` workflow started as a task, so independent calls
 (forks) run concurrently, and fork/merge are deterministic code over references. On replay
 the same code re-derives the same child ids, so finished agents are never re-run.
@@ -10,49 +10,32 @@ the same code re-derives the same child ids, so finished agents are never re-run
 from __future__ import annotations
 
 import inspect
-from typing import Any
-from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from rath._runtime.scope import WorkflowScope, entered
-    from rath.budget import Budget
+    from rath.contracts import (
+        ASK_SIGNAL,
+        FORWARD,
+        GRANT_SIGNAL,
+        BudgetAsk,
+        BudgetGrant,
+        ForwardInput,
+        budget_exceeded,
+    )
     from rath.errors import BudgetExceededError, UserError
-    from rath.flow._registry import registered_targets, registered_workflow_class
-    from rath.flow._spec import ModuleSpec, decode_call
     from rath.llm._usage import TokenUsage
     from rath.session._lineage import LineageKind
     from rath.session._session import Session
     from rath.session.graph import SessionGraph
-    from rath.workflows._budget_steps import (
-        ASK_SIGNAL,
-        GRANT_SIGNAL,
-        BudgetAsk,
-        BudgetGrant,
-        TreeKeeper,
-        budget_exceeded,
-    )
+    from rath.workflows._module_registry import registered_targets, registered_workflow_class
+    from rath.workflows._module_spec import decode_call
+    from rath.workflows._scope import WorkflowScope, entered
+    from rath.workflows._tree_budget import TreeKeeper
 
 
-class ForwardInput(BaseModel):
-    """Input of :class:`ForwardWorkflow`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    module: ModuleSpec
-    session: Session
-    output_id: UUID
-    call_args: list[Any] = []
-    call_kwargs: dict[str, Any] = {}
-    search_attributes: bool = True
-    demo_fallback: bool = False
-    budget: Budget | None = None
-
-
-@workflow.defn(name="rath.Forward")
+@workflow.defn(name=FORWARD.name)
 class ForwardWorkflow:
     """Runs one ``forward`` of a registered ``rath.flow.Workflow`` class."""
 

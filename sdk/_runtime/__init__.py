@@ -1,1 +1,9 @@
-"""Private runtime: embedded server, background client loop."""
+"""The client runtime: connecting, the embedded server, launching and following runs, workers.
+
+Loading it makes its :class:`~rath._runtime.client_host.ClientHost` the host of the sessions
+made in this process.
+"""
+
+from rath._runtime.client_host import install
+
+install()

@@ -26,9 +26,11 @@ from temporalio.client import Client, WorkflowQueryFailedError, WorkflowUpdateFa
 from temporalio.contrib.workflow_streams import WorkflowStreamClient
 from temporalio.service import RPCError, RPCStatusCode
 
+from rath._runtime.runtime import get_runtime
 from rath.errors import ConfigError
 from rath.llm._stream import TOPIC, RathLLMStreamDelta
-from rath.session._session import PendingResult, Session
+from rath.session._deferred import PendingResult
+from rath.session._session import Session
 
 EventCallback = Callable[[RathLLMStreamDelta], None]
 """What ``on_event`` receives: one event at a time, in order."""
@@ -192,8 +194,6 @@ def follow_events(
     Raises:
         ConfigError: ``run`` is a session that no run produced.
     """
-    from rath._runtime.runtime import get_runtime
-
     run_id = run if isinstance(run, str) else run.run_id
     if run_id is None:
         raise ConfigError("this session was not produced by a run, so it has no events")
@@ -210,7 +210,9 @@ def follow_events(
 class FollowedRun:
     """A lazy run whose result is ready only once its events were delivered to ``on_event``."""
 
-    def __init__(self, run: PendingResult, follower: concurrent.futures.Future[None]) -> None:
+    def __init__(
+        self, run: PendingResult[Session], follower: concurrent.futures.Future[None]
+    ) -> None:
         self._run = run
         self._follower = follower
 
@@ -266,8 +268,6 @@ def follow_started_run(
     polled, and a run that fails before it exists is not followed at all. ``out`` becomes
     ready only once the events were delivered.
     """
-    from rath._runtime.runtime import get_runtime
-
     run = out._pending
     if run is None or out.run_id is None:
         return

@@ -15,24 +15,18 @@ import concurrent.futures.thread  # its exit hook must be registered before ours
 import contextlib
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar, cast
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
-from temporalio.client import Client, WorkflowFailureError
-from temporalio.common import TypedSearchAttributes
+from temporalio.client import Client
 from temporalio.worker import Worker
 
 from rath._runtime.devserver import ensure_server
-from rath._runtime.failures import describe_failure
 from rath._runtime.workers import rath_workers
-from rath.errors import BudgetExceededError, RunFailedError
 from rath.plugin import RathPlugin
 from rath.settings import Settings
-from rath.workflows._budget_steps import exceeded_session
 
 T = TypeVar("T")
-BudgetCallback = Callable[[Any, Any], None]
-"""OpenRath's ``on_budget_exceeded(session, usage)``."""
 _SHUTDOWN_TIMEOUT = 10.0
 
 
@@ -67,7 +61,7 @@ class Runtime:
             info = await asyncio.to_thread(ensure_server, settings.home)
             address = info.address
             verb = "started" if info.started else "using"
-            _notice(f"{verb} embedded Temporal at {address} (Web UI: {info.ui_url})")
+            notice(f"{verb} embedded Temporal at {address} (Web UI: {info.ui_url})")
         client = await Client.connect(
             address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
         )
@@ -132,139 +126,7 @@ else:  # pragma: no cover - CPython always has it
     atexit.register(shutdown_runtime)
 
 
-class RunHandle:
-    """The pending result of one durable run (implements the session's ``PendingResult``)."""
-
-    def __init__(self, run_id: str, future: concurrent.futures.Future[Any]) -> None:
-        self._run_id = run_id
-        self._future = future
-
-    @property
-    def run_id(self) -> str:
-        """The workflow id."""
-        return self._run_id
-
-    def done(self) -> bool:
-        """True once the run has finished."""
-        return self._future.done()
-
-    def result(self) -> Any:
-        """Wait for the run; failures become :class:`RunFailedError` naming the workflow id."""
-        return self._future.result()
-
-    async def wait(self) -> None:
-        """Await the run from asyncio code without blocking the loop.
-
-        Cancelling the caller (``asyncio.wait_for(out.ready(), 5)`` timing out) stops this
-        wait only; the run and its other waiters go on.
-        """
-        await asyncio.shield(asyncio.wrap_future(self._future))
-
-
-async def run_workflow(
-    runtime: Runtime,
-    *,
-    workflow: str,
-    workflow_id: str,
-    make_input: Callable[[], Any],
-    result_type: type[T],
-    wait_for: tuple[Callable[[], Awaitable[None]], ...] = (),
-    static_summary: str | None = None,
-    search_attributes: TypedSearchAttributes | None = None,
-    on_budget_exceeded: BudgetCallback | None = None,
-    on_started: Callable[[], None] | None = None,
-) -> T:
-    """Start a workflow once its inputs are ready, and wait for its result.
-
-    ``on_started`` is called once the server accepted the start (the run exists).
-
-    A run that ended over budget raises :class:`BudgetExceededError` with the transcript so
-    far, unless ``on_budget_exceeded`` is given: it is called with that session and its
-    usage (OpenRath's callback), and the session becomes the result unless it raises.
-    """
-    for ready in wait_for:
-        await ready()
-    client = await runtime.client()
-    handle = await client.start_workflow(
-        workflow,
-        make_input(),
-        id=workflow_id,
-        task_queue=runtime.settings.task_queue,
-        result_type=result_type,
-        static_summary=static_summary,
-        search_attributes=search_attributes,
-    )
-    if on_started is not None:
-        on_started()
-    try:
-        result: T = await handle.result()
-        return result
-    except WorkflowFailureError as exc:
-        over = exceeded_session(exc)
-        if over is None:
-            raise RunFailedError(
-                f"run {workflow_id!r} failed: {describe_failure(exc)}", workflow_id=workflow_id
-            ) from exc
-        message, partial = over
-        if on_budget_exceeded is not None:
-            on_budget_exceeded(partial, partial.usage)
-            return cast(T, partial)
-        reason = str(dict(partial.lineage_extras).get("budget.exceeded", ""))
-        raise BudgetExceededError(
-            f"run {workflow_id!r}: {message}",
-            workflow_id=workflow_id,
-            session=partial,
-            reason=reason,
-        ) from None
-
-
-def _notice(message: str) -> None:
+def notice(message: str) -> None:
+    """One line for the user on stderr, prefixed ``rath:``."""
     sys.stderr.write(f"rath: {message}\n")
     sys.stderr.flush()
-
-
-def start_lazy_run(
-    out: Any,
-    *,
-    workflow: str,
-    run_id: str,
-    agent: str,
-    inputs: tuple[Any, ...],
-    make_input: Callable[[], Any],
-    static_summary: str,
-    settings: Settings,
-    on_budget_exceeded: BudgetCallback | None = None,
-    on_started: Callable[[], None] | None = None,
-) -> None:
-    """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
-
-    Shared by every client-side entry point (agent loop, durable forward, compression):
-    the run is tagged with search attributes (when enabled) and ``out`` is recorded in the
-    client's lineage journal.
-    """
-    from rath._runtime.sandboxes import hold
-    from rath._runtime.scope import search_attributes
-    from rath.session._session import Session
-    from rath.session.graph import record_session
-
-    runtime = get_runtime(settings)
-    waits = tuple(s.ready for s in inputs if s.pending)
-    future = runtime.submit(
-        run_workflow(
-            runtime,
-            workflow=workflow,
-            workflow_id=run_id,
-            make_input=make_input,
-            result_type=Session,
-            wait_for=waits,
-            static_summary=static_summary,
-            search_attributes=(
-                search_attributes(out.id, out.id, agent) if settings.search_attributes else None
-            ),
-            on_budget_exceeded=on_budget_exceeded,
-            on_started=on_started,
-        )
-    )
-    out.attach_pending(RunHandle(run_id, future))
-    record_session(out, agent=agent, inputs=inputs)
-    hold(out)

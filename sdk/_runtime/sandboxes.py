@@ -5,13 +5,13 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import uuid
-from typing import TYPE_CHECKING
 
+from rath._runtime.runtime import get_runtime
+from rath.contracts.runs import CLOSE_SANDBOX_RUN
 from rath.sandbox._leases import Lease, LeaseRegistry
+from rath.session._placement import Placement
+from rath.session._session import Session
 from rath.settings import Settings
-
-if TYPE_CHECKING:
-    from rath.session._session import Placement, Session
 
 CLOSE_TIMEOUT = 30.0
 """Seconds a release waits for the owner to close the sandbox before going on (it still will)."""
@@ -48,8 +48,6 @@ def release(placement: Placement, holder: str) -> bool:
 
 
 def _close(lease: Lease) -> None:
-    from rath._runtime.runtime import get_runtime
-
     runtime = get_runtime()
 
     started: concurrent.futures.Future[None] = concurrent.futures.Future()
@@ -57,8 +55,9 @@ def _close(lease: Lease) -> None:
     async def run() -> None:
         client = await runtime.client()
         handle = await client.start_workflow(
-            "rath.CloseSandbox",
+            CLOSE_SANDBOX_RUN.name,
             lease,
+            result_type=CLOSE_SANDBOX_RUN.result,
             id=f"rath-close-{lease.sandbox_id.hex[:12]}-{uuid.uuid4().hex[:6]}",
             task_queue=runtime.settings.task_queue,
         )

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rath.budget import Budget
+from rath.contracts import AgentMemory
 from rath.errors import ConfigError
 from rath.flow._agent_memory import AgentMemoryMethods
 from rath.flow._module import Workflow
 from rath.flow._param import AgentParam
 from rath.llm._provider import Provider
+from rath.llm._stream import RathLLMStreamDelta
 from rath.session._loop import run_session_loop
 from rath.session._session import Session
-
-if TYPE_CHECKING:
-    from rath.llm._stream import RathLLMStreamDelta
-    from rath.workflows._memory_steps import AgentMemory
 
 
 class Agent(AgentMemoryMethods, Workflow):
@@ -64,6 +62,7 @@ class Agent(AgentMemoryMethods, Workflow):
     """
 
     _runs_itself = True
+    _is_agent = True
 
     def __init__(
         self,
@@ -140,8 +139,6 @@ class Agent(AgentMemoryMethods, Workflow):
         )
 
     def _agent_memory(self) -> AgentMemory | None:
-        from rath.workflows._memory_steps import AgentMemory
-
         if self._memory_spec is None:
             return None
         return AgentMemory(

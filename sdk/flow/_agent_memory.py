@@ -2,17 +2,38 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine
 from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
 
+from rath.contracts import (
+    COMMIT_MEMORIES,
+    RECALL_MEMORIES,
+    REMEMBER_MEMORY,
+    CommitArgs,
+    RecallArgs,
+    RememberArgs,
+)
 from rath.errors import ConfigError
 from rath.flow._param import AgentParam
-from rath.memory import MemorySpec, MemoryStore, memory_spec
+from rath.llm.providers import spec_from_provider
+from rath.memory import (
+    CommitResult,
+    MemoryHit,
+    MemoryRecord,
+    MemorySpec,
+    MemoryStore,
+    commit,
+    memory_spec,
+    recall,
+    remember,
+)
 from rath.session._session import Session
+from rath.workflows._scope import current_scope
+
+_CALL_TIMEOUT = timedelta(seconds=60)
+_COMMIT_TIMEOUT = timedelta(minutes=10)
 
 
 class AgentMemoryMethods:
@@ -44,12 +65,8 @@ class AgentMemoryMethods:
         """
         spec = self._require_memory()
         if workflow.in_workflow():
-            from rath.activities.memory import RememberArgs
-
             args = RememberArgs(content=content, memory=spec, **fields)
-            return _in_forward(_remembered(args))
-        from rath.memory import remember
-
+            return current_scope().start_task(_remembered(args))
         return remember(self._memory_store or spec, content, **fields)
 
     def recall_memory(self, query: str, *, top_k: int = 4, target: str | None = None) -> Any:
@@ -60,12 +77,8 @@ class AgentMemoryMethods:
         """
         spec = self._require_memory()
         if workflow.in_workflow():
-            from rath.activities.memory import RecallArgs
-
             args = RecallArgs(query=query, memory=spec, top_k=top_k, target=target)
-            return _in_forward(_recalled(args))
-        from rath.memory import recall
-
+            return current_scope().start_task(_recalled(args))
         return recall(self._memory_store or spec, query, top_k=top_k, target=target)
 
     def commit_memory(self, session: Session) -> Any:
@@ -76,9 +89,7 @@ class AgentMemoryMethods:
         """
         spec = self._require_memory()
         if workflow.in_workflow():
-            return _in_forward(_committed(self, spec, session))
-        from rath.memory import commit
-
+            return current_scope().start_task(_committed(self, spec, session))
         rows = session.chunk_table.rows
         store = self._memory_store or spec
         return commit(store, rows, self.agent.provider, session_id=str(session.id))
@@ -92,48 +103,21 @@ class AgentMemoryMethods:
         return self._memory_spec
 
 
-def _in_forward(coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-    """Run ``coro`` as a task of the durable forward (the run waits for it)."""
-    from rath._runtime.scope import current_scope
-
-    scope = current_scope()
-    task = asyncio.get_running_loop().create_task(coro)
-    scope.tasks.append(task)
-    return task
-
-
-async def _activity(
-    name: str, args: Any, result_type: type[Any], summary: str, timeout: float = 60.0
-) -> Any:
-    return await workflow.execute_activity(
-        name,
-        args,
-        result_type=result_type,
-        start_to_close_timeout=timedelta(seconds=timeout),
-        summary=summary,
+async def _remembered(args: RememberArgs) -> MemoryRecord:
+    result = await REMEMBER_MEMORY.execute(
+        args, start_to_close_timeout=_CALL_TIMEOUT, summary="remember memory"
     )
-
-
-async def _remembered(args: Any) -> Any:
-    from rath.activities.memory import RememberResult
-
-    result = await _activity("rath.memory.remember", args, RememberResult, "remember memory")
     return result.record
 
 
-async def _recalled(args: Any) -> Any:
-    from rath.activities.memory import RecallResult
-
-    result = await _activity("rath.memory.recall", args, RecallResult, "recall memories")
+async def _recalled(args: RecallArgs) -> list[MemoryHit]:
+    result = await RECALL_MEMORIES.execute(
+        args, start_to_close_timeout=_CALL_TIMEOUT, summary="recall memories"
+    )
     return list(result.hits)
 
 
-async def _committed(owner: AgentMemoryMethods, spec: MemorySpec, session: Session) -> Any:
-    from rath._runtime.providers import spec_from_provider
-    from rath._runtime.scope import current_scope
-    from rath.activities.memory import CommitArgs
-    from rath.memory import CommitResult
-
+async def _committed(owner: AgentMemoryMethods, spec: MemorySpec, session: Session) -> CommitResult:
     await session.ready()
     provider = spec_from_provider(owner.agent.provider, demo_fallback=current_scope().demo_fallback)
     args = CommitArgs(
@@ -143,4 +127,6 @@ async def _committed(owner: AgentMemoryMethods, spec: MemorySpec, session: Sessi
         agent_name=getattr(owner, "name", "agent"),
         session_id=str(session.id),
     )
-    return await _activity("rath.memory.commit", args, CommitResult, "commit memories", 600.0)
+    return await COMMIT_MEMORIES.execute(
+        args, start_to_close_timeout=_COMMIT_TIMEOUT, summary="commit memories"
+    )

@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 from rath._ids import new_id
-from rath.flow._registry import register_workflow_class
-from rath.flow._spec import encode, module_spec
+from rath._runtime.launch import start_lazy_run
+from rath.budget import Budget
+from rath.contracts import FORWARD, ForwardInput
+from rath.llm.providers import provider_spec
+from rath.session._calls import run_id_for, slug
 from rath.session._lineage import LineageKind
-from rath.session._loop import slug
 from rath.session._session import Session
+from rath.settings import Settings
+from rath.workflows._module_registry import register_workflow_class
+from rath.workflows._module_spec import encode, module_spec
 
-if TYPE_CHECKING:
-    from rath.flow._module import Workflow
+
+class Forwardable(Protocol):
+    """What starting a durable forward needs of a ``Workflow`` module."""
+
+    _budget: Budget | None
+
+    def named_workflows(self, prefix: str = "") -> Iterator[tuple[str, Any]]:
+        """This module and every descendant."""
+        ...
 
 
-def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -> Session:
+def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any) -> Session:
     """Start ``module.forward(session, ...)`` as a ``rath.Forward`` run; returns a lazy session.
 
     The output session's id is known at once; its parents are the input and, once the run
@@ -26,12 +39,6 @@ def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -
     Raises:
         ConfigError: A constructor or call argument cannot be sent to a worker.
     """
-    from rath._runtime.providers import provider_spec
-    from rath._runtime.runtime import start_lazy_run
-    from rath.flow._agent import Agent
-    from rath.settings import Settings
-    from rath.workflows.forward import ForwardInput
-
     settings = Settings.from_env()
     name = type(module).__name__
 
@@ -55,8 +62,7 @@ def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -
         lineage_operator=f"{name}.forward",
         sandbox=session.sandbox,
     )
-    run_id = f"rath-{slug(name)}-{out.id.hex[:12]}"
-    agents = [m.name for _, m in module.named_workflows() if isinstance(m, Agent)]
+    agents = [m.name for _, m in module.named_workflows() if getattr(m, "_is_agent", False)]
 
     def make_input() -> ForwardInput:
         return ForwardInput(
@@ -72,8 +78,8 @@ def run_forward(module: Workflow, session: Session, *args: Any, **kwargs: Any) -
 
     start_lazy_run(
         out,
-        workflow="rath.Forward",
-        run_id=run_id,
+        workflow=FORWARD.name,
+        run_id=run_id_for(slug(name), out),
         agent=name,
         inputs=(session,),
         make_input=make_input,

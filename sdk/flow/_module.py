@@ -10,17 +10,16 @@ settings.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from temporalio import workflow
 
+from rath.budget import Budget
+from rath.flow._durable import run_forward
 from rath.flow._param import AgentParam
 from rath.session._chunks import ChunkRow
 from rath.session._session import Session
 from rath.session._table_ref import TableRef
-
-if TYPE_CHECKING:
-    from rath.budget import Budget
 
 _STATE_PROVIDER_FIELDS = ("model", "base_url", "api_key_env", "provider_kind")
 
@@ -45,6 +44,8 @@ class Workflow:
     #: True for modules whose call starts its own durable run (``Agent``, ``Compressor``):
     #: calling them never wraps them in a durable ``forward``.
     _runs_itself: ClassVar[bool] = False
+    _rath_workflow: ClassVar[bool] = True  # what the worker registry accepts
+    _is_agent: ClassVar[bool] = False  # listed in a forward's summary
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         # Recorded so a worker can rebuild this module for a durable forward (see _spec.py).
@@ -66,8 +67,6 @@ class Workflow:
         status; reading its output raises :class:`~rath.errors.BudgetExceededError` with the
         transcript so far. Returns ``self``.
         """
-        from rath.budget import Budget
-
         object.__setattr__(self, "_budget", budget or Budget(**limits))
         return self
 
@@ -116,13 +115,11 @@ class Workflow:
         ``forward``: every agent call inside is a child workflow, and a crash anywhere resumes
         without re-running finished agents. The module is rebuilt on the worker from its
         class (registered with the worker) and constructor arguments (plain data, see
-        :mod:`rath.flow._spec`). Inside workflow code (a parent's ``forward``) it just calls
-        ``forward``. To orchestrate from the client instead, call ``forward`` directly.
+        :mod:`rath.workflows._module_spec`). Inside workflow code (a parent's ``forward``) it
+        just calls ``forward``. To orchestrate from the client instead, call ``forward`` directly.
         """
         if self._runs_itself or workflow.in_workflow():
             return self.forward(session, *args, **kwargs)
-        from rath.flow._durable import run_forward
-
         return run_forward(self, session, *args, **kwargs)
 
     # -- walking --------------------------------------------------------------------------

@@ -1,4 +1,11 @@
-"""Sessions: the values that flow through agents (transcript, lineage, placement, usage)."""
+"""Sessions: the values that flow through agents (transcript, lineage, placement, usage).
+
+Importing this package loads values only (no Temporal client): ``run_session_loop`` and
+``run_session_compress``, which start work, load the runtime when first used.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from rath.session._chunks import (
     ChunkKind,
@@ -11,12 +18,12 @@ from rath.session._chunks import (
     tool_feedback_chunk,
     user_text_chunk,
 )
-from rath.session._compress import run_session_compress
+from rath.session._default_host import DefaultHost
 from rath.session._diff import SessionDiff
 from rath.session._lineage import LineageKind
-from rath.session._loop import run_session_loop
-from rath.session._merge import MergePolicy, Summarize, interleave_by_time
-from rath.session._session import Placement, Session
+from rath.session._merge import Summarize, interleave_by_time
+from rath.session._placement import Placement
+from rath.session._session import MergePolicy, Session, set_process_host
 from rath.session._table_ref import TableRef
 from rath.session.graph import (
     GraphNode,
@@ -30,6 +37,10 @@ from rath.session.graph import (
     lineage_journal_tracking,
     validate_acyclic,
 )
+
+if TYPE_CHECKING:
+    from rath.session._compress import run_session_compress
+    from rath.session._loop import run_session_loop
 
 __all__ = [
     "ChunkKind",
@@ -62,3 +73,22 @@ __all__ = [
     "user_text_chunk",
     "validate_acyclic",
 ]
+
+# The operations that start work live on the API floor and load the runtime: resolved on first
+# use (PEP 562), so values stay cheap to import.
+_STARTERS = {
+    "run_session_loop": "rath.session._loop",
+    "run_session_compress": "rath.session._compress",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _STARTERS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rath.session' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+set_process_host(DefaultHost())

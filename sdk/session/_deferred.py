@@ -1,26 +1,66 @@
-"""Lazy results of session operations on lazy sessions (fork, detach, merge).
+"""Pending results: what stands behind a lazy session until its run (or operation) finishes.
 
-``plan.fork()`` on a session whose run has not finished returns at once: the new session's id
-and lineage are known, its rows once ``plan``'s are. The same object works client-side and in
-workflow code, because it only asks its sources whether they are done.
+A lazy session holds a :class:`PendingResult`: a client-side run handle, a workflow task, or a
+:class:`Deferred` operation (``fork``, ``detach``, ``merge`` of a lazy session). ``Deferred``
+only asks its sources whether they are done, so the same object works client-side and in
+workflow code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from rath.session._session import Session
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 
-class Deferred:
-    """The pending result of an operation over ``sources`` (a ``PendingResult``)."""
+class PendingResult(Protocol[T_co]):
+    """The in-flight run behind a lazy session."""
 
-    def __init__(self, sources: tuple[Session, ...], compute: Callable[[], Session]) -> None:
+    @property
+    def run_id(self) -> str:
+        """The Temporal workflow id of the run (shown in errors and repr)."""
+        ...
+
+    def done(self) -> bool:
+        """True once the run has finished (successfully or not)."""
+        ...
+
+    def result(self) -> T_co:
+        """Wait for the run and return its output session, or raise its error."""
+        ...
+
+
+class Source(Protocol):
+    """What a :class:`Deferred` needs of the sessions it waits for."""
+
+    @property
+    def pending(self) -> bool:
+        """True while the source is unfinished."""
+        ...
+
+    @property
+    def run_id(self) -> str | None:
+        """The run that produced the source, if any."""
+        ...
+
+    def synchronize(self) -> object:
+        """Wait for the source."""
+        ...
+
+    async def ready(self) -> object:
+        """Await the source without blocking an event loop."""
+        ...
+
+
+class Deferred(PendingResult[T]):
+    """The pending result of an operation over ``sources``."""
+
+    def __init__(self, sources: tuple[Source, ...], compute: Callable[[], T]) -> None:
         self._sources = sources
         self._compute = compute
-        self._result: Session | None = None
+        self._result: T | None = None
 
     @property
     def run_id(self) -> str:
@@ -34,7 +74,7 @@ class Deferred:
         """True once every source is ready."""
         return not any(source.pending for source in self._sources)
 
-    def result(self) -> Session:
+    def result(self) -> T:
         """Wait for the sources, then compute (once)."""
         if self._result is None:
             for source in self._sources:

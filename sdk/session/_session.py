@@ -5,13 +5,20 @@ lineage, a sandbox placement and token usage. It serialises through Temporal's p
 converter in O(1) bytes however long the transcript is. A session returned by an agent call is
 *lazy*: its id and lineage are known at once, its rows and usage once the run finishes; reading
 them waits (see :meth:`Session.synchronize`).
+
+What a session needs from whoever runs it (reading stored rows, recording lineage, holding a
+sandbox, merges that call a model or read rows) it asks its :class:`SessionHost`: Rath's client
+runtime in plain Python, the run's scope in workflow code. The host is a context variable
+installed from above, so this module, on the lowest floor, imports nothing that runs work.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Literal, Protocol
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -19,8 +26,9 @@ from temporalio import workflow
 
 from rath._ids import new_id
 from rath.errors import ConfigError, NotReadyError, RunError
-from rath.llm._usage import TokenUsage
-from rath.sandbox import SandboxSpec, check_backend_name
+from rath.llm._provider import Provider
+from rath.llm._usage import TokenUsage, add_usage
+from rath.sandbox._spec import SandboxSpec
 from rath.session._chunks import (
     ChunkKind,
     ChunkRow,
@@ -29,60 +37,15 @@ from rath.session._chunks import (
     system_text_chunk,
     user_text_chunk,
 )
-from rath.session._deferred import Deferred
+from rath.session._deferred import Deferred, PendingResult
 from rath.session._diff import SessionDiff
 from rath.session._lineage import LineageKind
+from rath.session._merge import MERGE_SUMMARY_PROMPT, Summarize, policy_name
+from rath.session._placement import Placement
 from rath.session._table_ref import TableRef
-
-if TYPE_CHECKING:
-    from rath.session._merge import MergePolicy
-
 
 _PREVIEW_HEAD = 4
 _PREVIEW_TAIL = 4
-
-
-class Placement(BaseModel):
-    """Where a session's tools run: a sandbox backend, its spec, and a stable sandbox id.
-
-    The id names the workspace when the spec gives no ``working_dir``, so every session derived
-    from this one (loop outputs, forks) shares one workspace. ``owner`` is the task queue of
-    the worker that opened the sandbox (set by the first tool call): every later tool call of
-    every session on this sandbox runs there.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    spec: SandboxSpec
-    sandbox_id: UUID
-    owner: str | None = None
-
-    @property
-    def backend(self) -> str:
-        """The backend name, e.g. ``"local"``."""
-        return self.spec.backend
-
-    def describe(self) -> str:
-        """``backend:working_dir`` (or ``backend:#<id>`` for an allocated workspace)."""
-        where = self.spec.working_dir or f"#{self.sandbox_id.hex[:8]}"
-        return f"{self.backend}:{where}"
-
-
-class PendingResult(Protocol):
-    """The in-flight run behind a lazy session."""
-
-    @property
-    def run_id(self) -> str:
-        """The Temporal workflow id of the run (shown in errors and repr)."""
-        ...
-
-    def done(self) -> bool:
-        """True once the run has finished (successfully or not)."""
-        ...
-
-    def result(self) -> Session:
-        """Wait for the run and return its output session, or raise its error."""
-        ...
 
 
 class Session(BaseModel):
@@ -99,7 +62,7 @@ class Session(BaseModel):
     sandbox: Placement | None = None
     usage: TokenUsage | None = None
 
-    _pending: PendingResult | None = PrivateAttr(default=None)
+    _pending: PendingResult[Session] | None = PrivateAttr(default=None)
     _rows: tuple[ChunkRow, ...] | None = PrivateAttr(default=None)
     _run_id: str | None = PrivateAttr(default=None)
 
@@ -153,7 +116,7 @@ class Session(BaseModel):
         """The workflow id of the run that produced this session, if it is a run's result."""
         return self._run_id
 
-    def attach_pending(self, pending: PendingResult) -> None:
+    def attach_pending(self, pending: PendingResult[Session]) -> None:
         """Make this session the lazy result of ``pending`` (used by the runtime)."""
         self._pending = pending
         # A derived session (fork/merge of a lazy one) was not produced by that run.
@@ -205,9 +168,7 @@ class Session(BaseModel):
     async def _await(self) -> Session:
         await self.ready()
         if workflow.in_workflow() and self._rows is None and self.table.inline_rows() is None:
-            from rath._runtime.scope import read_rows
-
-            self._rows = await read_rows(self.table)
+            self._rows = await current_host().read_rows(self.table)
         return self
 
     # -- content --------------------------------------------------------------------------
@@ -217,7 +178,8 @@ class Session(BaseModel):
         """The transcript rows (waits for a lazy session)."""
         self.synchronize()
         if self._rows is None:
-            self._rows = _load_rows(self.table)
+            inline = self.table.inline_rows()
+            self._rows = inline if inline is not None else current_host().load_rows(self.table)
         return ChunkTable(rows=self._rows)
 
     @property
@@ -230,17 +192,21 @@ class Session(BaseModel):
 
     def _derive(self, **fields: Any) -> Session:
         out = Session(sandbox=self.sandbox, **fields)
-        if self.pending:
-            out.attach_pending(
-                Deferred(
-                    (self,), lambda: out._settled(self.table, self._rows, sandbox=self.sandbox)
-                )
-            )
-        else:
-            self.synchronize()
-            out.table, out._rows = self.table, self._rows
-        _record(out, inputs=(self,))
+        out._resolve_with(
+            (self,), lambda: out._settled(self.table, self._rows, sandbox=self.sandbox)
+        )
+        current_host().record(out, inputs=(self,))
         return out
+
+    def _resolve_with(self, sources: tuple[Session, ...], compute: Callable[[], Session]) -> None:
+        """Make this session the result of ``compute``: lazily if a source is pending."""
+        if any(source.pending for source in sources):
+            self.attach_pending(Deferred(sources, compute))
+            return
+        for source in sources:
+            source.synchronize()
+        done = compute()
+        self.table, self.usage, self._rows = done.table, done.usage, done._rows
 
     def _settled(
         self,
@@ -295,9 +261,62 @@ class Session(BaseModel):
         Raises:
             ValueError: An unknown policy, or sessions on different sandbox backends.
         """
-        from rath.session._merge import merge_sessions
+        ours, theirs = self, other
+        if (
+            ours.sandbox is not None
+            and theirs.sandbox is not None
+            and ours.sandbox.backend != theirs.sandbox.backend
+        ):
+            raise ValueError(
+                f"cannot merge sessions on different sandbox backends "
+                f"({ours.sandbox.backend!r} and {theirs.sandbox.backend!r}); "
+                "move one with `.to(...)` first"
+            )
+        name = policy_name(policy)
+        out = Session(
+            sandbox=ours.sandbox or theirs.sandbox,
+            parent_session_ids=(ours.id, theirs.id),
+            lineage_kind=LineageKind.OP_MERGE,
+            lineage_operator="Session.merge",
+            lineage_extras=(() if name == "concat" else (("merge.policy", name),)),
+        )
+        host = current_host()
+        if name == "summarize":
+            summarize = policy if isinstance(policy, Summarize) else Summarize()
+            # Both branches, one after the other: what the model reads (not a graph node).
+            joined = Session(sandbox=out.sandbox)
+            joined._resolve_with((ours, theirs), lambda: concatenated(joined, ours, theirs))
+            host.compress(
+                out,
+                joined,
+                Session.from_agent_prompt(MERGE_SUMMARY_PROMPT),
+                provider=summarize.provider,
+                instruction=summarize.instruction,
+                name=summarize.name,
+                inputs=(ours, theirs),
+                usage_from=(ours, theirs),
+            )
+            return out
+        if name == "interleave_by_time":
+            host.interleave(out, ours, theirs)
+        elif name == "concat":
+            out._resolve_with((ours, theirs), lambda: concatenated(out, ours, theirs))
+        else:
+            assert callable(policy)
+            function = policy
 
-        return merge_sessions(self, other, policy)
+            def custom() -> Session:
+                merged = function(ours, theirs)
+                return out._settled(
+                    merged.table,
+                    merged._rows,
+                    merged_usage(ours, theirs),
+                    sandbox=ours.sandbox or theirs.sandbox,
+                )
+
+            out._resolve_with((ours, theirs), custom)
+        host.record(out, inputs=(ours, theirs))
+        return out
 
     def diff(self, other: Session) -> SessionDiff:
         """The rows this session has (``+``) and ``other`` has (``-``) since they parted.
@@ -323,13 +342,13 @@ class Session(BaseModel):
             SandboxUnavailableError: ``backend`` is not registered; the message lists the
                 registered backends.
         """
-        check_backend_name(backend)
+        current_host().check_backend(backend)
         if isinstance(spec, SandboxSpec):
             sandbox_spec = spec.model_copy(update={"backend": backend})
         else:
             sandbox_spec = SandboxSpec(backend=backend, working_dir=_workspace_path(spec))
         self.sandbox = Placement(spec=sandbox_spec, sandbox_id=new_id())
-        _hold(self)
+        current_host().hold(self)
         return self
 
     def release(self) -> bool:
@@ -347,9 +366,7 @@ class Session(BaseModel):
             return False
         with contextlib.suppress(RunError):  # a failed run still let go of its sandbox
             self.synchronize()
-        from rath._runtime.sandboxes import release
-
-        return release(self.sandbox, str(self.id))
+        return current_host().release(self.sandbox, str(self.id))
 
     def __enter__(self) -> Session:
         return self
@@ -412,38 +429,111 @@ def _workspace_path(spec: str | Path | None) -> str | None:
     return str(path.resolve())
 
 
-def _load_rows(table: TableRef) -> tuple[ChunkRow, ...]:
-    inline = table.inline_rows()
-    if inline is not None:
-        return inline
-    if workflow.in_workflow():
-        raise NotReadyError(
-            "this session's rows live in the chunk store, which workflow code cannot read "
-            "(no I/O in workflows); read them client-side, or in an activity"
-        )
-    from rath.store import current_store
-
-    return current_store().load_rows(table)
+MergePolicy = (
+    Literal["concat", "interleave_by_time", "summarize"]
+    | Summarize
+    | Callable[[Session, Session], Session]
+)
+"""What :meth:`Session.merge` accepts as ``policy``."""
 
 
-def _record(session: Session, *, inputs: tuple[Session, ...]) -> None:
-    """Note a new session in the run's graph (workflow code) or the client's journal."""
-    if workflow.in_workflow():
-        from rath._runtime.scope import current_scope_or_none
-
-        scope = current_scope_or_none()
-        if scope is not None:
-            scope.record(session, inputs=inputs)
-        return
-    from rath.session.graph import record_session
-
-    record_session(session, inputs=inputs)
-    _hold(session)
+def concatenated(out: Session, ours: Session, theirs: Session) -> Session:
+    """``out`` as the ``concat`` of two ready sessions (rows by reference, usage summed)."""
+    rows = None
+    if ours._rows is not None and theirs._rows is not None:
+        rows = ours._rows + theirs._rows
+    table = ours.table.concat(theirs.table)
+    usage = merged_usage(ours, theirs)
+    return out._settled(table, rows, usage, sandbox=ours.sandbox or theirs.sandbox)
 
 
-def _hold(session: Session) -> None:
-    """A placed session made in plain Python holds its sandbox (see :meth:`Session.release`)."""
-    if session.sandbox is not None and not workflow.in_workflow():
-        from rath._runtime.sandboxes import hold
+def merged_usage(ours: Session, theirs: Session) -> TokenUsage | None:
+    """The usage of a merge: both branches' summed."""
+    return add_usage(ours.usage, theirs.usage)
 
-        hold(session)
+
+class SessionHost(Protocol):
+    """Who runs sessions in this context: Rath's client runtime, or a durable run's scope.
+
+    A session asks its host for everything that is not a value operation. The runtime
+    installs the client host for the process (:func:`set_process_host`); a durable run
+    installs its scope for the code it runs (:func:`hosted_by`).
+    """
+
+    def check_backend(self, backend: str) -> None:
+        """Raise ``SandboxUnavailableError`` when ``backend`` is not a registered name."""
+        ...
+
+    def load_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
+        """A stored table's rows (blocking; not in workflow code)."""
+        ...
+
+    async def read_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
+        """A stored table's rows, from workflow code (an activity)."""
+        ...
+
+    def record(self, session: Session, *, inputs: tuple[Session, ...] = ()) -> None:
+        """Note a new session in the lineage graph (and hold its sandbox, client-side)."""
+        ...
+
+    def hold(self, session: Session) -> None:
+        """Make a placed session a holder of its sandbox."""
+        ...
+
+    def release(self, placement: Placement, holder: str) -> bool:
+        """Let ``holder`` go; returns whether that closed the sandbox."""
+        ...
+
+    def interleave(self, out: Session, ours: Session, theirs: Session) -> None:
+        """Make ``out`` the (lazy) ``interleave_by_time`` merge of two sessions."""
+        ...
+
+    def compress(
+        self,
+        out: Session,
+        user: Session,
+        agent: Session,
+        *,
+        provider: Provider,
+        instruction: str | None,
+        name: str,
+        inputs: tuple[Session, ...],
+        usage_from: tuple[Session, ...] = (),
+    ) -> None:
+        """Make ``out`` the (lazy) compression of ``user`` by ``provider``."""
+        ...
+
+
+_CONTEXT_HOST: ContextVar[SessionHost | None] = ContextVar("rath_session_host", default=None)
+_process_host: list[SessionHost] = []
+
+
+def current_host() -> SessionHost:
+    """The host of this context: the one a run installed, else the process's.
+
+    Raises:
+        ConfigError: No host is installed (``rath.session`` installs a default on import).
+    """
+    host = _CONTEXT_HOST.get()
+    if host is not None:
+        return host
+    if not _process_host:
+        raise ConfigError("no session host is installed; import rath.session first")
+    return _process_host[0]
+
+
+def set_process_host(host: SessionHost) -> SessionHost | None:
+    """Make ``host`` the process's host (outside runs); returns the one it replaces."""
+    previous = _process_host[0] if _process_host else None
+    _process_host[:] = [host]
+    return previous
+
+
+@contextlib.contextmanager
+def hosted_by(host: SessionHost) -> Iterator[SessionHost]:
+    """Make ``host`` current for the block (and for tasks started in it)."""
+    token = _CONTEXT_HOST.set(host)
+    try:
+        yield host
+    finally:
+        _CONTEXT_HOST.reset(token)

@@ -17,9 +17,11 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ValidationError, create_model
 
+from rath._targets import import_option
 from rath.errors import ConfigError, ToolNameConflictError
 from rath.tools._bodies import dumps, error_body
 from rath.tools._schema import check_object
+from rath.tools.builtins import BUILTIN_TOOLS
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -216,8 +218,6 @@ class ToolRegistry:
         Raises:
             ToolNameConflictError: Its name is a built-in's, or another tool's.
         """
-        from rath.tools.builtins import BUILTIN_TOOLS
-
         made = check_tool(candidate)
         if made.name in BUILTIN_TOOLS:
             raise ToolNameConflictError(f"user tool {made.name!r} shadows a built-in system tool")
@@ -256,8 +256,6 @@ def register_tool_target(target: str) -> FlowToolCall:
     Raises:
         ConfigError: The target is malformed, cannot be imported, or is not a tool.
     """
-    from rath.flow._spec import import_option
-
     found = import_option("--tools", target, "package.module:name")
     return register_tool(found)
 

@@ -13,15 +13,15 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.worker import Worker
 
 from rath import flow, run_graph
-from rath._runtime.scope import AGENT, SESSION_ID
+from rath.contracts import FORWARD, ForwardInput
 from rath.errors import RunFailedError
 from rath.flow import Provider
-from rath.flow._spec import ModuleSpec
 from rath.session import ChunkKind, LineageKind, Session
 from rath.session.graph import SessionGraph
 from rath.settings import Settings
 from rath.testing import FakeChatServer, RecordedRequest, function_handler
-from rath.workflows.forward import ForwardInput
+from rath.workflows._module_spec import ModuleSpec
+from rath.workflows._scope import AGENT, SESSION_ID
 
 
 def squad_reply(request: RecordedRequest) -> str:
@@ -165,7 +165,7 @@ async def test_a_class_no_worker_registered_fails_with_the_fix(
 ) -> None:
     async with Worker(client, task_queue=rath_env.task_queue):
         handle = await client.start_workflow(
-            "rath.Forward",
+            FORWARD.name,
             ForwardInput(
                 module=ModuleSpec(target="nowhere.pkg:Ghost"),
                 session=Session.from_user_message("x"),

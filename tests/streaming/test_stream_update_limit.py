@@ -23,8 +23,9 @@ from workers import WorkerProcess
 
 from rath import flow
 from rath._runtime import devserver
+from rath._runtime import follow as _events
 from rath._runtime.runtime import shutdown_runtime
-from rath.session import Session, _events
+from rath.session import Session
 from rath.settings import Settings
 from rath.testing import text_reply
 

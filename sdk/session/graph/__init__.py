@@ -23,7 +23,8 @@ from rath.session.graph._journal import (
     lineage_journal_tracking,
     record_session,
 )
-from rath.session.graph._model import GraphNode, SessionGraph
+from rath.session.graph._model import SessionGraph
+from rath.session.graph._node import GraphNode
 from rath.session.graph._traverse import (
     LineageCarrier,
     ancestors_bfs,

@@ -10,7 +10,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from rath.session.graph._model import GraphNode, SessionGraph
+from rath.session.graph._model import SessionGraph
+from rath.session.graph._node import GraphNode
 
 if TYPE_CHECKING:
     from rath.session._session import Session

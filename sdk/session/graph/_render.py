@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 if TYPE_CHECKING:
-    from rath.session.graph._model import GraphNode
+    from rath.session.graph._node import GraphNode
 
 _MIN_SHORT_ID = 8
 

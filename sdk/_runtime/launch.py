@@ -1,0 +1,215 @@
+"""Starting durable runs from plain Python, each with a lazy session as its result.
+
+Every client-side entry point (an agent loop, a durable forward, a compression) starts its
+workflow here, on the background runtime, once its lazy inputs are ready; the output session
+is recorded in the lineage journal and holds its sandbox. :class:`RunHandle` is the pending
+result the session waits on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar, cast
+
+from temporalio.client import WorkflowFailureError
+from temporalio.common import TypedSearchAttributes
+
+from rath._failures import describe_failure
+from rath._runtime.follow import follow_started_run
+from rath._runtime.runtime import Runtime, get_runtime
+from rath._runtime.sandboxes import hold
+from rath.contracts import (
+    COMPRESS_RUN,
+    SESSION_LOOP,
+    BudgetGate,
+    CompressInput,
+    SessionLoopInput,
+    exceeded_session,
+)
+from rath.errors import BudgetExceededError, RunFailedError
+from rath.llm.providers import provider_spec
+from rath.session._calls import CompressJob, LoopCall
+from rath.session._deferred import PendingResult
+from rath.session._session import Session
+from rath.session.graph import record_session
+from rath.settings import Settings
+from rath.workflows._scope import search_attributes
+
+T = TypeVar("T")
+BudgetCallback = Callable[[Any, Any], None]
+"""OpenRath's ``on_budget_exceeded(session, usage)``."""
+
+
+class RunHandle(PendingResult[Any]):
+    """The pending result of one durable run."""
+
+    def __init__(self, run_id: str, future: concurrent.futures.Future[Any]) -> None:
+        self._run_id = run_id
+        self._future = future
+
+    @property
+    def run_id(self) -> str:
+        """The workflow id."""
+        return self._run_id
+
+    def done(self) -> bool:
+        """True once the run has finished."""
+        return self._future.done()
+
+    def result(self) -> Any:
+        """Wait for the run; failures become :class:`RunFailedError` naming the workflow id."""
+        return self._future.result()
+
+    async def wait(self) -> None:
+        """Await the run from asyncio code without blocking the loop.
+
+        Cancelling the caller (``asyncio.wait_for(out.ready(), 5)`` timing out) stops this
+        wait only; the run and its other waiters go on.
+        """
+        await asyncio.shield(asyncio.wrap_future(self._future))
+
+
+async def run_workflow(
+    runtime: Runtime,
+    *,
+    workflow: str,
+    workflow_id: str,
+    make_input: Callable[[], Any],
+    result_type: type[T],
+    wait_for: tuple[Callable[[], Awaitable[object]], ...] = (),
+    static_summary: str | None = None,
+    search_attributes: TypedSearchAttributes | None = None,
+    on_budget_exceeded: BudgetCallback | None = None,
+    on_started: Callable[[], None] | None = None,
+) -> T:
+    """Start a workflow once its inputs are ready, and wait for its result.
+
+    ``on_started`` is called once the server accepted the start (the run exists).
+
+    A run that ended over budget raises :class:`BudgetExceededError` with the transcript so
+    far, unless ``on_budget_exceeded`` is given: it is called with that session and its
+    usage (OpenRath's callback), and the session becomes the result unless it raises.
+    """
+    for ready in wait_for:
+        await ready()
+    client = await runtime.client()
+    handle = await client.start_workflow(
+        workflow,
+        make_input(),
+        id=workflow_id,
+        task_queue=runtime.settings.task_queue,
+        result_type=result_type,
+        static_summary=static_summary,
+        search_attributes=search_attributes,
+    )
+    if on_started is not None:
+        on_started()
+    try:
+        result: T = await handle.result()
+        return result
+    except WorkflowFailureError as exc:
+        over = exceeded_session(exc)
+        if over is None:
+            raise RunFailedError(
+                f"run {workflow_id!r} failed: {describe_failure(exc.cause or exc)}",
+                workflow_id=workflow_id,
+            ) from exc
+        message, partial = over
+        if on_budget_exceeded is not None:
+            on_budget_exceeded(partial, partial.usage)
+            return cast(T, partial)
+        reason = str(dict(partial.lineage_extras).get("budget.exceeded", ""))
+        raise BudgetExceededError(
+            f"run {workflow_id!r}: {message}",
+            workflow_id=workflow_id,
+            session=partial,
+            reason=reason,
+        ) from None
+
+
+def start_lazy_run(
+    out: Session,
+    *,
+    workflow: str,
+    run_id: str,
+    agent: str,
+    inputs: tuple[Session, ...],
+    make_input: Callable[[], Any],
+    static_summary: str,
+    settings: Settings,
+    on_budget_exceeded: BudgetCallback | None = None,
+    on_started: Callable[[], None] | None = None,
+) -> None:
+    """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
+
+    Shared by every client-side entry point (agent loop, durable forward, compression):
+    the run is tagged with search attributes (when enabled) and ``out`` is recorded in the
+    client's lineage journal.
+    """
+    runtime = get_runtime(settings)
+    waits = tuple(s.ready for s in inputs if s.pending)
+    future = runtime.submit(
+        run_workflow(
+            runtime,
+            workflow=workflow,
+            workflow_id=run_id,
+            make_input=make_input,
+            result_type=Session,
+            wait_for=waits,
+            static_summary=static_summary,
+            search_attributes=(
+                search_attributes(out.id, out.id, agent) if settings.search_attributes else None
+            ),
+            on_budget_exceeded=on_budget_exceeded,
+            on_started=on_started,
+        )
+    )
+    out.attach_pending(RunHandle(run_id, future))
+    record_session(out, agent=agent, inputs=inputs)
+    hold(out)
+
+
+def start_loop(call: LoopCall) -> None:
+    """Start ``call`` as a top-level ``rath.SessionLoop`` run; ``call.out`` becomes its result."""
+    settings = Settings.from_env()
+    spec = provider_spec(call.provider, settings)
+    gate = None if call.budget is None else BudgetGate(own=call.budget)
+    streaming = call.on_event is not None
+    # Resolved once the server has the run: a run that never started has nothing to follow.
+    started: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+    def make_input() -> SessionLoopInput:
+        return call.input(spec, gate, stream=streaming)
+
+    start_lazy_run(
+        call.out,
+        workflow=SESSION_LOOP.name,
+        run_id=call.run_id,
+        agent=call.name,
+        inputs=(call.user, call.agent),
+        make_input=make_input,
+        static_summary=call.summary(spec),
+        settings=settings,
+        on_budget_exceeded=call.provider.on_budget_exceeded,
+        on_started=(lambda: started.set_result(None)) if streaming else None,
+    )
+    if call.on_event is not None:
+        follow_started_run(call.out, call.on_event, started)
+
+
+def start_compress(job: CompressJob) -> None:
+    """Start ``job`` as a ``rath.Compress`` run; ``job.out`` becomes its result."""
+    settings = Settings.from_env()
+    spec = provider_spec(job.provider, settings)
+    start_lazy_run(
+        job.out,
+        workflow=COMPRESS_RUN.name,
+        run_id=job.run_id,
+        agent=job.name,
+        inputs=job.inputs,
+        make_input=lambda: CompressInput(args=job.args(spec), output=job.shell()),
+        static_summary=f"{job.name} · compress · session {job.out.id.hex[:8]}",
+        settings=settings,
+    )

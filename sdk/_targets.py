@@ -1,0 +1,34 @@
+"""Importing ``"package.module:QualName"`` targets (registered workflow classes, tools)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from temporalio import workflow
+
+from rath.errors import ConfigError
+
+
+def import_target(target: str) -> Any:
+    """The object named ``"module:QualName"``."""
+    module_name, _, qualname = target.partition(":")
+    with workflow.unsafe.imports_passed_through():
+        obj: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def import_option(option: str, target: str, shape: str) -> Any:
+    """Import a command-line ``target`` (``"package.module:name"``) for ``option``.
+
+    Raises:
+        ConfigError: Malformed, or not importable; the message names ``option`` and ``shape``.
+    """
+    if ":" not in target:
+        raise ConfigError(f"{option} {target!r}: expected {shape!r}")
+    try:
+        return import_target(target)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"{option} {target!r}: cannot import it ({exc})") from exc

@@ -1,0 +1,115 @@
+"""What a session operation asks to be run: an agent loop or a compression, fully resolved.
+
+:func:`~rath.session.run_session_loop` and the compressions describe their work as a
+:class:`LoopCall` or :class:`CompressJob`; the host of the moment runs it: the client runtime
+as a top-level run, or a durable forward's scope as a child workflow or activity.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rath.budget import Budget
+from rath.contracts import (
+    AgentMemory,
+    BudgetGate,
+    CompressArgs,
+    LoopOptions,
+    SessionLoopInput,
+    ToolSet,
+)
+from rath.llm._provider import Provider, ProviderSpec
+from rath.llm._stream import RathLLMStreamDelta, StreamOptions
+from rath.llm._usage import add_usage
+from rath.session._session import Session
+
+
+def slug(name: str) -> str:
+    """``name`` made safe for a workflow id (at most 40 characters)."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")
+    return slug[:40] or "agent"
+
+
+def run_id_for(name: str, out: Session) -> str:
+    """The workflow id of the run (or task) producing ``out``: ``rath-<name>-<id prefix>``."""
+    return f"rath-{name}-{out.id.hex[:12]}"
+
+
+@dataclass(frozen=True, slots=True)
+class LoopCall:
+    """One agent run to start: what :func:`run_session_loop` was given, resolved."""
+
+    user: Session
+    agent: Session
+    provider: Provider
+    name: str
+    options: LoopOptions
+    memory: AgentMemory | None
+    budget: Budget | None
+    tools: ToolSet | None
+    out: Session
+    on_event: Callable[[RathLLMStreamDelta], None] | None
+
+    @property
+    def run_id(self) -> str:
+        """The run's workflow id."""
+        return run_id_for(self.name, self.out)
+
+    def summary(self, spec: ProviderSpec) -> str:
+        """The run's static summary in the Web UI."""
+        return f"{self.name} · {spec.label()} · session {self.out.id.hex[:8]}"
+
+    def input(
+        self, spec: ProviderSpec, budget: BudgetGate | None, *, stream: bool = False
+    ) -> SessionLoopInput:
+        """The workflow input (the inputs must be ready)."""
+        return SessionLoopInput(
+            user=self.user.synchronize(),
+            agent=self.agent.synchronize(),
+            agent_name=self.name,
+            provider=spec,
+            output_id=self.out.id,
+            options=self.options,
+            memory=self.memory,
+            budget=budget,
+            tools=self.tools,
+            stream=StreamOptions() if stream else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CompressJob:
+    """One compression to start (``run_session_compress`` or a ``summarize`` merge)."""
+
+    user: Session
+    agent: Session
+    provider: Provider
+    instruction: str | None
+    name: str
+    out: Session
+    inputs: tuple[Session, ...]
+    usage_from: tuple[Session, ...] = ()
+
+    @property
+    def run_id(self) -> str:
+        """The run's (or the activity task's) id."""
+        return run_id_for(self.name, self.out)
+
+    def args(self, spec: ProviderSpec) -> CompressArgs:
+        """The activity input (the inputs must be ready)."""
+        return CompressArgs(
+            agent_name=self.name,
+            provider=spec,
+            system=self.agent.synchronize().table,
+            transcript=self.user.synchronize().table,
+            instruction=self.instruction,
+        )
+
+    def shell(self) -> Session:
+        """``out`` carrying the summed usage of ``usage_from`` (which must be ready)."""
+        usage = None
+        for source in self.usage_from:
+            usage = add_usage(usage, source.usage)
+        return self.out.model_copy(update={"usage": usage})

@@ -1,0 +1,99 @@
+"""``GraphNode``: one session's lineage, as a snapshot (no rows)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+
+from rath.llm._usage import TokenUsage
+from rath.session._lineage import LineageKind
+from rath.session._session import Session
+
+
+class GraphNode(BaseModel):
+    """One session in a graph: its lineage, and what is known of it without waiting.
+
+    Attributes:
+        id: The session's id.
+        parent_session_ids: The sessions it was made from (producers), in order.
+        lineage_kind: The operation that made it.
+        lineage_operator: The name of that operation, e.g. ``"Session.fork"``.
+        lineage_extras: Extra lineage facts, e.g. ``(("loop.truncated", True),)``.
+        chunk_count: Rows in its transcript; ``None`` while unknown (a lazy session).
+        cumulative_usage: Tokens used producing it; ``None`` if none or not known yet.
+        agent: The agent that produced it, when known.
+        run_id: The Temporal workflow id of the run that produced it, when it is a run's output.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: UUID
+    parent_session_ids: tuple[UUID, ...] = ()
+    lineage_kind: LineageKind
+    lineage_operator: str = "implicit"
+    lineage_extras: tuple[tuple[str, Any], ...] = ()
+    chunk_count: int | None = None
+    cumulative_usage: TokenUsage | None = None
+    agent: str | None = None
+    run_id: str | None = None
+
+    @classmethod
+    def from_session(
+        cls, session: Session, *, agent: str | None = None, run_id: str | None = None
+    ) -> GraphNode:
+        """Snapshot ``session`` without waiting for it.
+
+        Only eager fields are read. A lazy session's chunk count and usage stay ``None``
+        until it has been synchronised; nothing here loads rows or waits for a run.
+
+        Args:
+            session: The session to describe.
+            agent: The agent that produced it, if known.
+            run_id: The producing run's workflow id; defaults to ``session.run_id``.
+        """
+        return cls(
+            id=session.id,
+            parent_session_ids=session.parent_session_ids,
+            lineage_kind=session.lineage_kind,
+            lineage_operator=session.lineage_operator,
+            lineage_extras=session.lineage_extras,
+            chunk_count=_known_chunk_count(session),
+            cumulative_usage=session.usage,
+            agent=agent,
+            run_id=run_id if run_id is not None else session.run_id,
+        )
+
+    def to_json_row(self) -> dict[str, Any]:
+        """This node as one JSONL row (OpenRath's keys, then ``agent`` and ``run_id``)."""
+        usage = self.cumulative_usage
+        return {
+            "id": str(self.id),
+            "parent_session_ids": [str(pid) for pid in self.parent_session_ids],
+            "lineage_operator": self.lineage_operator,
+            "lineage_kind": self.lineage_kind.value,
+            "lineage_extras": [[str(key), _jsonable(value)] for key, value in self.lineage_extras],
+            "chunk_count": self.chunk_count,
+            "cumulative_usage": None if usage is None else usage.model_dump(),
+            "agent": self.agent,
+            "run_id": self.run_id,
+        }
+
+
+def _known_chunk_count(session: Session) -> int | None:
+    if session._pending is not None:  # a lazy result: synchronize() publishes the real table
+        return None
+    if session._rows is not None:
+        return len(session._rows)
+    inline = session.table.inline_rows()
+    return None if inline is None else len(inline)
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):  # unserialisable, circular, or NaN/inf (invalid JSON)
+        return str(value)
+    return value
