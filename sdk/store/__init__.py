@@ -10,9 +10,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from rath.settings import Settings
+from rath.store.catalog import Catalog, SessionRecord
 from rath.store.chunk_store import ChunkStore
 
-__all__ = ["ChunkStore", "current_store", "store_at"]
+__all__ = ["Catalog", "ChunkStore", "SessionRecord", "current_catalog", "current_store", "store_at"]
 
 
 @lru_cache(maxsize=8)
@@ -24,3 +25,8 @@ def store_at(path: Path) -> ChunkStore:
 def current_store() -> ChunkStore:
     """The chunk store the current environment points at."""
     return store_at(Settings.from_env().store_dir)
+
+
+def current_catalog() -> Catalog:
+    """The session catalog of the store the current environment points at."""
+    return Catalog(current_store().objects)

@@ -1,0 +1,132 @@
+"""The session catalog: one small record per session Rath made, kept beside its chunks.
+
+Temporal is the source of truth for runs in flight, but it forgets closed runs after the
+namespace's retention. The catalog outlives that: a record names the session's lineage, agent,
+status, usage, the root table node of its transcript (a chunk digest) and the workflow that made
+it, so any host that reads the store can list, load and clean sessions. Records live under
+``catalog/<session id>.json`` in the same :class:`~rath.store.objects.ObjectStore` as the chunks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rath.errors import StoreError
+from rath.store.objects import ObjectStore
+
+CATALOG_PREFIX = "catalog/"
+"""Key prefix of every catalog record."""
+
+SessionStatus = Literal["running", "completed", "failed", "cancelled", "terminated", "timed_out"]
+"""A session's status: ``running`` until its run closes, then how it closed."""
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class SessionRecord(BaseModel):
+    """What the catalog knows about one session.
+
+    Attributes:
+        id: The session id.
+        parents: Ids of the sessions it was made from (fork, merge, compress, an agent call).
+        kind: Its lineage kind (``agent``, ``fork``, ``merge``, ``user``...).
+        operator: The operator that made it (``Agent.__call__``, ``Session.merge``...).
+        agent: The agent or Workflow class that made it, when one did.
+        created: When its run started (UTC).
+        closed: When its run ended; None while it is running.
+        status: ``running``, or how its run closed.
+        usage: Token usage totals (``input_tokens``, ``output_tokens``...), when known.
+        root: Digest of the chunk-store node holding its transcript, once it is sealed.
+        placement: Its sandbox placement (backend, sandbox id, workspace), when placed.
+        workflow_id: The Temporal workflow that made it (re-attach and lineage by this id).
+        error: One line naming the failure, for a failed session.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: UUID
+    parents: tuple[UUID, ...] = ()
+    kind: str = "unknown"
+    operator: str = "implicit"
+    agent: str | None = None
+    created: datetime = Field(default_factory=_now)
+    closed: datetime | None = None
+    status: SessionStatus = "running"
+    usage: dict[str, int] = Field(default_factory=dict)
+    root: str | None = None
+    placement: dict[str, Any] | None = None
+    workflow_id: str | None = None
+    error: str | None = None
+
+
+def record_key(session_id: UUID | str) -> str:
+    """The object key of a session's record."""
+    return f"{CATALOG_PREFIX}{UUID(str(session_id))}.json"
+
+
+class Catalog:
+    """Session records in an object store.
+
+    Args:
+        objects: The store the chunks live in (records sit beside them).
+    """
+
+    def __init__(self, objects: ObjectStore) -> None:
+        self.objects = objects
+
+    def __repr__(self) -> str:
+        return f"Catalog({self.objects.describe()!r})"
+
+    def put(self, record: SessionRecord) -> None:
+        """Write (or replace) a session's record."""
+        self.objects.put(record_key(record.id), record.model_dump_json().encode(), overwrite=True)
+
+    def get(self, session_id: UUID | str) -> SessionRecord | None:
+        """A session's record, or None when the catalog has none.
+
+        Raises:
+            StoreError: The record exists but cannot be read.
+        """
+        key = record_key(session_id)
+        try:
+            data = self.objects.get(key)
+        except FileNotFoundError:
+            return None
+        return self._parse(key, data)
+
+    def delete(self, session_id: UUID | str) -> None:
+        """Remove a session's record (its chunks are left to garbage collection)."""
+        self.objects.delete(record_key(session_id))
+
+    def __iter__(self) -> Iterator[SessionRecord]:
+        """Every record, in no particular order (unreadable records are skipped)."""
+        for info in self.objects.list(CATALOG_PREFIX):
+            try:
+                data = self.objects.get(info.key)
+            except FileNotFoundError:  # deleted while listing
+                continue
+            try:
+                yield self._parse(info.key, data)
+            except StoreError:
+                continue
+
+    def records(self) -> list[SessionRecord]:
+        """Every record, oldest first."""
+        return sorted(self, key=lambda record: (record.created, str(record.id)))
+
+    def _parse(self, key: str, data: bytes) -> SessionRecord:
+        try:
+            return SessionRecord.model_validate(json.loads(data))
+        except (ValueError, ValidationError) as exc:
+            raise StoreError(
+                f"catalog record {key!r} in {self.objects.describe()!r} is unreadable ({exc}); "
+                "delete it, or restore it from a backup of the store"
+            ) from None
