@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import uuid
 
-from temporalio import workflow
+from rath._in_workflow import in_workflow, workflow_uuid4
 
 
 def new_id() -> uuid.UUID:
     """Return a fresh UUID: ``workflow.uuid4()`` inside workflow code (replay-safe), else uuid4."""
-    if workflow.in_workflow():
-        return workflow.uuid4()
+    if in_workflow():
+        return workflow_uuid4()
     return uuid.uuid4()

@@ -4,24 +4,31 @@ Chat clients exist for any OpenAI-compatible server and for Anthropic; image des
 embedders are built on the same providers. A client that can stream implements
 :class:`StreamingChatClient`; its deltas are :class:`RathLLMStreamDelta` events (also in
 :mod:`rath.streaming`, with the API for following a run).
+
+The names load on first use (PEP 562), so value modules such as ``rath.llm._provider``
+import without loading the vendor SDKs.
 """
 
-from rath.llm._client import ChatClient, ChatRequest
-from rath.llm._embedding import embedder_for, register_embedder
-from rath.llm._errors import ProviderError
-from rath.llm._provider import Provider, ProviderSpec
-from rath.llm._registry import (
-    ChatClientFactory,
-    ChatClients,
-    chat_client_for,
-    register_chat_client,
-    registered_kinds,
-)
-from rath.llm._stream import RathLLMStreamDelta, StreamFold
-from rath.llm._stream_clients import StreamingChatClient
-from rath.llm._usage import TokenUsage, add_usage
-from rath.llm._vlm import describe_image, describe_image_async, image_message
-from rath.llm._wire import Completion, WireToolCall
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rath.llm._client import ChatClient, ChatRequest
+    from rath.llm._embedding import embedder_for, register_embedder
+    from rath.llm._errors import ProviderError
+    from rath.llm._provider import Provider, ProviderSpec
+    from rath.llm._registry import (
+        ChatClientFactory,
+        ChatClients,
+        chat_client_for,
+        register_chat_client,
+        registered_kinds,
+    )
+    from rath.llm._stream import RathLLMStreamDelta, StreamFold
+    from rath.llm._stream_clients import StreamingChatClient
+    from rath.llm._usage import TokenUsage, add_usage
+    from rath.llm._vlm import describe_image, describe_image_async, image_message
+    from rath.llm._wire import Completion, WireToolCall
 
 __all__ = [
     "ChatClient",
@@ -47,3 +54,43 @@ __all__ = [
     "register_embedder",
     "registered_kinds",
 ]
+
+# name -> defining module
+_EXPORTS: dict[str, str] = {
+    "ChatClient": "rath.llm._client",
+    "ChatClientFactory": "rath.llm._registry",
+    "ChatClients": "rath.llm._registry",
+    "ChatRequest": "rath.llm._client",
+    "Completion": "rath.llm._wire",
+    "Provider": "rath.llm._provider",
+    "ProviderError": "rath.llm._errors",
+    "ProviderSpec": "rath.llm._provider",
+    "RathLLMStreamDelta": "rath.llm._stream",
+    "StreamFold": "rath.llm._stream",
+    "StreamingChatClient": "rath.llm._stream_clients",
+    "TokenUsage": "rath.llm._usage",
+    "WireToolCall": "rath.llm._wire",
+    "add_usage": "rath.llm._usage",
+    "chat_client_for": "rath.llm._registry",
+    "describe_image": "rath.llm._vlm",
+    "describe_image_async": "rath.llm._vlm",
+    "embedder_for": "rath.llm._embedding",
+    "image_message": "rath.llm._vlm",
+    "register_chat_client": "rath.llm._registry",
+    "register_embedder": "rath.llm._embedding",
+    "registered_kinds": "rath.llm._registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'rath.llm' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -10,8 +10,7 @@ holding do nothing, as there is no graph to record into.
 
 from __future__ import annotations
 
-from temporalio import workflow
-
+from rath._in_workflow import in_workflow
 from rath.errors import ConfigError, NotReadyError, UserError
 from rath.llm._provider import Provider
 from rath.session._chunks import ChunkRow
@@ -41,7 +40,7 @@ class DefaultHost:
 
     def load_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
         """Refused: stored rows are read through the runtime's chunk store."""
-        if workflow.in_workflow():
+        if in_workflow():
             raise NotReadyError(
                 "this session's rows live in the chunk store, which workflow code cannot read "
                 "(no I/O in workflows); read them client-side, or in an activity"
@@ -54,14 +53,14 @@ class DefaultHost:
 
     def record(self, session: Session, *, inputs: tuple[Session, ...] = ()) -> None:
         """Client side: note ``session`` in the lineage journal and hold its sandbox."""
-        if workflow.in_workflow():
+        if in_workflow():
             return
         record_session(session, inputs=inputs)
         self.hold(session)
 
     def hold(self, session: Session) -> None:
         """Remember the hold until the client host takes it over."""
-        if session.sandbox is not None and not workflow.in_workflow():
+        if session.sandbox is not None and not in_workflow():
             self.holds[str(session.id)] = session
 
     def release(self, placement: Placement, holder: str) -> bool:
@@ -100,6 +99,6 @@ class DefaultHost:
 
     @staticmethod
     def _refusal(what: str) -> Exception:
-        if workflow.in_workflow():
+        if in_workflow():
             return UserError(f"{what}: {_NOT_IN_RUN}")
         return ConfigError(f"{what} {_NEEDS_RUNTIME}")

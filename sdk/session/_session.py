@@ -22,9 +22,9 @@ from typing import Any, Literal, Protocol
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
-from temporalio import workflow
 
 from rath._ids import new_id
+from rath._in_workflow import in_workflow
 from rath.errors import ConfigError, NotReadyError, RunError
 from rath.llm._provider import Provider
 from rath.llm._usage import TokenUsage, add_usage
@@ -135,7 +135,7 @@ class Session(BaseModel):
         pending = self._pending
         if pending is None:
             return self
-        if workflow.in_workflow() and not pending.done():
+        if in_workflow() and not pending.done():
             raise NotReadyError(
                 f"session {self.id} (run {pending.run_id!r}) is not finished yet; "
                 "`await` it, or make `forward` an `async def` and await the session first"
@@ -167,7 +167,7 @@ class Session(BaseModel):
 
     async def _await(self) -> Session:
         await self.ready()
-        if workflow.in_workflow() and self._rows is None and self.table.inline_rows() is None:
+        if in_workflow() and self._rows is None and self.table.inline_rows() is None:
             self._rows = await current_host().read_rows(self.table)
         return self
 
@@ -362,7 +362,7 @@ class Session(BaseModel):
         Returns:
             Whether this release closed the sandbox.
         """
-        if self.sandbox is None or workflow.in_workflow():
+        if self.sandbox is None or in_workflow():
             return False
         with contextlib.suppress(RunError):  # a failed run still let go of its sandbox
             self.synchronize()
@@ -405,7 +405,7 @@ class Session(BaseModel):
 
     def __str__(self) -> str:
         """The transcript preview; unlike ``repr``, this waits for a lazy session."""
-        if self._pending is not None and not workflow.in_workflow():
+        if self._pending is not None and not in_workflow():
             with contextlib.suppress(Exception):  # repr below shows the failure
                 self.synchronize()
         return repr(self)
@@ -421,7 +421,7 @@ def _workspace_path(spec: str | Path | None) -> str | None:
     path = Path(spec).expanduser()
     if path.is_absolute():
         return str(path)
-    if workflow.in_workflow():
+    if in_workflow():
         raise ConfigError(
             f"sandbox spec {str(spec)!r} is relative; inside workflow code pass an absolute "
             "workspace path (the worker's current directory is not yours)"

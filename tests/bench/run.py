@@ -1,6 +1,6 @@
 """Rath's benchmarks, each printed as a ratio against a baseline measured in the same run.
 
-Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p6]`` (all by default). Each uses a
+Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p6] [i1]`` (all by default). Each uses a
 fresh embedded Temporal dev server in a temporary data dir and stops it at the end. Results
 and the command are recorded in ``docs/benchmarks.md``.
 
@@ -10,6 +10,8 @@ P2  history bytes of a 200-round session / bytes of the chunks it added    targe
 P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
     / the same workflow with one agent                                       target <= 3
 P6  cold start: empty data dir -> first round done, in a new process       target <= 3 s
+I1  import time of rath.errors and rath.session in a fresh process (median of 7), beside
+    pydantic's alone                                                         target < 0.2 s
 """
 
 from __future__ import annotations
@@ -261,9 +263,46 @@ def p6() -> float:
     return first_round
 
 
+IMPORT_SCRIPT = """
+import sys, time
+start = time.perf_counter()
+import {module}
+print(time.perf_counter() - start, "temporalio.client" in sys.modules)
+"""
+
+
+def _import_time(module: str, runs: int = 7) -> float:
+    times = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", IMPORT_SCRIPT.format(module=module)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout.split()
+        if out[1] != "False":
+            raise AssertionError(f"import {module} loaded temporalio.client")
+        times.append(float(out[0]))
+    return statistics.median(times)
+
+
+def i1() -> float:
+    """Import time of the value floor: rath.errors and rath.session, against pydantic alone."""
+    base = _import_time("pydantic")
+    errors = _import_time("rath.errors")
+    session = _import_time("rath.session")
+    print(
+        f"I1 imports: rath.errors {errors:.3f} s, rath.session {session:.3f} s"
+        f" (pydantic alone {base:.3f} s; rath.session / pydantic {session / base:.2f});"
+        " neither loads temporalio.client (target < 0.2 s)"
+    )
+    return max(errors, session)
+
+
 def main() -> None:
     """Run the benchmarks named on the command line (all by default)."""
-    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p6": p6}
+    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p6": p6, "i1": i1}
     results = {}
     for name in sys.argv[1:] or list(benchmarks):
         try:
