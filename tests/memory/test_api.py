@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from providers.wires import MODELS, WIRES, fake_server, provider_for
 from support import fake_provider
+from wires import MODELS, WIRES, fake_server, provider_for
 
 from rath import memory
 from rath.errors import ConfigError, LLMError

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from providers.wires import provider_for
 from support import FAST, fake_provider, kinds, tool_bodies
+from wires import provider_for
 
 from rath import flow
 from rath.session import Session

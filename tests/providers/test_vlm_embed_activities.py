@@ -8,13 +8,13 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from providers.wires import WIRES, fake_server, provider_for
 from support import fake_provider
 from temporalio import workflow
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
+from wires import WIRES, fake_server, provider_for
 
 from rath.activities.llm import LLMActivities
 from rath.contracts import DescribeImageArgs, DescribeImageResult, EmbedArgs, EmbedResult

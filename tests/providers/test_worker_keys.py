@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from providers.wires import fake_server, history_text, llm_calls, provider_for
 from support import FAST, history_of, kinds
 from temporalio.client import Client
+from wires import fake_server, history_text, llm_calls, provider_for
 from workers import WorkerProcess
 
 from rath import flow
