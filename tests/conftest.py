@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from support import connect
 from temporalio.client import Client
 
 from rath._runtime.devserver import ensure_server, stop_server
 from rath._runtime.runtime import shutdown_runtime
-from rath.plugin import RathPlugin
 from rath.settings import Settings
 
 
@@ -48,9 +48,26 @@ def rath_env(
 
 
 @pytest.fixture
-async def client(server_address: str, rath_env: Settings) -> AsyncIterator[Client]:
-    """A client with Rath's plugin, for tests that work with workflows directly."""
-    yield await Client.connect(server_address, plugins=[RathPlugin(settings=rath_env)])
+async def client(request: pytest.FixtureRequest, server_address: str) -> AsyncIterator[Client]:
+    """A client with Rath's plugin, for tests that work with workflows directly.
+
+    Its settings are the test's own: remote ones when the test uses ``remote_env`` (for
+    separately started workers), else the embedded default's of ``rath_env``.
+    """
+    if "remote_env" in request.fixturenames:
+        request.getfixturevalue("remote_env")
+        settings = Settings.from_env()
+    else:
+        settings = request.getfixturevalue("rath_env")
+    yield await connect(server_address, settings)
+
+
+@pytest.fixture
+async def bare_client(server_address: str) -> AsyncIterator[Client]:
+    """A client with only the pydantic converter and no plugin, for tests whose workers
+    register activities of their own (Rath's plugin would register a second set under the
+    same names)."""
+    yield await connect(server_address)
 
 
 @pytest.fixture

@@ -3,22 +3,46 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
 
 from rath.contracts import LoopOptions
 from rath.flow import Provider
+from rath.plugin import RathPlugin
 from rath.session import ChunkKind, Session
-from rath.testing import FakeChatServer
+from rath.settings import Settings
 
 FAST = LoopOptions(llm_retry_base_seconds=0.1, llm_heartbeat_seconds=5, tool_heartbeat_seconds=5)
 
 
-def fake_provider(server: FakeChatServer, **fields: Any) -> Provider:
-    """A provider pointed at ``server`` (the key is a test value, not a secret)."""
-    return Provider(model="fake-model", base_url=server.base_url, api_key="test-key", **fields)
+class Endpoint(Protocol):
+    """A fake model server (chat or embeddings) of :mod:`rath.testing`."""
+
+    @property
+    def base_url(self) -> str: ...
+
+
+def fake_provider(
+    server: Endpoint, *, model: str = "fake-model", api_key: str | None = "test-key", **fields: Any
+) -> Provider:
+    """An OpenAI-wire provider pointed at ``server`` (the key is a test value, not a secret).
+
+    Pass ``api_key=None`` for runs on remote workers: a key given here would have to travel to
+    them in workflow history, so Rath refuses it (the fake endpoints need none).
+    """
+    return Provider(model=model, base_url=server.base_url, api_key=api_key, **fields)
+
+
+async def connect(address: str, settings: Settings | None = None) -> Client:
+    """A client of the server at ``address``: with Rath's plugin for ``settings``, or with only
+    the pydantic converter when ``settings`` is ``None`` (for tests that register activities
+    of their own, which the plugin would register a second time)."""
+    if settings is None:
+        return await Client.connect(address, data_converter=pydantic_data_converter)
+    return await Client.connect(address, plugins=[RathPlugin(settings=settings)])
 
 
 def tool_bodies(session: Session) -> list[dict[str, Any]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from support import FAST
+from support import FAST, fake_provider
 
 from rath import flow
 from rath.errors import RunFailedError
@@ -13,13 +13,9 @@ from rath.settings import Settings
 from rath.testing import FakeChatServer, function_handler, text_reply, tool_call_reply
 
 
-def provider_for(server: FakeChatServer) -> Provider:
-    return Provider(model="fake-model", base_url=server.base_url, api_key="test-key")
-
-
 def test_compressor_from_plain_python(rath_env: Settings) -> None:
     with FakeChatServer([text_reply("  The user wants a haiku.  ")]) as server:
-        compress = flow.Compressor("Summarise tersely.", provider_for(server))
+        compress = flow.Compressor("Summarise tersely.", fake_provider(server))
         session = Session.from_user_message("please")
         out = compress(session)
         rows = out.chunk_table.rows
@@ -39,7 +35,7 @@ def test_compressor_from_plain_python(rath_env: Settings) -> None:
 
 def test_compressor_refuses_a_reply_with_tool_calls(rath_env: Settings) -> None:
     with FakeChatServer([tool_call_reply(("list_workspace_files", {}))]) as server:
-        out = flow.Compressor("x", provider_for(server))(Session.from_user_message("y"))
+        out = flow.Compressor("x", fake_provider(server))(Session.from_user_message("y"))
         with pytest.raises(RunFailedError, match="got tool calls instead of a summary"):
             out.synchronize()
         assert len(server.requests) == 1  # not retried
@@ -62,6 +58,6 @@ async def test_compressor_inside_a_durable_forward_is_an_activity(rath_env: Sett
         return "SUMMARY" if messages[0]["content"] == "Summarise." else f"seen {len(messages)}"
 
     with FakeChatServer(function_handler(reply)) as server:
-        out = await Summarised(provider_for(server))(Session.from_user_message("go"))
+        out = await Summarised(fake_provider(server))(Session.from_user_message("go"))
     contents = [row.payload["content"] for row in out.chunk_table.rows]
     assert contents == ["SUMMARY", "seen 2"]  # the reader saw its prompt + the summary only

@@ -7,10 +7,9 @@ import os
 import threading
 from pathlib import Path
 
-from support import FAST
+from support import FAST, fake_provider
 from workers import WorkerProcess
 
-from rath.flow import Provider
 from rath.session import Session
 from rath.testing import FakeChatServer, function_handler, gated, text_reply
 
@@ -39,10 +38,7 @@ def test_kill_9_during_review_resumes_without_rerunning_finished_agents(
         for server in servers.values():
             server.start()
         # Remote mode: no key is handed over; the fake endpoints need none.
-        providers = {
-            role: Provider(model="fake-model", base_url=server.base_url)
-            for role, server in servers.items()
-        }
+        providers = {role: fake_provider(server, api_key=None) for role, server in servers.items()}
         squad = Squad(providers["planner"], options=options, **providers)
         out = squad(Session.from_user_message("build it"))
         servers["reviewer"].wait_for_requests(1, timeout=60)  # coders done, review in flight

@@ -7,7 +7,7 @@ import time
 
 import pytest
 from squad_app import Squad, role_of
-from support import FAST, history_of
+from support import FAST, fake_provider, history_of
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.worker import Worker
@@ -29,10 +29,6 @@ def squad_reply(request: RecordedRequest) -> str:
     return f"{role} says: done ({len(request.messages)} messages seen)"
 
 
-def provider_for(server: FakeChatServer) -> Provider:
-    return Provider(model="fake-model", base_url=server.base_url, api_key="test-key")
-
-
 def child_events(history: object) -> list[tuple[str, str]]:
     """``(event, child workflow id)`` for child starts and completions, in history order."""
     out: list[tuple[str, str]] = []
@@ -50,7 +46,7 @@ async def test_squad_runs_as_parent_with_one_child_per_agent_forks_in_parallel(
     rath_env: Settings, client: Client
 ) -> None:
     with FakeChatServer(function_handler(squad_reply)) as server:
-        out = Squad(provider_for(server), options=FAST)(Session.from_user_message("build it"))
+        out = Squad(fake_provider(server), options=FAST)(Session.from_user_message("build it"))
         assert out.lineage_kind is LineageKind.OP_WORKFLOW and out.pending
         assert out.run_id is not None and out.run_id.startswith("rath-Squad-")
         await out
@@ -76,7 +72,7 @@ async def test_graph_query_lists_every_session_with_its_agent(
     rath_env: Settings, client: Client
 ) -> None:
     with FakeChatServer(function_handler(squad_reply)) as server:
-        out = Squad(provider_for(server), options=FAST)(Session.from_user_message("build it"))
+        out = Squad(fake_provider(server), options=FAST)(Session.from_user_message("build it"))
         await out
     graph = await client.get_workflow_handle(out.run_id).query("graph", result_type=SessionGraph)
     kinds = [node.lineage_kind for node in graph.nodes]
@@ -99,7 +95,7 @@ async def test_search_attributes_find_every_run_of_a_tree(
     rath_env: Settings, client: Client
 ) -> None:
     with FakeChatServer(function_handler(squad_reply)) as server:
-        out = Squad(provider_for(server), options=FAST)(Session.from_user_message("build it"))
+        out = Squad(fake_provider(server), options=FAST)(Session.from_user_message("build it"))
         await out
     query = f"RathRootSessionId = '{out.id}'"
     deadline = time.monotonic() + 20  # visibility is eventually consistent: poll, bounded
@@ -132,10 +128,10 @@ async def test_async_forward_awaits_a_session_to_branch_on_it(
     rath_env: Settings, client: Client
 ) -> None:
     with FakeChatServer(function_handler(lambda r: "it is broken")) as server:
-        out = await Branching(provider_for(server))(Session.from_user_message("check"))
+        out = await Branching(fake_provider(server))(Session.from_user_message("check"))
         assert len(server.requests) == 2
     with FakeChatServer(function_handler(lambda r: "all fine")) as server:
-        out = await Branching(provider_for(server))(Session.from_user_message("check"))
+        out = await Branching(fake_provider(server))(Session.from_user_message("check"))
         assert len(server.requests) == 1
     assert out.chunk_table.rows[-1].payload["content"] == "all fine"
 
@@ -155,7 +151,7 @@ async def test_reading_a_lazy_session_in_sync_forward_fails_the_run_clearly(
     rath_env: Settings,
 ) -> None:
     with FakeChatServer(function_handler(lambda r: "hi")) as server:
-        out = Impatient(provider_for(server))(Session.from_user_message("x"))
+        out = Impatient(fake_provider(server))(Session.from_user_message("x"))
         with pytest.raises(RunFailedError, match=r"not finished yet; `await` it.*async def"):
             await out
 

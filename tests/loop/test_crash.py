@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from support import FAST, kinds, tool_bodies
+from support import FAST, fake_provider, kinds, tool_bodies
 from workers import WorkerProcess
 
 from rath import flow
@@ -28,7 +28,7 @@ def test_kill_9_worker_mid_session_then_restart_completes(
     try:
         with FakeChatServer(script) as server:
             # Remote mode: no key is handed over; the fake endpoint needs none.
-            provider = flow.Provider(model="fake-model", base_url=server.base_url)
+            provider = fake_provider(server, api_key=None)
             agent = flow.Agent("x", provider=provider, options=options)
             out = agent(Session.from_user_message("go").to("local", spec=tmp_path))
             server.wait_for_requests(2, timeout=60)  # round 1 done, round 2 in flight

@@ -134,7 +134,7 @@ async def test_api_key_never_reaches_history_or_logs(
     caplog.set_level(logging.DEBUG)
     script = [tool_call_reply(("workspace_path_exists", {"path": "a"})), text_reply("ok")]
     with FakeChatServer(script) as server:
-        provider = flow.Provider(model="fake-model", base_url=server.base_url, api_key=SECRET)
+        provider = fake_provider(server, api_key=SECRET)
         agent = flow.Agent("x", provider=provider, options=FAST)
         out = agent(Session.from_user_message("go").to("local", spec=tmp_path))
         out.synchronize()
@@ -152,7 +152,7 @@ async def test_api_key_never_reaches_history_or_logs(
 async def test_auth_error_messages_are_redacted(rath_env: Settings, client: Client) -> None:
     reply = error_reply(401, f"Incorrect API key provided: {SECRET}")
     with FakeChatServer([reply]) as server:
-        provider = flow.Provider(model="fake-model", base_url=server.base_url, api_key=SECRET)
+        provider = fake_provider(server, api_key=SECRET)
         out = flow.Agent("x", provider=provider, options=FAST)(Session.from_user_message("go"))
         with pytest.raises(RunFailedError, match="HTTP 401") as info:
             out.synchronize()

@@ -144,8 +144,11 @@ HarnessFactory = Callable[..., AbstractAsyncContextManager[McpHarness]]
 
 
 @pytest.fixture
-def make_harness(client: Client, tmp_path: Path) -> HarnessFactory:
-    """``async with make_harness(idle_timeout=..., environ=...) as h``: a worker and its pool."""
+def make_harness(bare_client: Client, tmp_path: Path) -> HarnessFactory:
+    """``async with make_harness(idle_timeout=..., environ=...) as h``: a worker and its pool.
+
+    The client has no Rath plugin: the harness registers its own MCP activities.
+    """
 
     @asynccontextmanager
     async def factory(**options: Any) -> AsyncIterator[McpHarness]:
@@ -154,12 +157,12 @@ def make_harness(client: Client, tmp_path: Path) -> HarnessFactory:
         queue = f"mcp-{uuid.uuid4().hex[:8]}"
         try:
             async with Worker(
-                client,
+                bare_client,
                 task_queue=queue,
                 workflows=[McpListWorkflow, McpCallWorkflow],
                 activities=[acts.list_tools, acts.call_tool],
             ):
-                yield McpHarness(client, queue, store, acts)
+                yield McpHarness(bare_client, queue, store, acts)
         finally:
             await acts.close()
 
@@ -248,12 +251,3 @@ def spec(request: pytest.FixtureRequest, http_urls: dict[str, str]) -> McpServer
 def stdio() -> Callable[..., McpServerSpec]:
     """``stdio(**fields)``: the test server's stdio spec, with extra spec fields."""
     return stdio_spec
-
-
-@pytest.fixture
-async def client(server_address: str) -> AsyncIterator[Client]:
-    """A client with only the pydantic converter: the harness registers its own MCP activities
-    (Rath's plugin would register a second set under the same names)."""
-    from temporalio.contrib.pydantic import pydantic_data_converter
-
-    yield await Client.connect(server_address, data_converter=pydantic_data_converter)

@@ -137,12 +137,14 @@ async def run_round_trip(
         )
 
 
-async def test_a_retried_remember_does_not_duplicate(client: Client, flaky: FlakyStore) -> None:
+async def test_a_retried_remember_does_not_duplicate(
+    bare_client: Client, flaky: FlakyStore
+) -> None:
     items = [
         RememberArgs(content="The user's cat is called Miso.", category="profile"),
         RememberArgs(content="The user drinks green tea.", session_id="session-1"),
     ]
-    result = await run_round_trip(client, flaky, items, RecallArgs(query="cat name", top_k=3))
+    result = await run_round_trip(bare_client, flaky, items, RecallArgs(query="cat name", top_k=3))
     assert flaky.remember_calls == 3  # the first item's failed attempt, its retry, the second
     # Both attempts of the first activity passed the same key: <workflow>/<run>/<activity id>.
     first_try, retry, second = flaky.keys
@@ -157,20 +159,22 @@ async def test_a_retried_remember_does_not_duplicate(client: Client, flaky: Flak
     assert result.recalled.hits[0].score > 0
 
 
-async def test_the_callers_key_wins_over_the_activitys(client: Client, flaky: FlakyStore) -> None:
+async def test_the_callers_key_wins_over_the_activitys(
+    bare_client: Client, flaky: FlakyStore
+) -> None:
     items = [
         RememberArgs(content="The user likes tea.", key="commit-7/fact-0"),
         RememberArgs(content="The user likes coffee.", key="commit-7/fact-0"),
     ]
-    result = await run_round_trip(client, flaky, items, RecallArgs(query="coffee", top_k=3))
+    result = await run_round_trip(bare_client, flaky, items, RecallArgs(query="coffee", top_k=3))
     assert [r.content for r in flaky.list()] == ["The user likes tea."]
     assert result.remembered[0] == result.remembered[1]
     assert result.recalled.hits == ()
 
 
-async def test_a_bad_request_fails_at_once(client: Client, flaky: FlakyStore) -> None:
+async def test_a_bad_request_fails_at_once(bare_client: Client, flaky: FlakyStore) -> None:
     with pytest.raises(WorkflowFailureError) as caught:
-        await run_round_trip(client, flaky, [], RecallArgs(query="tea", top_k=0))
+        await run_round_trip(bare_client, flaky, [], RecallArgs(query="tea", top_k=0))
     cause = caught.value.cause
     assert isinstance(cause, ActivityError)
     assert isinstance(cause.cause, ApplicationError)

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from providers.wires import MODELS, WIRES, fake_server, provider_for
+from support import fake_provider
+from wires import MODELS, WIRES, fake_server, provider_for
 
 from rath import memory
 from rath.errors import ConfigError, LLMError
@@ -71,9 +72,7 @@ def test_commit_calls_the_model_in_process_and_stores_facts_once(
             json.dumps([{"content": "The user lives in Lisbon.", "category": "profile"}])
         )
         with FakeChatServer([reply, reply]) as server:
-            provider = Provider(
-                model="fake-model", base_url=server.base_url, api_key="test-key-123"
-            )
+            provider = fake_provider(server, api_key="test-key-123")
             result = memory.commit(store, rows, provider, session_id=SESSION)
             again = memory.commit(store, rows, provider, session_id=SESSION)
         assert (result.written, result.skipped) == (1, 0)
@@ -93,12 +92,12 @@ def test_commit_errors_are_rath_errors_without_the_key(home: Path) -> None:
     with pytest.raises(ConfigError, match="no API key"):
         memory.commit("local", rows, Provider(model="m"), session_id=SESSION)
     with FakeChatServer([error_reply(401, "bad key sk-secret-abcdef123")]) as server:
-        provider = Provider(model="m", base_url=server.base_url, api_key="sk-secret-abcdef123")
+        provider = fake_provider(server, model="m", api_key="sk-secret-abcdef123")
         with pytest.raises(LLMError, match="HTTP 401") as caught:
             memory.commit("local", rows, provider, session_id=SESSION)
     assert "sk-secret" not in str(caught.value)
     with FakeChatServer([text_reply("Nothing worth remembering!")]) as server:
-        provider = Provider(model="m", base_url=server.base_url)
+        provider = fake_provider(server, model="m", api_key=None)
         with pytest.raises(ExtractionError, match="not a JSON array"):
             memory.commit("local", rows, provider, session_id=SESSION)
 
@@ -187,7 +186,7 @@ def test_commit_reads_the_anthropic_key_by_default(
         memory.commit("local", rows, Provider(model="anthropic:claude-x"), session_id=SESSION)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789")
     with fake_server("anthropic", [LISBON]) as server:
-        provider = Provider(model="anthropic:claude-fake", base_url=server.base_url)
+        provider = provider_for("anthropic", server.base_url, api_key=None)
         assert memory.commit("local", rows, provider, session_id=SESSION).written == 1
         assert server.requests[0].api_key == "sk-ant-test-0123456789"
 

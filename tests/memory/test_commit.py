@@ -142,7 +142,7 @@ async def commit(
 
 
 async def test_commit_extracts_facts_and_never_shows_injected_rows(
-    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+    bare_client: Client, chunks: ChunkStore, store: LocalMemoryStore
 ) -> None:
     transcript = conversation(store)
     reply = facts_reply(
@@ -150,7 +150,7 @@ async def test_commit_extracts_facts_and_never_shows_injected_rows(
         ("The user works night shifts as a nurse.", "profile"),
     )
     with FakeChatServer([reply]) as server:
-        result = await commit(client, chunks, store, server, transcript)
+        result = await commit(bare_client, chunks, store, server, transcript)
     assert (result.written, result.skipped) == (2, 0)
     assert result.usage == TokenUsage(prompt_tokens=40, completion_tokens=12, total_tokens=52)
     stored = store.list(category="profile")
@@ -173,7 +173,10 @@ async def test_commit_extracts_facts_and_never_shows_injected_rows(
 
 
 async def test_commit_through_anthropic_moves_to_the_next_key(
-    client: Client, chunks: ChunkStore, store: LocalMemoryStore, monkeypatch: pytest.MonkeyPatch
+    bare_client: Client,
+    chunks: ChunkStore,
+    store: LocalMemoryStore,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The activity asks rath.llm's client for the kind: Anthropic, with a fallback key."""
     revoked, working = "sk-revoked-0123456789abcdef", "sk-working-0123456789abcdef"
@@ -195,7 +198,7 @@ async def test_commit_through_anthropic_moves_to_the_next_key(
             api_key_ref="env:RATH_TEST_KEY_A",
             api_key_fallback_refs=("env:RATH_TEST_KEY_B",),
         )
-        result = await commit(client, chunks, store, server, transcript, provider=spec)
+        result = await commit(bare_client, chunks, store, server, transcript, provider=spec)
         assert [r.api_key for r in server.requests] == [revoked, working]
         assert server.requests[0].path.endswith("/messages") and server.requests[0].system
     assert (result.written, result.skipped) == (1, 0)
@@ -204,7 +207,7 @@ async def test_commit_through_anthropic_moves_to_the_next_key(
 
 
 async def test_facts_a_stored_memory_already_says_are_skipped(
-    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+    bare_client: Client, chunks: ChunkStore, store: LocalMemoryStore
 ) -> None:
     store.remember("The user drinks green tea.", "user", "preferences")
     transcript = TableRef.inline(user_text_chunk("Green tea again, and my dog Rex says hi."))
@@ -212,7 +215,7 @@ async def test_facts_a_stored_memory_already_says_are_skipped(
         ("the user drinks green tea", "preferences"), ("The user has a dog named Rex.", "profile")
     )
     with FakeChatServer([reply]) as server:
-        result = await commit(client, chunks, store, server, transcript)
+        result = await commit(bare_client, chunks, store, server, transcript)
     assert (result.written, result.skipped) == (1, 1)
     assert [r.content for r in store.list()] == [
         "The user drinks green tea.",
@@ -221,7 +224,7 @@ async def test_facts_a_stored_memory_already_says_are_skipped(
 
 
 async def test_a_commit_retried_after_writing_does_not_duplicate(
-    client: Client, chunks: ChunkStore, tmp_path: Path
+    bare_client: Client, chunks: ChunkStore, tmp_path: Path
 ) -> None:
     flaky = FailAfterFirstWrite(tmp_path / "flaky.db")
     transcript = TableRef.inline(user_text_chunk("I live in Lisbon and I am a nurse."))
@@ -229,7 +232,7 @@ async def test_a_commit_retried_after_writing_does_not_duplicate(
         ("The user lives in Lisbon.", "profile"), ("The user is a nurse.", "profile")
     )
     with FakeChatServer([reply]) as server:  # one reply: a second model call would get HTTP 500
-        result = await commit(client, chunks, flaky, server, transcript)
+        result = await commit(bare_client, chunks, flaky, server, transcript)
         assert len(server.requests) == 1  # the retry reused the first attempt's facts
     assert flaky.writes == 2  # Lisbon (then the failure); the retry found it and wrote the nurse
     assert [r.content for r in flaky.list()] == [
@@ -243,20 +246,20 @@ async def test_a_commit_retried_after_writing_does_not_duplicate(
 
 
 async def test_committing_the_same_session_again_adds_nothing(
-    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+    bare_client: Client, chunks: ChunkStore, store: LocalMemoryStore
 ) -> None:
     transcript = TableRef.inline(user_text_chunk("I live in Lisbon."))
     first = facts_reply(("The user lives in Lisbon.", "profile"))
     again = facts_reply(("the user lives in Lisbon", "facts"))  # restated by a second model call
     with FakeChatServer([first, again]) as server:
-        one = await commit(client, chunks, store, server, transcript)
-        two = await commit(client, chunks, store, server, transcript)
+        one = await commit(bare_client, chunks, store, server, transcript)
+        two = await commit(bare_client, chunks, store, server, transcript)
     assert [r.content for r in store.list()] == ["The user lives in Lisbon."]
     assert one.uris == two.uris and two.written == 1 and two.skipped == 0
 
 
 async def test_a_malformed_reply_is_asked_again(
-    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+    bare_client: Client, chunks: ChunkStore, store: LocalMemoryStore
 ) -> None:
     transcript = TableRef.inline(user_text_chunk("I'm left-handed, by the way."))
     script = [
@@ -264,7 +267,7 @@ async def test_a_malformed_reply_is_asked_again(
         text_reply('["The user is left-handed."]'),
     ]
     with FakeChatServer(script) as server:
-        result = await commit(client, chunks, store, server, transcript)
+        result = await commit(bare_client, chunks, store, server, transcript)
         assert len(server.requests) == 2
     assert result.written == 1
     assert [(r.content, r.category) for r in store.list()] == [
@@ -273,7 +276,7 @@ async def test_a_malformed_reply_is_asked_again(
 
 
 async def test_nothing_to_extract_makes_no_call(
-    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+    bare_client: Client, chunks: ChunkStore, store: LocalMemoryStore
 ) -> None:
     (cat,) = [store.remember("The user's cat is called Miso.")]
     sealed = chunks.seal(
@@ -282,17 +285,17 @@ async def test_nothing_to_extract_makes_no_call(
         )
     )
     with FakeChatServer([]) as server:
-        result = await commit(client, chunks, store, server, TableRef.sealed(sealed))
+        result = await commit(bare_client, chunks, store, server, TableRef.sealed(sealed))
         assert server.requests == []
     assert result == CommitResult()
 
 
 async def test_a_worker_without_llm_activities_fails_clearly(
-    client: Client, chunks: ChunkStore, store: LocalMemoryStore
+    bare_client: Client, chunks: ChunkStore, store: LocalMemoryStore
 ) -> None:
     transcript = TableRef.inline(user_text_chunk("I live in Lisbon."))
     with FakeChatServer([]) as server, pytest.raises(WorkflowFailureError) as caught:
-        await commit(client, chunks, store, server, transcript, llm=False)
+        await commit(bare_client, chunks, store, server, transcript, llm=False)
     cause = caught.value.cause
     assert isinstance(cause, ActivityError) and isinstance(cause.cause, ApplicationError)
     assert cause.cause.type == "ConfigError" and cause.cause.non_retryable

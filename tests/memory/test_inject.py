@@ -112,11 +112,11 @@ def user_turn(*texts: str) -> TableRef:
 
 
 async def test_relevant_memories_are_injected_as_marked_system_rows(
-    client: Client, chunks: ChunkStore, spec: MemorySpec
+    bare_client: Client, chunks: ChunkStore, spec: MemorySpec
 ) -> None:
     cat, _ = remember(spec, "The user's cat is called Miso.", "The user drinks green tea.")
     activities = MemoryActivities(chunks=chunks)
-    async with agent_worker(client, activities) as run:
+    async with agent_worker(bare_client, activities) as run:
         out = await run(
             AgentTurn(
                 memory=spec, transcript=user_turn("Remind me: what's my cat called?"), reply="Miso."
@@ -134,11 +134,11 @@ async def test_relevant_memories_are_injected_as_marked_system_rows(
 
 
 async def test_a_chained_agent_does_not_inject_the_same_memory_again(
-    client: Client, chunks: ChunkStore, spec: MemorySpec
+    bare_client: Client, chunks: ChunkStore, spec: MemorySpec
 ) -> None:
     (cat,) = remember(spec, "The user's cat is called Miso.")
     activities = MemoryActivities(chunks=chunks)
-    async with agent_worker(client, activities) as run:
+    async with agent_worker(bare_client, activities) as run:
         first = await run(
             AgentTurn(memory=spec, transcript=user_turn("What's my cat called?"), reply="Miso.")
         )
@@ -163,7 +163,7 @@ async def test_a_chained_agent_does_not_inject_the_same_memory_again(
 
 
 async def test_the_query_is_the_newest_user_turn(
-    client: Client, chunks: ChunkStore, spec: MemorySpec
+    bare_client: Client, chunks: ChunkStore, spec: MemorySpec
 ) -> None:
     cat, _ = remember(spec, "The user's cat is called Miso.", "The user drinks green tea.")
     transcript = TableRef.inline(
@@ -172,19 +172,19 @@ async def test_the_query_is_the_newest_user_turn(
         user_text_chunk("What is my cat called?"),
     )
     activities = MemoryActivities(chunks=chunks)
-    async with agent_worker(client, activities) as run:
+    async with agent_worker(bare_client, activities) as run:
         out = await run(AgentTurn(memory=spec, transcript=transcript, reply="Miso."))
     activities.close()
     assert out.injected.uris == (cat.uri,)
 
 
 async def test_a_target_limits_injection_to_a_scope(
-    client: Client, chunks: ChunkStore, spec: MemorySpec
+    bare_client: Client, chunks: ChunkStore, spec: MemorySpec
 ) -> None:
     (mine,) = remember(spec, "Deploys go out on Tuesdays.", scope="user")
     (agents,) = remember(spec, "Deploys need two approvals.", scope="agent")
     activities = MemoryActivities(chunks=chunks)
-    async with agent_worker(client, activities) as run:
+    async with agent_worker(bare_client, activities) as run:
         both = await run(
             AgentTurn(memory=spec, transcript=user_turn("How do deploys work?"), reply=".")
         )
@@ -202,7 +202,7 @@ async def test_a_target_limits_injection_to_a_scope(
 
 
 async def test_an_embedding_spec_is_built_on_the_worker(
-    client: Client, chunks: ChunkStore, tmp_path: Path
+    bare_client: Client, chunks: ChunkStore, tmp_path: Path
 ) -> None:
     lisbon, _ = remember(
         MemorySpec(path=str(tmp_path / "memory.db")),
@@ -215,7 +215,7 @@ async def test_an_embedding_spec_is_built_on_the_worker(
             path=str(tmp_path / "memory.db"),
             embedding=EmbeddingSpec(model="fake-embedding", base_url=server.base_url),
         )
-        async with agent_worker(client, activities) as run:
+        async with agent_worker(bare_client, activities) as run:
             # A typo no word matches: only the (trigram) embedder can find it.
             out = await run(AgentTurn(memory=spec, transcript=user_turn("Lisbn?"), reply="."))
         activities.close()
@@ -278,11 +278,11 @@ def hit(n: int, score: float) -> MemoryHit:
 
 
 async def test_zero_and_negative_scores_are_never_injected(
-    client: Client, chunks: ChunkStore, spec: MemorySpec
+    bare_client: Client, chunks: ChunkStore, spec: MemorySpec
 ) -> None:
     store = FixedHits([hit(1, 0.7), hit(2, 0.0), hit(3, -0.5), hit(1, 0.7)])
     activities = MemoryActivities(lambda _: store, chunks=chunks)
-    async with agent_worker(client, activities) as run:
+    async with agent_worker(bare_client, activities) as run:
         out = await run(
             AgentTurn(memory=spec, transcript=user_turn("tell me the facts"), reply=".")
         )
@@ -291,12 +291,12 @@ async def test_zero_and_negative_scores_are_never_injected(
 
 
 async def test_no_user_message_means_no_recall(
-    client: Client, chunks: ChunkStore, spec: MemorySpec
+    bare_client: Client, chunks: ChunkStore, spec: MemorySpec
 ) -> None:
     store = FixedHits([hit(1, 0.7)])
     activities = MemoryActivities(lambda _: store, chunks=chunks)
     sealed = chunks.seal(TableRef.inline(system_text_chunk("You are terse.")))
-    async with agent_worker(client, activities) as run:
+    async with agent_worker(bare_client, activities) as run:
         out = await run(AgentTurn(memory=spec, transcript=TableRef.sealed(sealed), reply="."))
     assert out.injected == InjectResult(preview="no user message to recall for")
     assert store.queries == []

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support import FAST, kinds, tool_bodies
+from support import FAST, fake_provider, kinds, tool_bodies
+from wires import provider_for
 
 from rath import flow
 from rath.session import Session
@@ -35,9 +36,7 @@ def test_tool_round_trip_through_the_loop(rath_env: Settings, tmp_path: Path) ->
         text_reply("a.txt says A.", usage=(60, 6)),
     ]
     with FakeAnthropicServer(script, model="claude-fake") as server:
-        provider = flow.Provider(
-            model="anthropic:claude-fake", base_url=server.base_url, api_key=KEY
-        )
+        provider = provider_for("anthropic", server.base_url, api_key=KEY)
         agent = flow.Agent("Use tools.", provider=provider, options=FAST)
         out = agent(Session.from_user_message("write a and b, read a").to("local", spec=tmp_path))
         assert kinds(out) == [
@@ -119,16 +118,12 @@ def test_an_anthropic_agent_answers_an_openai_agents_plan(rath_env: Settings) ->
     ):
         planner = flow.Agent(
             "Plan.",
-            provider=flow.Provider(
-                model="fake-model", base_url=openai_server.base_url, api_key=KEY
-            ),
+            provider=fake_provider(openai_server, api_key=KEY),
             options=FAST,
         )
         doer = flow.Agent(
             "Do.",
-            provider=flow.Provider(
-                model="anthropic:claude-fake", base_url=anthropic_server.base_url, api_key=KEY
-            ),
+            provider=provider_for("anthropic", anthropic_server.base_url, api_key=KEY),
             options=FAST,
         )
         out = doer(planner(Session.from_user_message("task")))

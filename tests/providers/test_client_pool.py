@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from providers.wires import WIRES, fake_server, provider_for
 from support import FAST, kinds
+from wires import WIRES, fake_server, provider_for
 
 from rath import flow
 from rath._runtime.runtime import shutdown_runtime

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from providers.wires import MODELS, TEST_KEY, WIRES, fake_server, provider_for
+from wires import MODELS, TEST_KEY, WIRES, fake_server, provider_for
 
 from rath.errors import ConfigError
 from rath.llm import (

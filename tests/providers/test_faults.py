@@ -12,7 +12,9 @@ import threading
 from typing import Any
 
 import pytest
-from providers.wires import (
+from support import FAST, history_of, kinds
+from temporalio.client import Client
+from wires import (
     WIRES,
     LLMCall,
     fake_server,
@@ -21,8 +23,6 @@ from providers.wires import (
     provider_for,
     wait_for_failed_attempt,
 )
-from support import FAST, history_of, kinds
-from temporalio.client import Client
 
 from rath import flow
 from rath.contracts import LoopCarry

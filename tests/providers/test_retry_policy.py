@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from providers.wires import fake_server, llm_calls, provider_for
 from support import FAST, history_of
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
+from wires import fake_server, llm_calls, provider_for
 
 from rath import flow
 from rath.errors import RunFailedError

@@ -8,13 +8,13 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from providers.wires import WIRES, fake_server, provider_for
+from support import fake_provider
 from temporalio import workflow
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.common import RetryPolicy
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
+from wires import WIRES, fake_server, provider_for
 
 from rath.activities.llm import LLMActivities
 from rath.contracts import DescribeImageArgs, DescribeImageResult, EmbedArgs, EmbedResult
@@ -60,9 +60,8 @@ class EmbedWorkflow:
         )
 
 
-async def _run(server_address: str, settings: Settings, workflow_cls: type, args: object) -> object:
-    # A client without Rath's plugin: this worker runs only these two activities.
-    client = await Client.connect(server_address, data_converter=pydantic_data_converter)
+async def _run(client: Client, settings: Settings, workflow_cls: type, args: object) -> object:
+    # ``client`` has no Rath plugin: this worker runs only these two activities.
     activities = LLMActivities(store_at(settings.store_dir), VAULT)
     queue = f"llm-{uuid.uuid4().hex[:8]}"
     async with Worker(
@@ -89,12 +88,12 @@ def _spec(provider: Provider) -> ProviderSpec:
 
 
 @pytest.mark.parametrize("wire", WIRES)
-async def test_describe_image_activity(wire: str, server_address: str, rath_env: Settings) -> None:
+async def test_describe_image_activity(wire: str, bare_client: Client, rath_env: Settings) -> None:
     script = [error_reply(500, "blip"), text_reply("A PNG signature.", usage=(30, 4))]
     with fake_server(wire, script) as server:
         spec = _spec(provider_for(wire, server.base_url, api_key=None))
         args = DescribeImageArgs(provider=spec, prompt="What is this?", image=PNG)
-        result = await _run(server_address, rath_env, DescribeImageWorkflow, args)
+        result = await _run(bare_client, rath_env, DescribeImageWorkflow, args)
         assert len(server.requests) == 2  # the 500 was retried by Temporal
         body = server.requests[1].body
     assert isinstance(result, DescribeImageResult)
@@ -109,25 +108,23 @@ async def test_describe_image_activity(wire: str, server_address: str, rath_env:
 
 
 async def test_describe_image_needs_exactly_one_image(
-    server_address: str, rath_env: Settings
+    bare_client: Client, rath_env: Settings
 ) -> None:
     spec = ProviderSpec(kind="openai", model="m", base_url="http://127.0.0.1:9/v1")
     with pytest.raises(WorkflowFailureError) as caught:
-        await _run(
-            server_address, rath_env, DescribeImageWorkflow, DescribeImageArgs(provider=spec)
-        )
+        await _run(bare_client, rath_env, DescribeImageWorkflow, DescribeImageArgs(provider=spec))
     cause = caught.value.cause
     assert isinstance(cause, ActivityError) and isinstance(cause.cause, ApplicationError)
     assert (cause.cause.type, cause.cause.non_retryable) == ("ConfigError", True)
 
 
-async def test_embed_activity(server_address: str, rath_env: Settings) -> None:
+async def test_embed_activity(bare_client: Client, rath_env: Settings) -> None:
     with FakeEmbeddingServer() as server:
         spec = spec_from_provider(
-            Provider(model="fake-embedding", base_url=server.base_url), demo_fallback=False
+            fake_provider(server, model="fake-embedding", api_key=None), demo_fallback=False
         )
         args = EmbedArgs(provider=spec, texts=("hello", "world"))
-        result = await _run(server_address, rath_env, EmbedWorkflow, args)
+        result = await _run(bare_client, rath_env, EmbedWorkflow, args)
     assert isinstance(result, EmbedResult)
     assert result.model == "fake-embedding"
     assert [list(v) for v in result.vectors] == [
@@ -135,10 +132,10 @@ async def test_embed_activity(server_address: str, rath_env: Settings) -> None:
     ]
 
 
-async def test_anthropic_has_no_embeddings(server_address: str, rath_env: Settings) -> None:
+async def test_anthropic_has_no_embeddings(bare_client: Client, rath_env: Settings) -> None:
     spec = ProviderSpec(kind="anthropic", model="claude-x")
     with pytest.raises(WorkflowFailureError) as caught:
-        await _run(server_address, rath_env, EmbedWorkflow, EmbedArgs(provider=spec, texts=("x",)))
+        await _run(bare_client, rath_env, EmbedWorkflow, EmbedArgs(provider=spec, texts=("x",)))
     cause = caught.value.cause
     assert isinstance(cause, ActivityError) and isinstance(cause.cause, ApplicationError)
     assert cause.cause.type == "ConfigError"

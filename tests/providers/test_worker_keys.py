@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import os
 
-from providers.wires import fake_server, history_text, llm_calls
 from support import FAST, history_of, kinds
 from temporalio.client import Client
+from wires import fake_server, history_text, llm_calls, provider_for
 from workers import WorkerProcess
 
 from rath import flow
-from rath.plugin import RathPlugin
 from rath.session import Session
-from rath.settings import Settings
 from rath.testing import RecordedRequest, Reply, error_reply, function_handler, text_reply
 
 BAD, GOOD = "sk-ant-revoked-0123456789abcdef", "sk-ant-working-0123456789abcdef"
 
 
-async def test_remote_worker_falls_back_to_its_second_key(remote_env: dict[str, str]) -> None:
+async def test_remote_worker_falls_back_to_its_second_key(
+    remote_env: dict[str, str], client: Client
+) -> None:
     def check_key(request: RecordedRequest) -> Reply:
         if request.api_key != GOOD:
             return error_reply(401, f"invalid x-api-key {request.api_key}")
@@ -29,9 +29,10 @@ async def test_remote_worker_falls_back_to_its_second_key(remote_env: dict[str, 
     worker = WorkerProcess(worker_env)
     try:
         with fake_server("anthropic", function_handler(check_key)) as server:
-            provider = flow.Provider(
-                model="anthropic:claude-fake",
-                base_url=server.base_url,
+            provider = provider_for(
+                "anthropic",
+                server.base_url,
+                api_key=None,
                 api_key_env=("TEAM_ANTHROPIC_KEY", "PERSONAL_ANTHROPIC_KEY"),
             )
             out = flow.Agent("x", provider=provider, options=FAST)(Session.from_user_message("hi"))
@@ -41,10 +42,6 @@ async def test_remote_worker_falls_back_to_its_second_key(remote_env: dict[str, 
         worker.stop()
     assert out.chunk_table.rows[-1].payload["content"] == "hello from claude"
     assert out.run_id is not None
-    settings = Settings.from_env()
-    client = await Client.connect(
-        remote_env["TEMPORAL_ADDRESS"], plugins=[RathPlugin(settings=settings)]
-    )
     history = await history_of(client, out.run_id)
     (call,) = llm_calls(history)
     assert call.attempt == 1

@@ -82,7 +82,7 @@ def test_a_release_whose_owner_is_down_returns_and_the_close_happens_later(
     owner = WorkerProcess(env)
     with FakeChatServer([tool_call_reply(WRITE), text_reply("done")]) as server:
         try:
-            provider = flow.Provider(model="fake-model", base_url=server.base_url)
+            provider = fake_provider(server, api_key=None)  # remote: no key handed over
             root = Session.from_user_message("write").to("local")
             out = flow.Agent("x", provider=provider, options=FAST)(root)
             out.synchronize()

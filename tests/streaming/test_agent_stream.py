@@ -10,9 +10,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from providers.wires import fake_server, provider_for
 from streaming.helpers import Recorder, pausing_server
 from support import FAST, kinds
+from wires import fake_server, provider_for
 
 from rath import flow
 from rath.session import Session

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from providers.wires import fake_server, provider_for
 from streaming.helpers import Recorder, trickling_server
 from support import FAST, history_of
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
+from wires import fake_server, provider_for
 
 from rath import flow
 from rath.plugin import RathPlugin

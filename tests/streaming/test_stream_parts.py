@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from providers.wires import MODELS, fake_server, provider_for
 from temporalio.contrib.workflow_streams import WorkflowStreamState
+from wires import MODELS, fake_server, provider_for
 
 from rath.errors import ConfigError
 from rath.llm import (

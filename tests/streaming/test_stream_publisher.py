@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from providers.wires import provider_for
 from streaming.helpers import Recorder, pausing_server
 from support import FAST
 from temporalio.client import Client
 from temporalio.contrib.workflow_streams import WorkflowStreamClient
+from wires import provider_for
 
 from rath import flow
 from rath.activities._llm_stream import DeltaPublisher

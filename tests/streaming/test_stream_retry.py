@@ -9,11 +9,11 @@ from __future__ import annotations
 import threading
 
 import pytest
-from providers.wires import fake_server, llm_calls, provider_for
 from streaming.helpers import Recorder, pausing_server
 from support import FAST, history_of, kinds
 from temporalio.client import Client
 from temporalio.contrib.workflow_streams import WorkflowStreamClient
+from wires import fake_server, llm_calls, provider_for
 
 from rath import flow
 from rath.session import Session

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from providers.wires import provider_for
 from streaming.helpers import Recorder, trickling_server
 from support import FAST, kinds
 from temporalio.client import Client
+from wires import provider_for
 from workers import WorkerProcess
 
 from rath import flow

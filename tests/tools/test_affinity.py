@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support import FAST, tool_bodies
+from support import FAST, fake_provider, tool_bodies
 from tool_app import whoami
 from workers import WorkerProcess, with_tests_importable
 
@@ -33,7 +33,7 @@ def test_tool_calls_always_land_on_the_sandbox_owner(
         outs = []
         for i, server in enumerate(servers):
             server.start()
-            provider = flow.Provider(model="fake-model", base_url=server.base_url)
+            provider = fake_provider(server, api_key=None)
             agent = flow.Agent("Who?", provider=provider, tools=[whoami], options=FAST)
             user = Session.from_user_message("who").to("local", spec=tmp_path / f"ws{i}")
             outs.append(agent(user))
@@ -71,7 +71,7 @@ def test_a_worker_restarted_under_its_id_takes_its_sandboxes_back(
     second: WorkerProcess | None = None
     with FakeChatServer(function_handler(lambda r: next(replies))) as server:
         try:
-            provider = flow.Provider(model="fake-model", base_url=server.base_url)
+            provider = fake_provider(server, api_key=None)
             agent = flow.Agent("Work.", provider=provider, tools=[whoami], options=options)
             out = agent(Session.from_user_message("go").to("local", spec=tmp_path / "ws"))
             server.wait_for_requests(2, timeout=60)  # round 1's write done, round 2 in flight
@@ -104,7 +104,7 @@ def test_a_run_whose_sandbox_owner_is_gone_fails_naming_its_queue(
     options = FAST.model_copy(update={"llm_heartbeat_seconds": 2, "sandbox_owner_wait_seconds": 2})
     with FakeChatServer(script) as server:
         try:
-            provider = flow.Provider(model="fake-model", base_url=server.base_url)
+            provider = fake_provider(server, api_key=None)
             agent = flow.Agent("Work.", provider=provider, options=options)
             out = agent(Session.from_user_message("go").to("local", spec=tmp_path / "ws"))
             server.wait_for_requests(2, timeout=60)  # round 1's write ran on the owner

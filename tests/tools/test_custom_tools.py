@@ -23,11 +23,6 @@ from rath.tools import FlowToolCall, tool
 from rath.tools._custom import run_tool_call
 
 
-def keyless(server: FakeChatServer) -> flow.Provider:
-    """A provider a remote worker can use (a key would have to be in its environment)."""
-    return flow.Provider(model="fake-model", base_url=server.base_url)
-
-
 def tool_names(request: object) -> list[str]:
     return sorted(t["function"]["name"] for t in request.body.get("tools") or [])  # type: ignore[attr-defined]
 
@@ -120,7 +115,9 @@ def test_a_worker_without_the_tool_fails_the_run_naming_tool_and_queue(
 ) -> None:
     script = [tool_call_reply(("add", {"a": 1, "b": 1})), text_reply("2")]
     with FakeChatServer(script) as server, WorkerProcess(with_tests_importable(remote_env)):
-        agent = flow.Agent("Add.", provider=keyless(server), tools=[add], options=FAST)
+        agent = flow.Agent(
+            "Add.", provider=fake_provider(server, api_key=None), tools=[add], options=FAST
+        )
         out = agent(Session.from_user_message("1+1"))
         with pytest.raises(RunFailedError) as caught:
             out.synchronize()
@@ -136,7 +133,9 @@ def test_a_worker_started_with_the_tool_runs_it(remote_env: dict[str, str]) -> N
         FakeChatServer(script) as server,
         WorkerProcess(with_tests_importable(remote_env), "--tools", "tool_app:add"),
     ):
-        agent = flow.Agent("Add.", provider=keyless(server), tools=[add], options=FAST)
+        agent = flow.Agent(
+            "Add.", provider=fake_provider(server, api_key=None), tools=[add], options=FAST
+        )
         out = agent(Session.from_user_message("40+2"))
         assert tool_bodies(out) == [{"result": 42}]
     assert json.loads(out.chunk_table.rows[2].payload["content"]) == {"result": 42}

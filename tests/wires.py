@@ -1,4 +1,5 @@
-"""Helpers for provider tests: a fake server per wire, and what history says about LLM calls."""
+"""Helpers for tests on both model wires: a fake server per wire, a provider for it, and what
+history says about LLM calls."""
 
 from __future__ import annotations
 
