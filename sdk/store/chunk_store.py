@@ -6,8 +6,8 @@ the directory can rebuild any transcript. Two object shapes exist: a chunk row
 (``{"kind", "payload"}``) and a sealed table node (``{"parts": [digest], "rows": [digest]}``).
 
 The store must be readable by every worker and by clients that read results. With the embedded
-default that is one directory under ``RATH_HOME``; with several worker hosts, mount one shared
-directory and point ``RATH_STORE_DIR`` at it on every host. The bytes live in an
+default that is one directory under ``RATH_HOME``; with several hosts, set ``RATH_STORE_URL``
+to one object store (``s3://bucket/prefix``...) on every host. The bytes live in an
 :class:`~rath.store.objects.ObjectStore`; every read checks the object's sha256.
 """
 
@@ -70,8 +70,9 @@ class ChunkStore:
         except FileNotFoundError:
             raise StoreError(
                 f"chunk store object {digest[:16]}... is missing from {where!r}; "
-                "clients and workers must share one store (set RATH_STORE_DIR to a shared "
-                "directory on every host)"
+                "clients and workers must share one store: on several hosts, set "
+                "RATH_STORE_URL to the same object store (s3://bucket/prefix, gs://, az://) "
+                "on every host, client and workers alike"
             ) from None
         if hashlib.sha256(data).hexdigest() != digest:
             raise StoreError(
