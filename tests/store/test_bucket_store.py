@@ -147,3 +147,15 @@ def test_settings_pick_the_url_else_the_store_dir(
     settings = Settings.from_env()
     assert store_for(settings).objects.describe() == str(tmp_path / "shared")
     assert settings.sandboxes_dir == tmp_path.resolve() / "store" / "sandboxes"  # leases: local
+
+
+def test_a_session_whose_rows_are_missing_is_named(
+    s3_env: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rath._runtime  # noqa: F401  (installs the client's session host)
+    from rath.session import Session, TableRef
+
+    monkeypatch.setenv("RATH_STORE_URL", f"s3://{s3_env.new_bucket()}")
+    session = Session(table=TableRef.sealed("ab" * 32))
+    with pytest.raises(StoreError, match=f"session {session.id}: .*RATH_STORE_URL"):
+        session.chunk_table  # noqa: B018
