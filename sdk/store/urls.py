@@ -45,7 +45,7 @@ def open_objects(url: str) -> ObjectStore:
             f"RATH_STORE_URL={url!r} has an unknown scheme; use file:///dir, "
             "s3://bucket/prefix, gs://bucket/prefix or az://container/prefix"
         )
-    if "@" in parts.netloc or parts.query or parts.fragment:
+    if parts.password is not None or parts.query or parts.fragment:
         # Never echo the URL: it may hold a secret.
         raise ConfigError(
             f"RATH_STORE_URL ({scheme}://...) must not carry credentials or options; give "

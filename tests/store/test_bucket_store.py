@@ -133,6 +133,8 @@ def test_store_urls_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="must not carry credentials") as caught:
         open_objects("s3://AKIDEXAMPLE:not-a-real-secret@bucket/p")
     assert "not-a-real-secret" not in str(caught.value)
+    with pytest.raises(ConfigError, match="must not carry credentials"):
+        open_objects("az://container/p?sig=not-a-real-sas-token")
 
 
 def test_settings_pick_the_url_else_the_store_dir(
