@@ -161,3 +161,14 @@ def test_a_session_whose_rows_are_missing_is_named(
     session = Session(table=TableRef.sealed("ab" * 32))
     with pytest.raises(StoreError, match=f"session {session.id}: .*RATH_STORE_URL"):
         session.chunk_table  # noqa: B018
+
+
+def test_gcs_and_azure_urls_open_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Opening makes no request; credentials are looked up on first use.
+    assert isinstance(open_objects("gs://some-bucket/rath"), BucketStore)
+    for name in ("AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ConfigError, match=r"az://container/rath.*docs/store\.md"):
+        open_objects("az://container/rath")
+    monkeypatch.setenv("AZURE_STORAGE_ACCOUNT_NAME", "fakeaccount")
+    assert isinstance(open_objects("az://container/rath"), BucketStore)
