@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> None:
         code = 0
     except KeyboardInterrupt:
         code = 130
+    except ConfigError as exc:  # e.g. a bad RATH_STORE_URL: one line naming the fix
+        print(f"rath worker: {exc}", file=sys.stderr)
+        code = 2
     sys.stdout.flush()
     sys.stderr.flush()
     # The Temporal core can abort during interpreter finalisation (sdk-python#300);

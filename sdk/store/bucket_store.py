@@ -89,7 +89,7 @@ class BucketStore:
         }
         try:
             self._store: ObjectStore = from_url(url, retry_config=retry)
-        except BaseError as exc:
+        except (BaseError, ValueError) as exc:
             raise ConfigError(
                 f"RATH_STORE_URL={url!r} cannot be opened ({_summary(exc)}); see docs/store.md "
                 "for the URL forms and the environment variables each store reads"

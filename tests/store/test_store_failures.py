@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from temporalio.exceptions import ApplicationError
 
@@ -24,3 +29,24 @@ def test_store_failures_cross_the_activity_boundary(
     assert caught.value.type == kind
     assert caught.value.non_retryable is not retryable
     assert str(error) in str(caught.value)
+
+
+def test_a_worker_with_a_bad_store_url_exits_with_one_line(tmp_path: Path) -> None:
+    env = dict(os.environ) | {
+        "RATH_HOME": str(tmp_path),
+        "RATH_STORE_URL": "ftp://files.example/rath",
+        "TEMPORAL_ADDRESS": "127.0.0.1:9",  # never reached: the store is checked first
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "rath.worker"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "rath worker: RATH_STORE_URL='ftp://files.example/rath' has an unknown scheme; use "
+        "file:///dir, s3://bucket/prefix, gs://bucket/prefix or az://container/prefix"
+    ]
