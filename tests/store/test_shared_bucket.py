@@ -34,6 +34,8 @@ def test_worker_and_client_share_only_the_store_url(
 
     url = f"s3://{s3_env.new_bucket()}/squad"
     monkeypatch.setenv("RATH_STORE_URL", url)
+    client_store = tmp_path / "client-store"  # the client's local store dir, kept empty
+    monkeypatch.setenv("RATH_STORE_DIR", str(client_store))
     worker_home = tmp_path / "worker-home"
     env = (
         remote_env
@@ -41,6 +43,7 @@ def test_worker_and_client_share_only_the_store_url(
         | {
             "RATH_STORE_URL": url,
             "RATH_HOME": str(worker_home),  # not the client's data dir, nor its store dir
+            "RATH_STORE_DIR": str(worker_home / "store"),
             "PYTHONPATH": os.pathsep.join([COMPOSE_DIR, remote_env.get("PYTHONPATH", "")]),
         }
     )
@@ -73,7 +76,6 @@ def test_worker_and_client_share_only_the_store_url(
     # A cold store on the URL alone reads the same rows; nothing went through local dirs.
     cold = ChunkStore(open_objects(url)).load_rows(out.table)
     assert cold == rows
-    client_store = Path(remote_env["RATH_HOME"]) / "store"
     assert [p for p in _objects_under(client_store) if "sandboxes" not in p.parts] == []
     assert [p for p in _objects_under(worker_home / "store") if "sandboxes" not in p.parts] == []
     listed = s3_env.client().list_objects_v2(Bucket=url.split("/")[2])  # type: ignore[attr-defined]
