@@ -13,6 +13,7 @@
         │   └── BudgetExceededError  a run used up its budget; carries the transcript so far
         ├── LLMError              the model endpoint failed (ProviderError says if a retry may help)
         ├── StoreError            the chunk store is missing an object or is unreadable
+        │   └── StoreUnavailableError  the object store did not answer, even after retries
         ├── SandboxError          a sandbox could not be opened or used
         └── MemoryStoreError      a memory store (or its embedder) could not be read or written
 
@@ -123,6 +124,10 @@ class StoreError(RunError):
     """The chunk store does not hold an object it should, or cannot be read."""
 
 
+class StoreUnavailableError(StoreError):
+    """The object store did not answer, even after retries (a transient failure)."""
+
+
 class SandboxError(RunError):
     """A sandbox backend could not be opened or used."""
 
@@ -161,6 +166,7 @@ __all__ = [
     "RunFailedError",
     "SandboxError",
     "StoreError",
+    "StoreUnavailableError",
     "ToolNameConflictError",
     "UserError",
 ]

@@ -30,7 +30,7 @@ from rath.llm.credentials import VAULT, CredentialVault
 from rath.memory import local_store_factory, memory_dir
 from rath.sandbox._leases import LeaseRegistry
 from rath.settings import Settings
-from rath.store import ChunkStore, store_at
+from rath.store import ChunkStore, store_for
 from rath.workflows.close_sandbox import CloseSandboxWorkflow
 from rath.workflows.compress import CompressWorkflow
 from rath.workflows.forward import ForwardWorkflow
@@ -50,7 +50,7 @@ class RathPlugin(SimplePlugin):
     """Rath's Temporal plugin (converter, workflows, activities, sandbox, failure types).
 
     Args:
-        settings: Data dir and store location; read from the environment by default.
+        settings: Data dir and store URL; read from the environment by default.
         store: The chunk store activities use (default: the one ``settings`` names).
         vault: Where ``local:`` credential references resolve (the process vault by default).
     """
@@ -63,7 +63,7 @@ class RathPlugin(SimplePlugin):
         vault: CredentialVault = VAULT,
     ) -> None:
         settings = settings or Settings.from_env()
-        store = store or store_at(settings.store_dir)
+        store = store or store_for(settings)
         llm = LLMActivities(store, vault)
         tools = ToolActivities(
             store,

@@ -21,7 +21,12 @@ class Settings:
         address: ``TEMPORAL_ADDRESS``; ``None`` selects the embedded dev server.
         namespace: ``TEMPORAL_NAMESPACE`` (default ``default``).
         task_queue: ``RATH_TASK_QUEUE`` (default ``rath``).
-        store_dir: ``RATH_STORE_DIR`` (default ``<home>/store``), shared by client and workers.
+        store_dir: ``RATH_STORE_DIR`` (default ``<home>/store``): the local store directory
+            (sandbox leases; and the chunk store when ``store_url`` is unset).
+        store_url: ``RATH_STORE_URL``: where chunks and the session catalog live, shared by
+            client and workers: ``file:///dir``, ``s3://bucket/prefix``, ``gs://bucket/prefix``
+            or ``az://container/prefix`` (credentials and endpoint only from the environment,
+            see ``docs/store.md``). ``None``: the directory ``store_dir``.
         search_attributes: ``RATH_SEARCH_ATTRIBUTES`` (default on; ``0`` turns it off): tag
             runs with ``RathSessionId``, ``RathRootSessionId`` and ``RathAgent``. The embedded
             server registers them; a cluster needs them created once (see the README).
@@ -36,6 +41,7 @@ class Settings:
     namespace: str
     task_queue: str
     store_dir: Path
+    store_url: str | None = None
     search_attributes: bool = True
     worker_id: str = ""
 
@@ -50,6 +56,7 @@ class Settings:
             namespace=os.environ.get("TEMPORAL_NAMESPACE") or DEFAULT_NAMESPACE,
             task_queue=os.environ.get("RATH_TASK_QUEUE") or DEFAULT_TASK_QUEUE,
             store_dir=Path(store).expanduser().resolve() if store else home / "store",
+            store_url=os.environ.get("RATH_STORE_URL") or None,
             search_attributes=os.environ.get("RATH_SEARCH_ATTRIBUTES", "1").lower()
             not in ("0", "false", "off", "no"),
             worker_id=os.environ.get("RATH_WORKER_ID") or socket.gethostname(),

@@ -22,7 +22,13 @@ def rath_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("rath-home")
     patch = pytest.MonkeyPatch()
     patch.setenv("RATH_HOME", str(home))
-    for name in ("TEMPORAL_ADDRESS", "OPENAI_API_KEY", "OPENAI_BASE_URL", "RATH_STORE_DIR"):
+    for name in (
+        "TEMPORAL_ADDRESS",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "RATH_STORE_DIR",
+        "RATH_STORE_URL",
+    ):
         patch.delenv(name, raising=False)
     yield home
     shutdown_runtime()

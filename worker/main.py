@@ -2,7 +2,8 @@
 
 Configuration comes from the environment (see :class:`rath.settings.Settings`):
 ``TEMPORAL_ADDRESS``, ``TEMPORAL_NAMESPACE``, ``RATH_TASK_QUEUE``, ``RATH_HOME``,
-``RATH_STORE_DIR``, and the model credentials the worker resolves (``OPENAI_API_KEY``, ...).
+``RATH_STORE_URL`` (or ``RATH_STORE_DIR``), and the model credentials the worker resolves
+(``OPENAI_API_KEY``, ...).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from rath._runtime.workers import rath_workers
 from rath.errors import ConfigError
 from rath.plugin import RathPlugin
 from rath.settings import Settings
+from rath.store import store_url
 from rath.tools._custom import TOOLS, register_tool_target
 from rath.workflows._module_registry import register_workflow_target, registered_targets
 
@@ -42,7 +44,7 @@ async def run_worker(settings: Settings | None = None) -> None:
     print(
         f"rath worker: {address} namespace={settings.namespace} "
         f"task queue={settings.task_queue} (own: {settings.affinity_queue}) "
-        f"store={settings.store_dir} "
+        f"store={store_url(settings)} "
         f"workflows={','.join(registered_targets()) or '-'} tools={','.join(TOOLS.names()) or '-'}",
         flush=True,
     )
@@ -88,6 +90,9 @@ def main(argv: list[str] | None = None) -> None:
         code = 0
     except KeyboardInterrupt:
         code = 130
+    except ConfigError as exc:  # e.g. a bad RATH_STORE_URL: one line naming the fix
+        print(f"rath worker: {exc}", file=sys.stderr)
+        code = 2
     sys.stdout.flush()
     sys.stderr.flush()
     # The Temporal core can abort during interpreter finalisation (sdk-python#300);

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from rath._ids import new_id
 from rath._in_workflow import in_workflow
-from rath.errors import ConfigError, NotReadyError, RunError
+from rath.errors import ConfigError, NotReadyError, RunError, StoreError
 from rath.llm._provider import Provider
 from rath.llm._usage import TokenUsage, add_usage
 from rath.sandbox._spec import SandboxSpec
@@ -179,7 +179,10 @@ class Session(BaseModel):
         self.synchronize()
         if self._rows is None:
             inline = self.table.inline_rows()
-            self._rows = inline if inline is not None else current_host().load_rows(self.table)
+            try:
+                self._rows = inline if inline is not None else current_host().load_rows(self.table)
+            except StoreError as exc:
+                raise type(exc)(f"session {self.id}: {exc}") from None
         return ChunkTable(rows=self._rows)
 
     @property

@@ -1,7 +1,8 @@
 """The chunk store: content-addressed rows and table nodes that transcripts are made of.
 
 Workflow history holds only references (:class:`~rath.session.TableRef`); the rows live here,
-shared by the client and every worker.
+shared by the client and every worker, in the object store ``RATH_STORE_URL`` names (a local
+directory by default; S3, GCS or Azure for several hosts, see ``docs/store.md``).
 """
 
 from __future__ import annotations
@@ -12,19 +13,37 @@ from pathlib import Path
 from rath.settings import Settings
 from rath.store.catalog import Catalog, SessionRecord
 from rath.store.chunk_store import ChunkStore
+from rath.store.urls import open_objects, store_url
 
-__all__ = ["Catalog", "ChunkStore", "SessionRecord", "current_catalog", "current_store", "store_at"]
+__all__ = [
+    "Catalog",
+    "ChunkStore",
+    "SessionRecord",
+    "current_catalog",
+    "current_store",
+    "open_objects",
+    "store_at",
+    "store_for",
+    "store_url",
+]
 
 
 @lru_cache(maxsize=8)
-def store_at(path: Path) -> ChunkStore:
-    """The (cached) chunk store rooted at ``path``."""
-    return ChunkStore(path)
+def store_at(location: Path | str) -> ChunkStore:
+    """The (cached) chunk store at ``location``: a directory, or a store URL."""
+    if isinstance(location, Path):
+        return ChunkStore(location)
+    return ChunkStore(open_objects(location))
+
+
+def store_for(settings: Settings) -> ChunkStore:
+    """The chunk store ``settings`` name (``RATH_STORE_URL``, else the store directory)."""
+    return store_at(settings.store_url) if settings.store_url else store_at(settings.store_dir)
 
 
 def current_store() -> ChunkStore:
     """The chunk store the current environment points at."""
-    return store_at(Settings.from_env().store_dir)
+    return store_for(Settings.from_env())
 
 
 def current_catalog() -> Catalog:

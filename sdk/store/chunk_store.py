@@ -6,8 +6,8 @@ the directory can rebuild any transcript. Two object shapes exist: a chunk row
 (``{"kind", "payload"}``) and a sealed table node (``{"parts": [digest], "rows": [digest]}``).
 
 The store must be readable by every worker and by clients that read results. With the embedded
-default that is one directory under ``RATH_HOME``; with several worker hosts, mount one shared
-directory and point ``RATH_STORE_DIR`` at it on every host. The bytes live in an
+default that is one directory under ``RATH_HOME``; with several hosts, set ``RATH_STORE_URL``
+to one object store (``s3://bucket/prefix``...) on every host. The bytes live in an
 :class:`~rath.store.objects.ObjectStore`; every read checks the object's sha256.
 """
 
@@ -70,8 +70,9 @@ class ChunkStore:
         except FileNotFoundError:
             raise StoreError(
                 f"chunk store object {digest[:16]}... is missing from {where!r}; "
-                "clients and workers must share one store (set RATH_STORE_DIR to a shared "
-                "directory on every host)"
+                "clients and workers must share one store: on several hosts, set "
+                "RATH_STORE_URL to the same object store (s3://bucket/prefix, gs://, az://) "
+                "on every host, client and workers alike"
             ) from None
         if hashlib.sha256(data).hexdigest() != digest:
             raise StoreError(
@@ -81,8 +82,10 @@ class ChunkStore:
         return data
 
     def put_row(self, row: ChunkRow) -> str:
-        """Store one chunk row and return its digest."""
-        return self.put_bytes(row.canonical_json())
+        """Store one chunk row and return its digest (the row is cached: it is read back soon)."""
+        digest = self.put_bytes(row.canonical_json())
+        self._cache_row(digest, row)
+        return digest
 
     def get_row(self, digest: str) -> ChunkRow:
         """Read one chunk row (rows are immutable, so recently read ones are cached)."""
@@ -92,11 +95,15 @@ class ChunkStore:
                 self._rows.move_to_end(digest)
                 return row
         row = ChunkRow.model_validate(json.loads(self.get_bytes(digest)))
+        self._cache_row(digest, row)
+        return row
+
+    def _cache_row(self, digest: str, row: ChunkRow) -> None:
         with self._cache_lock:
             self._rows[digest] = row
+            self._rows.move_to_end(digest)
             while len(self._rows) > _ROW_CACHE_SIZE:
                 self._rows.popitem(last=False)
-        return row
 
     def seal(self, ref: TableRef) -> str:
         """Store every inline row of ``ref`` and one node naming the whole table.
@@ -108,7 +115,11 @@ class ChunkStore:
             return ref.parts[0]
         parts = [part if isinstance(part, str) else self.seal(part) for part in ref.parts]
         rows = [row if isinstance(row, str) else self.put_row(row) for row in ref.rows]
-        return self.put_bytes(canonical_json({"parts": parts, "rows": rows}))
+        digest = self.put_bytes(canonical_json({"parts": parts, "rows": rows}))
+        known = self._cached_rows(parts)
+        if known is not None:  # the new node is read back next: remember its rows now
+            self._remember(digest, (*known, *rows))
+        return digest
 
     def row_digests(self, ref: TableRef) -> tuple[str, ...]:
         """The chunk digests of ``ref``'s rows, in order (stores inline rows it meets)."""
@@ -172,6 +183,17 @@ class ChunkStore:
         if not isinstance(node, dict) or "parts" not in node or "rows" not in node:
             raise StoreError(f"chunk store object {digest[:16]}... is not a table node")
         return node
+
+    def _cached_rows(self, parts: list[str]) -> tuple[str, ...] | None:
+        """The row digests of ``parts`` when every one of them is cached, else None."""
+        out: list[str] = []
+        with self._cache_lock:
+            for part in parts:
+                rows = self._nodes.get(part)
+                if rows is None:
+                    return None
+                out.extend(rows)
+        return tuple(out)
 
     def _remember(self, digest: str, rows: tuple[str, ...]) -> None:
         with self._cache_lock:

@@ -1,8 +1,8 @@
 """Rath's benchmarks, each printed as a ratio against a baseline measured in the same run.
 
-Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p6] [i1]`` (all by default). Each uses a
-fresh embedded Temporal dev server in a temporary data dir and stops it at the end. Results
-and the command are recorded in ``docs/benchmarks.md``.
+Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p6] [p7] [i1]`` (all by default).
+Each uses a fresh embedded Temporal dev server in a temporary data dir and stops it at the end.
+Results and the command are recorded in ``docs/benchmarks.md``.
 
 P1  median time per loop round (zero-latency fake LLM in its own process + one tool call)
     / time per round of two bare no-op activities in a bare workflow        target <= 1.3
@@ -10,6 +10,8 @@ P2  history bytes of a 200-round session / bytes of the chunks it added    targe
 P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
     / the same workflow with one agent                                       target <= 3
 P6  cold start: empty data dir -> first round done, in a new process       target <= 3 s
+P7  median time per loop round (as P1) with the chunk store on S3 (a moto server in its own
+    process, RATH_STORE_URL=s3://...) / the same with the default file store  (recorded)
 I1  import time of rath.errors and rath.session in a fresh process (median of 7), beside
     pydantic's alone                                                         target < 0.2 s
 """
@@ -41,7 +43,7 @@ def _fresh_home() -> Path:
     home = Path(tempfile.mkdtemp(prefix="rath-bench-"))
     os.environ["RATH_HOME"] = str(home)
     os.environ["RATH_TASK_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
-    for name in ("TEMPORAL_ADDRESS", "OPENAI_API_KEY"):
+    for name in ("TEMPORAL_ADDRESS", "OPENAI_API_KEY", "RATH_STORE_URL"):
         os.environ.pop(name, None)
     return home
 
@@ -263,6 +265,76 @@ def p6() -> float:
     return first_round
 
 
+def p7(rounds: int = 30, repeats: int = 3) -> float:
+    """Per-round time of the agent loop with the chunk store on S3 against the file store."""
+    import boto3
+    from support import FAST
+
+    from rath import flow
+    from rath._runtime.devserver import stop_server
+    from rath.session import Session
+
+    home = _fresh_home()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "bench" / script), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for script, args in (("fake_llm.py", [str(rounds)]), ("s3_server.py", []))
+    ]
+    try:
+        base_url, endpoint = (p.stdout.readline().strip() for p in procs)  # type: ignore[union-attr]
+        os.environ.update(
+            AWS_ENDPOINT_URL=endpoint,
+            AWS_ALLOW_HTTP="true",
+            AWS_REGION="us-east-1",
+            AWS_ACCESS_KEY_ID="bench-key-id",  # moto takes any credentials: obviously fake ones
+            AWS_SECRET_ACCESS_KEY="bench-secret",
+        )
+        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(
+            Bucket="rath-bench"
+        )
+        provider = flow.Provider(model="fake", base_url=base_url)
+        agent = flow.Agent("bench", provider=provider, options=FAST)
+
+        def per_round(store_url: str | None) -> float:
+            shutdown_runtime()  # the embedded worker reads the store URL when it starts
+            os.environ["RATH_TASK_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
+            if store_url:
+                os.environ["RATH_STORE_URL"] = store_url
+            else:
+                os.environ.pop("RATH_STORE_URL", None)
+            times = []
+            for _ in range(repeats + 1):  # the first run warms up the worker
+                session = Session.from_user_message("go").to("local", spec=home / "ws")
+                start = time.perf_counter()
+                out = agent(session)
+                out.synchronize()
+                times.append(time.perf_counter() - start)
+            assert len(out.chunk_table) == 2 * rounds
+            return statistics.median(times[1:]) / rounds
+
+        file_round = per_round(None)
+        s3_round = per_round("s3://rath-bench/p7")
+    finally:
+        for proc in procs:
+            proc.communicate(timeout=30)
+        shutdown_runtime()
+        stop_server(home)
+        for name in ("AWS_ENDPOINT_URL", "AWS_ALLOW_HTTP", "AWS_REGION", "RATH_STORE_URL"):
+            os.environ.pop(name, None)
+        os.environ.pop("AWS_ACCESS_KEY_ID", None)
+        os.environ.pop("AWS_SECRET_ACCESS_KEY", None)
+    ratio = s3_round / file_round
+    print(
+        f"P7 per round: S3 store (moto) {s3_round * 1000:.1f} ms, file store"
+        f" {file_round * 1000:.1f} ms -> ratio {ratio:.2f}"
+    )
+    return ratio
+
+
 IMPORT_SCRIPT = """
 import sys, time
 start = time.perf_counter()
@@ -302,7 +374,7 @@ def i1() -> float:
 
 def main() -> None:
     """Run the benchmarks named on the command line (all by default)."""
-    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p6": p6, "i1": i1}
+    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p6": p6, "p7": p7, "i1": i1}
     results = {}
     for name in sys.argv[1:] or list(benchmarks):
         try:
