@@ -1,13 +1,17 @@
-"""Record the replay fixtures in ``tests/workflows/histories/`` (run when the workflow changes
-on purpose, and commit the result): ``python tests/workflows/record_histories.py``.
+"""Record replay fixtures in ``tests/workflows/histories/`` (run when the workflow changes on
+purpose, and commit the result): ``python tests/workflows/record_histories.py [LABEL]``.
 
 It runs fixed scenarios against a fresh embedded server in a temporary data dir, with the fake
-OpenAI server, and writes each run's full history as JSON.
+OpenAI server, and writes each run's full history as JSON. Histories recorded before a change
+are the point of the corpus (a running session started on the old code must replay on the
+new), so nothing is overwritten: a scenario already recorded is written again as
+``<scenario>.<LABEL>.json`` (LABEL defaults to today's date).
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import os
 import sys
 import tempfile
@@ -19,6 +23,7 @@ sys.path.insert(0, str(HERE.parent))
 
 def main() -> None:
     """Record every scenario's history."""
+    label = sys.argv[1] if len(sys.argv) > 1 else datetime.date.today().strftime("%Y%m%d")
     home = Path(tempfile.mkdtemp(prefix="rath-record-"))
     os.environ["RATH_HOME"] = str(home)
     os.environ.pop("TEMPORAL_ADDRESS", None)
@@ -76,8 +81,13 @@ def main() -> None:
                 return (await client.get_workflow_handle(run_id).fetch_history()).to_json()
 
             text = asyncio.run(fetch(info.address, out.run_id))
-            (HERE / "histories" / f"{name}.json").write_text(text)
-            print(f"recorded {name}")
+            target = HERE / "histories" / f"{name}.json"
+            if target.exists():
+                target = target.with_name(f"{name}.{label}.json")
+            if target.exists():
+                raise SystemExit(f"{target} exists: pass another label")
+            target.write_text(text)
+            print(f"recorded {target.name}")
     finally:
         shutdown_runtime()
         stop_server(home)
