@@ -33,6 +33,8 @@ def _worker(args: argparse.Namespace) -> int:
     from rath.worker.main import main as worker_main
 
     argv = ["--task-queue", args.task_queue] if args.task_queue else []
+    if args.check:
+        argv.append("--check")
     for target in args.workflows:
         argv += ["--workflows", target]
     for target in args.tools:
@@ -108,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="MODULE:NAME",
         help="a user tool this worker runs (repeatable)",
+    )
+    worker.add_argument(
+        "--check", action="store_true", help="health check: exit 0 if Temporal answers, else 1"
     )
     worker.set_defaults(func=_worker)
 

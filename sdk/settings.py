@@ -7,8 +7,12 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from rath.errors import ConfigError
+
 DEFAULT_TASK_QUEUE = "rath"
 DEFAULT_NAMESPACE = "default"
+VERSIONING_BEHAVIORS = ("auto_upgrade", "pinned")
+_OFF = ("0", "false", "off", "no")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,6 +38,15 @@ class Settings:
             queue (:attr:`affinity_queue`), where the tool calls of sandboxes it opened go.
             Workers sharing an id share that queue, so give one id to workers that share a
             host and data dir, and distinct ids otherwise.
+        deployment_name: ``RATH_DEPLOYMENT_NAME`` (default unset): with ``build_id``, a
+            ``rath worker`` joins this Temporal worker deployment (worker versioning; see
+            docs/operators.md). Unset, workers are unversioned.
+        build_id: ``RATH_BUILD_ID``: this worker's version within the deployment.
+        versioning_behavior: ``RATH_VERSIONING_BEHAVIOR``, ``auto_upgrade`` (default: running
+            sessions move to the current version at their next workflow task) or ``pinned``
+            (they finish on the version that started them).
+        set_current_version: ``RATH_SET_CURRENT_VERSION`` (default off): a versioned worker
+            makes its version the deployment's current one once it polls.
     """
 
     home: Path
@@ -44,12 +57,32 @@ class Settings:
     store_url: str | None = None
     search_attributes: bool = True
     worker_id: str = ""
+    deployment_name: str | None = None
+    build_id: str | None = None
+    versioning_behavior: str = "auto_upgrade"
+    set_current_version: bool = False
 
     @classmethod
     def from_env(cls) -> Settings:
         """Read the settings from environment variables (see the class docstring)."""
         home = Path(os.environ.get("RATH_HOME") or "~/.rath").expanduser().resolve()
         store = os.environ.get("RATH_STORE_DIR")
+        deployment = os.environ.get("RATH_DEPLOYMENT_NAME") or None
+        build_id = os.environ.get("RATH_BUILD_ID") or None
+        if (deployment is None) != (build_id is None):
+            raise ConfigError(
+                "worker versioning needs both RATH_DEPLOYMENT_NAME and RATH_BUILD_ID "
+                f"(got RATH_DEPLOYMENT_NAME={deployment!r}, RATH_BUILD_ID={build_id!r})"
+            )
+        if deployment is not None and "." in deployment:
+            raise ConfigError(f"RATH_DEPLOYMENT_NAME must not contain '.': {deployment!r}")
+        behavior = (os.environ.get("RATH_VERSIONING_BEHAVIOR") or "auto_upgrade").lower()
+        behavior = behavior.replace("-", "_")
+        if behavior not in VERSIONING_BEHAVIORS:
+            raise ConfigError(
+                f"RATH_VERSIONING_BEHAVIOR must be one of {', '.join(VERSIONING_BEHAVIORS)}, "
+                f"not {behavior!r}"
+            )
         return cls(
             home=home,
             address=os.environ.get("TEMPORAL_ADDRESS") or None,
@@ -57,15 +90,23 @@ class Settings:
             task_queue=os.environ.get("RATH_TASK_QUEUE") or DEFAULT_TASK_QUEUE,
             store_dir=Path(store).expanduser().resolve() if store else home / "store",
             store_url=os.environ.get("RATH_STORE_URL") or None,
-            search_attributes=os.environ.get("RATH_SEARCH_ATTRIBUTES", "1").lower()
-            not in ("0", "false", "off", "no"),
+            search_attributes=os.environ.get("RATH_SEARCH_ATTRIBUTES", "1").lower() not in _OFF,
             worker_id=os.environ.get("RATH_WORKER_ID") or socket.gethostname(),
+            deployment_name=deployment,
+            build_id=build_id,
+            versioning_behavior=behavior,
+            set_current_version=os.environ.get("RATH_SET_CURRENT_VERSION", "0").lower() not in _OFF,
         )
 
     @property
     def embedded(self) -> bool:
         """True when no ``TEMPORAL_ADDRESS`` is set: Rath runs its own dev server and worker."""
         return self.address is None
+
+    @property
+    def versioned(self) -> bool:
+        """True when ``RATH_DEPLOYMENT_NAME`` and ``RATH_BUILD_ID`` put workers in a deployment."""
+        return self.deployment_name is not None and self.build_id is not None
 
     @property
     def affinity_queue(self) -> str:

@@ -36,6 +36,22 @@ class WorkerProcess:
         reader.join(READY_TIMEOUT)
         assert banner and banner[0].startswith("rath worker:"), banner
 
+    def wait_for_line(self, prefix: str, timeout: float = READY_TIMEOUT) -> str:
+        """Read the worker's output until a line starts with ``prefix`` (bounded)."""
+        found: list[str] = []
+
+        def read() -> None:
+            for line in self.proc.stdout:  # type: ignore[union-attr]
+                if line.startswith(prefix):
+                    found.append(line)
+                    return
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(timeout)
+        assert found, f"no line starting with {prefix!r} within {timeout}s"
+        return found[0]
+
     def __enter__(self) -> WorkerProcess:
         return self
 

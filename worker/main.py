@@ -3,7 +3,9 @@
 Configuration comes from the environment (see :class:`rath.settings.Settings`):
 ``TEMPORAL_ADDRESS``, ``TEMPORAL_NAMESPACE``, ``RATH_TASK_QUEUE``, ``RATH_HOME``,
 ``RATH_STORE_URL`` (or ``RATH_STORE_DIR``), and the model credentials the worker resolves
-(``OPENAI_API_KEY``, ...).
+(``OPENAI_API_KEY``, ...). With ``RATH_DEPLOYMENT_NAME`` and ``RATH_BUILD_ID`` it joins a
+Temporal worker deployment (worker versioning, see docs/operators.md). ``rath worker --check``
+is a health check. A configuration error exits 2 with one line naming the fix.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import signal
 import sys
 
 from temporalio.client import Client
+from temporalio.service import RPCError
 
 from rath._runtime.devserver import ensure_server
-from rath._runtime.workers import rath_workers
+from rath._runtime.workers import rath_workers, set_current_version
 from rath.errors import ConfigError
 from rath.plugin import RathPlugin
 from rath.settings import Settings
@@ -36,7 +39,7 @@ async def run_worker(settings: Settings | None = None) -> None:
     client = await Client.connect(
         address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
     )
-    workers = rath_workers(client, settings)
+    workers = rath_workers(client, settings, versioned=True)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -45,14 +48,74 @@ async def run_worker(settings: Settings | None = None) -> None:
         f"rath worker: {address} namespace={settings.namespace} "
         f"task queue={settings.task_queue} (own: {settings.affinity_queue}) "
         f"store={store_url(settings)} "
+        f"version={_version(settings)} "
         f"workflows={','.join(registered_targets()) or '-'} tools={','.join(TOOLS.names()) or '-'}",
         flush=True,
     )
     async with contextlib.AsyncExitStack() as running:
         for worker in workers:
             await running.enter_async_context(worker)
+        if settings.versioned and settings.set_current_version:
+            changed = await set_current_version(client, settings)
+            print(
+                f"rath worker: {_version(settings)} is the current version"
+                + ("" if changed else " (already)"),
+                flush=True,
+            )
         await stop.wait()
     print("rath worker: stopped", flush=True)
+
+
+async def check(settings: Settings | None = None, *, timeout: float = 5.0) -> str:
+    """Connect as a worker would and ask the server about the namespace; raise if not healthy.
+
+    Returns a one-line description of what was checked. Starts nothing: with no
+    ``TEMPORAL_ADDRESS`` it checks the embedded server of the data dir is running.
+    """
+    from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
+
+    from rath._runtime.devserver import server_status
+
+    settings = settings or Settings.from_env()
+    address = settings.address
+    if address is None:
+        info = await asyncio.to_thread(server_status, settings.home)
+        if info is None:
+            raise ConfigError(
+                f"TEMPORAL_ADDRESS is unset and no embedded server runs for {settings.home}"
+            )
+        address = info.address
+    try:
+        async with asyncio.timeout(timeout):
+            client = await Client.connect(address, namespace=settings.namespace)
+            await client.workflow_service.describe_namespace(
+                DescribeNamespaceRequest(namespace=settings.namespace)
+            )
+    except TimeoutError as exc:
+        raise ConfigError(
+            f"Temporal at TEMPORAL_ADDRESS={address} did not answer within {timeout:.0f} s"
+        ) from exc
+    except (RuntimeError, RPCError) as exc:  # a failed connect is a RuntimeError
+        raise ConfigError(
+            f"Temporal at TEMPORAL_ADDRESS={address}, "
+            f"TEMPORAL_NAMESPACE={settings.namespace}: {exc}"
+        ) from exc
+    return f"{address} namespace={settings.namespace} task queue={settings.task_queue} ok"
+
+
+def _version(settings: Settings) -> str:
+    if not settings.versioned:
+        return "unversioned"
+    return f"{settings.deployment_name}.{settings.build_id} ({settings.versioning_behavior})"
+
+
+def _check() -> int:
+    try:
+        print(f"rath worker --check: {asyncio.run(check())}", flush=True)
+        return 0
+    except ConfigError as exc:
+        print(f"rath worker --check: {exc}", file=sys.stderr, flush=True)
+        return 1
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -75,6 +138,11 @@ def main(argv: list[str] | None = None) -> None:
         help="a user tool (FlowToolCall class or instance, or @tool function) this worker runs "
         "(repeatable; comma-separated lists work too)",
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="health check: exit 0 if Temporal answers for the namespace, else 1 (one line)",
+    )
     args = parser.parse_args(argv)
     if args.task_queue:
         os.environ["RATH_TASK_QUEUE"] = args.task_queue
@@ -85,14 +153,18 @@ def main(argv: list[str] | None = None) -> None:
             register_tool_target(target)
     except ConfigError as exc:
         parser.error(str(exc))
+    if args.check:
+        code = _check()
+        sys.stdout.flush()
+        os._exit(code)
     try:
         asyncio.run(run_worker())
         code = 0
+    except ConfigError as exc:  # e.g. a bad RATH_STORE_URL: one line naming the fix
+        print(f"rath worker: {exc}", file=sys.stderr, flush=True)
+        code = 2
     except KeyboardInterrupt:
         code = 130
-    except ConfigError as exc:  # e.g. a bad RATH_STORE_URL: one line naming the fix
-        print(f"rath worker: {exc}", file=sys.stderr)
-        code = 2
     sys.stdout.flush()
     sys.stderr.flush()
     # The Temporal core can abort during interpreter finalisation (sdk-python#300);

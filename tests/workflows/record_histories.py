@@ -5,7 +5,8 @@ It runs fixed scenarios against a fresh embedded server in a temporary data dir,
 OpenAI server, and writes each run's full history as JSON, named ``<scenario>-<commit>.json``
 after the commit whose code recorded it: every workflow type (``rath.SessionLoop``,
 ``rath.Forward`` and its child loops, ``rath.Compress``, ``rath.CloseSandbox``). Keep older
-files: they stand for runs in flight when a worker is upgraded, and must still replay.
+files, and it never overwrites one: they stand for runs in flight when a worker is
+upgraded, and must still replay.
 
 To record with an older commit's code (only ``support``, ``rath.flow``, ``rath.session``,
 ``rath.testing`` and ``rath._runtime``'s server and shutdown helpers are used, so the script
@@ -90,8 +91,11 @@ def main() -> None:
             client = await Client.connect(address())
             return await client.get_workflow_handle(workflow_id).fetch_history()
 
+        target = out_dir / f"{name}-{label}.json"
+        if target.exists():  # histories recorded before a change are the corpus's point
+            raise SystemExit(f"{target} exists: never overwrite a fixture; pass --commit LABEL")
         history = asyncio.run(fetch())
-        (out_dir / f"{name}-{label}.json").write_text(history.to_json())
+        target.write_text(history.to_json())
         print(f"recorded {name}-{label} ({workflow_id})")
         return history
 
