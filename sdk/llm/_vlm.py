@@ -14,13 +14,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rath.contracts.llm import DEFAULT_IMAGE_PROMPT
 from rath.errors import ConfigError
 from rath.llm._client import ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._provider import Provider
 from rath.llm._registry import chat_client_for
-
-DEFAULT_IMAGE_PROMPT = "Describe this image."
 
 
 def image_message(

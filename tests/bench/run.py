@@ -28,6 +28,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -48,6 +49,21 @@ def _fresh_home() -> Path:
     return home
 
 
+def median_round(agent: Any, workspace: Path, rounds: int, repeats: int) -> float:
+    """Median time per loop round of ``agent`` over ``repeats`` runs, after one warm-up run."""
+    from rath.session import Session
+
+    times = []
+    for _ in range(repeats + 1):  # the first run also warms up the worker
+        session = Session.from_user_message("go").to("local", spec=workspace)
+        start = time.perf_counter()
+        out = agent(session)
+        out.synchronize()
+        times.append(time.perf_counter() - start)
+    assert len(out.chunk_table) == 2 * rounds
+    return statistics.median(times[1:]) / rounds
+
+
 def p1(rounds: int = 50, repeats: int = 5) -> float:
     """Per-round time of the agent loop against two bare activities per round."""
     from bare_workflow import BareRounds, noop
@@ -55,7 +71,6 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
 
     from rath import flow
     from rath._runtime.devserver import ensure_server, stop_server
-    from rath.session import Session
 
     home = _fresh_home()
     try:
@@ -84,17 +99,9 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
             base_url = llm.stdout.readline().strip()  # type: ignore[union-attr]
             provider = flow.Provider(model="fake", base_url=base_url)
             agent = flow.Agent("bench", provider=provider, options=FAST)
-            times = []
-            for _ in range(repeats + 1):  # the first run also warms up the worker
-                session = Session.from_user_message("go").to("local", spec=home / "ws")
-                start = time.perf_counter()
-                out = agent(session)
-                out.synchronize()
-                times.append(time.perf_counter() - start)
-            assert len(out.chunk_table) == 2 * rounds
+            loop_round = median_round(agent, home / "ws", rounds, repeats)
         finally:
             llm.communicate(timeout=30)
-        loop_round = statistics.median(times[1:]) / rounds
         bare_round = asyncio.run(baseline())
     finally:
         shutdown_runtime()
@@ -272,7 +279,6 @@ def p7(rounds: int = 30, repeats: int = 3) -> float:
 
     from rath import flow
     from rath._runtime.devserver import stop_server
-    from rath.session import Session
 
     home = _fresh_home()
     procs = [
@@ -306,15 +312,7 @@ def p7(rounds: int = 30, repeats: int = 3) -> float:
                 os.environ["RATH_STORE_URL"] = store_url
             else:
                 os.environ.pop("RATH_STORE_URL", None)
-            times = []
-            for _ in range(repeats + 1):  # the first run warms up the worker
-                session = Session.from_user_message("go").to("local", spec=home / "ws")
-                start = time.perf_counter()
-                out = agent(session)
-                out.synchronize()
-                times.append(time.perf_counter() - start)
-            assert len(out.chunk_table) == 2 * rounds
-            return statistics.median(times[1:]) / rounds
+            return median_round(agent, home / "ws", rounds, repeats)
 
         file_round = per_round(None)
         s3_round = per_round("s3://rath-bench/p7")
