@@ -2,9 +2,11 @@
 
 The workflow sends where the call is (the assistant row's digest and the call's index), not
 its arguments: they are read back from the chunk store. The result row is stored and only its
-digest and a short preview travel back. Tools are at-least-once (an activity may retry after a
-worker crash); each call gets a stable idempotency key (workflow id, run id, activity id),
-exported to commands as ``RATH_IDEMPOTENCY_KEY``. The built-in file tools are idempotent.
+digest and a short preview travel back. Each call gets a stable idempotency key (workflow id,
+run id, activity id): commands see it as ``RATH_IDEMPOTENCY_KEY``, user tools through
+``rath.tools.current_tool_call()``. Built-in tools are at-least-once (an activity may retry
+after a worker crash) and the file tools are idempotent; user tools are at most once unless
+retry-safe (:mod:`rath.store.call_journal`).
 The session's sandbox stays open between its calls on the worker that owns it
 (``_sandbox_pool.py``): one container per session, not per call.
 """
@@ -46,7 +48,10 @@ from rath.session._chunks import tool_feedback_chunk
 from rath.session._placement import Placement
 from rath.session._session import Session
 from rath.store import ChunkStore
-from rath.tools._custom import TOOLS, ToolRegistry, run_tool_call
+from rath.store.call_journal import CallJournal
+from rath.tools._bodies import dumps
+from rath.tools._context import ToolCallContext, calling
+from rath.tools._custom import TOOLS, FlowToolCall, ToolRegistry, run_tool_call
 from rath.tools.builtins import error_body, run_builtin
 
 PREVIEW_CHARS = 160
@@ -75,6 +80,7 @@ class ToolActivities:
         sandboxes: SandboxPool | None = None,
     ) -> None:
         self._store = store
+        self._journal = CallJournal(store.objects)
         self._workspaces = workspaces
         self._registry = registry
         self._queue = queue
@@ -172,7 +178,11 @@ class ToolActivities:
 
     @RUN_CUSTOM_TOOL.implement
     async def run_custom(self, args: CustomToolArgs) -> RunToolResult:
-        """Run one call of a user tool registered on this worker and store its result row."""
+        """Run one call of a user tool registered on this worker and store its result row.
+
+        The journal makes it at most once: an attempt after one that died mid-call reports
+        ``tool_outcome_unknown`` instead of running again, unless the tool is retry-safe.
+        """
         info = activity.info()
         tool = self._registry.get(args.tool_name)
         if tool is None:
@@ -189,17 +199,57 @@ class ToolActivities:
             call = (assistant.payload.get("tool_calls") or [])[args.call_index]
             arguments, error = parse_arguments(call["function"]["arguments"])
         if arguments is None:
-            body, ok = error_body("invalid_tool_arguments", error or "invalid arguments"), False
+            body = error_body("invalid_tool_arguments", error or "invalid arguments")
+            return await self._stored(call["id"], args.tool_name, body, ok=False)
+        key = f"{info.workflow_id}/{info.workflow_run_id}/{info.activity_id}"
+        with activity_errors():
+            earlier = await asyncio.to_thread(self._journal.begin, key, info.attempt)
+        if earlier is not None and earlier.state == "done" and earlier.result is not None:
+            return RunToolResult(
+                result=earlier.result, ok=bool(earlier.ok), preview=earlier.preview or ""
+            )
+        if earlier is not None and not tool.retry_safe:
+            body, ok = _outcome_unknown(tool, key, earlier.attempt), False
         else:
             session = Session(table=args.transcript, sandbox=args.placement)
-            async with heartbeating():
-                body, ok = await run_tool_call(tool, session, arguments)
-        row = tool_feedback_chunk(call["id"], args.tool_name, body).stamped(time.time())
-        return RunToolResult(
-            result=await asyncio.to_thread(self._store.put_row, row),
-            ok=ok,
-            preview=preview(body, PREVIEW_CHARS),
-        )
+            with calling(ToolCallContext(key, info.attempt, tool.name)):
+                async with heartbeating():
+                    body, ok = await run_tool_call(tool, session, arguments)
+        done = await self._stored(call["id"], args.tool_name, body, ok=ok)
+        with activity_errors():
+            await asyncio.to_thread(
+                self._journal.finish,
+                key,
+                info.attempt,
+                result=done.result,
+                ok=ok,
+                preview=done.preview,
+            )
+        return done
+
+    async def _stored(self, call_id: str, tool_name: str, body: str, *, ok: bool) -> RunToolResult:
+        """Store a call's TOOL_RESULT row; what travels back to the workflow."""
+        row = tool_feedback_chunk(call_id, tool_name, body).stamped(time.time())
+        with activity_errors():
+            digest = await asyncio.to_thread(self._store.put_row, row)
+        return RunToolResult(result=digest, ok=ok, preview=preview(body, PREVIEW_CHARS))
+
+
+def _outcome_unknown(tool: FlowToolCall, key: str, attempt: int) -> str:
+    """The body the model gets for a call whose earlier attempt died mid-call."""
+    message = (
+        f"the worker running tool {tool.name!r} stopped during attempt {attempt}, after the "
+        "tool started; whether its effect happened is unknown, so it was not run again. Check "
+        "before calling it again (a tool that is safe to repeat declares retry_safe=True)"
+    )
+    return dumps(
+        {
+            "ok": False,
+            "error_kind": "tool_outcome_unknown",
+            "message": message,
+            "idempotency_key": key,
+        }
+    )
 
 
 def _key(placement: Placement, spec: SandboxSpec) -> str:

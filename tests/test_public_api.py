@@ -13,6 +13,7 @@ import rath.flow
 import rath.llm
 import rath.sandbox
 import rath.session
+import rath.tools
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,10 +82,26 @@ def test_public_names_are_pinned() -> None:
         "lineage_journal_tracking",
         "validate_acyclic",
     } <= set(rath.session.__all__)
+    assert rath.tools.__all__ == [
+        "BUILTIN_TOOLS",
+        "BuiltinTool",
+        "FlowToolCall",
+        "FunctionTool",
+        "ToolCallContext",
+        "ToolOutcome",
+        "ToolRegistry",
+        "current_tool_call",
+        "error_body",
+        "register_tool",
+        "run_builtin",
+        "tool",
+        "tool_schemas",
+        "validate_arguments",
+    ]
 
 
 def test_all_lists_are_sorted_and_resolve() -> None:
-    for module in (rath, rath.flow, rath.llm, rath.session, rath.sandbox):
+    for module in (rath, rath.flow, rath.llm, rath.session, rath.sandbox, rath.tools):
         names = list(module.__all__)
         assert names == sorted(names, key=str.lower) or names == sorted(names), module.__name__
         for name in names:

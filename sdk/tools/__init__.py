@@ -4,6 +4,7 @@ The six built-ins (:mod:`rath.tools.builtins`), user tools (:class:`FlowToolCall
 and MCP servers' tools (:mod:`rath.tools.mcp`).
 """
 
+from rath.tools._context import ToolCallContext, current_tool_call
 from rath.tools._custom import (
     FlowToolCall,
     FunctionTool,
@@ -26,8 +27,10 @@ __all__ = [
     "BuiltinTool",
     "FlowToolCall",
     "FunctionTool",
+    "ToolCallContext",
     "ToolOutcome",
     "ToolRegistry",
+    "current_tool_call",
     "error_body",
     "register_tool",
     "run_builtin",

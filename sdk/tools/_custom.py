@@ -20,18 +20,28 @@ from pydantic import BaseModel, ValidationError, create_model
 from rath._targets import import_option
 from rath.errors import ConfigError, ToolNameConflictError
 from rath.tools._bodies import dumps, error_body
+from rath.tools._context import current_tool_call
 from rath.tools._schema import check_object
 from rath.tools.builtins import BUILTIN_TOOLS
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+KEY_PARAMETER = "idempotency_key"
+"""A ``@tool`` function parameter of this name receives the call's idempotency key."""
 
 
 class FlowToolCall(ABC):
     """A tool the model can call (OpenRath's base class).
 
     Subclasses set ``name`` and ``parameters`` (a JSON Schema object), optionally
-    ``description``, ``parallel_safe`` and ``resource_key``, and define ``__call__``, which may
-    be sync or async and returns any JSON-able value (or a pydantic model).
+    ``description``, ``parallel_safe``, ``retry_safe`` and ``resource_key``, and define
+    ``__call__``, which may be sync or async and returns any JSON-able value (or a pydantic
+    model).
+
+    A call runs at most once by default: when the worker running it dies mid-call, the model
+    gets a ``tool_outcome_unknown`` error carrying the call's idempotency key instead of a
+    second run. Set ``retry_safe = True`` for a tool whose repeated run does no harm (it
+    reads only, or passes :func:`~rath.tools.current_tool_call`'s key to what it changes);
+    it is then run again, with the same key.
 
     Example:
         class Calculator(FlowToolCall):
@@ -51,6 +61,8 @@ class FlowToolCall(ABC):
     """The JSON Schema of the arguments (``type: object``)."""
     description: str | None = None
     parallel_safe: bool = False
+    retry_safe: bool = False
+    """Whether a call cut off by a dead worker may run again (with the same idempotency key)."""
 
     def resource_key(self, arguments: Mapping[str, Any]) -> tuple[str, ...]:
         """The resource a call uses; calls with equal keys never overlap.
@@ -82,11 +94,15 @@ class FunctionTool(FlowToolCall):
         name: str | None = None,
         description: str | None = None,
         parallel_safe: bool = False,
+        retry_safe: bool = False,
     ) -> None:
         self.function = function
         self.name = name or function.__name__
         self.description = description or inspect.getdoc(function) or None
         self.parallel_safe = parallel_safe
+        self.takes_key = KEY_PARAMETER in inspect.signature(function).parameters
+        # A function that takes the key can make its own effect idempotent with it.
+        self.retry_safe = retry_safe or self.takes_key
         self.model = _arguments_model(function, self.name)
         schema = self.model.model_json_schema()
         schema.pop("title", None)
@@ -97,6 +113,9 @@ class FunctionTool(FlowToolCall):
     async def __call__(self, session: Any, arguments: Mapping[str, Any]) -> Any:
         values = self.model.model_validate(dict(arguments))
         kwargs = {field: getattr(values, field) for field in type(values).model_fields}
+        if self.takes_key:
+            call = current_tool_call()
+            kwargs[KEY_PARAMETER] = call.idempotency_key if call is not None else None
         if inspect.iscoroutinefunction(self.function):
             return await self.function(**kwargs)
         return await asyncio.to_thread(self.function, **kwargs)
@@ -157,11 +176,15 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     parallel_safe: bool = False,
+    retry_safe: bool = False,
 ) -> Any:
     """Make a tool from a typed function; its schema comes from the type hints.
 
-    ``@tool`` or ``@tool(name=..., parallel_safe=True)``. The docstring is the description.
-    Every parameter needs a type hint; ones with defaults are optional.
+    ``@tool`` or ``@tool(name=..., parallel_safe=True, retry_safe=True)``. The docstring is
+    the description. Every parameter needs a type hint; ones with defaults are optional. A
+    parameter named ``idempotency_key`` is not shown to the model: it receives the call's
+    key (the same on every attempt), and makes the tool retry-safe (see
+    :class:`FlowToolCall`).
 
     Example:
         @tool(parallel_safe=True)
@@ -171,7 +194,13 @@ def tool(
     """
 
     def build(fn: Callable[..., Any]) -> FunctionTool:
-        made = FunctionTool(fn, name=name, description=description, parallel_safe=parallel_safe)
+        made = FunctionTool(
+            fn,
+            name=name,
+            description=description,
+            parallel_safe=parallel_safe,
+            retry_safe=retry_safe,
+        )
         check_tool(made)
         return made
 
@@ -272,6 +301,8 @@ def _arguments_model(function: Callable[..., Any], name: str) -> type[BaseModel]
     hints = get_type_hints(function)
     fields: dict[str, Any] = {}
     for param in inspect.signature(function).parameters.values():
+        if param.name == KEY_PARAMETER:
+            continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ConfigError(f"tool {name!r}: *args and **kwargs cannot become a schema")
         if param.name not in hints:
