@@ -23,7 +23,7 @@ from rath.testing import (
     text_reply,
     tool_call_reply,
 )
-from rath.tools import FlowToolCall, current_tool_call, tool
+from rath.tools import FlowToolCall, FunctionTool, current_tool_call, tool
 from rath.tools._context import ToolCallContext, calling
 from rath.tools._custom import run_tool_call
 
@@ -40,20 +40,28 @@ def _wait_for_text(path: Path) -> str:
     return path.read_text()
 
 
-def _kill_mid_call(
-    remote_env: dict[str, str], tool_module: str, effect: Path, agent: flow.Agent
-) -> Session:
-    """Run ``agent``; SIGKILL its worker while the tool holds, let a second worker finish."""
+def _kill_mid_call(remote_env: dict[str, str], chosen: FunctionTool, effect: Path) -> Session:
+    """One call of ``chosen``; SIGKILL its worker while the call holds, a second one finishes."""
+    script = [
+        tool_call_reply((chosen.name, {"path": str(effect), "text": "once"})),
+        text_reply("noted"),
+    ]
     env = with_tests_importable(remote_env)
-    first = WorkerProcess(env, "--tools", tool_module)
+    target = f"tool_app:{chosen.name}"
+    first = WorkerProcess(env, "--tools", target)
     second: WorkerProcess | None = None
     try:
-        out = agent(Session.from_user_message("go"))
-        _wait_for_text(effect)
-        first.kill()
-        effect.with_name(effect.name + ".go").touch()
-        second = WorkerProcess(env, "--tools", tool_module)
-        out.synchronize()
+        with FakeChatServer(script) as server:
+            provider = fake_provider(server, api_key=None)
+            agent = flow.Agent("x", provider=provider, tools=[chosen], options=OPTIONS)
+            out = agent(Session.from_user_message("go"))
+            _wait_for_text(effect)
+            first.kill()
+            effect.with_name(effect.name + ".go").touch()
+            second = WorkerProcess(env, "--tools", target)
+            out.synchronize()
+            assert len(server.requests) == 2  # the model was asked once per round
+        assert out.chunk_table.rows[-1].payload["content"] == "noted"
         return out
     finally:
         first.stop()
@@ -65,35 +73,19 @@ def test_a_call_cut_off_by_a_dead_worker_is_reported_not_run_again(
     remote_env: dict[str, str], tmp_path: Path
 ) -> None:
     effect = tmp_path / "effects.txt"
-    script = [
-        tool_call_reply(("append_line", {"path": str(effect), "text": "once"})),
-        text_reply("noted"),
-    ]
-    with FakeChatServer(script) as server:
-        provider = fake_provider(server, api_key=None)
-        agent = flow.Agent("x", provider=provider, tools=[append_line], options=OPTIONS)
-        out = _kill_mid_call(remote_env, "tool_app:append_line", effect, agent)
-        assert len(server.requests) == 2
+    out = _kill_mid_call(remote_env, append_line, effect)
     assert effect.read_text().splitlines() == ["once"]
     (body,) = tool_bodies(out)
     assert body["error_kind"] == "tool_outcome_unknown"
     assert body["idempotency_key"].count("/") == 2  # workflow id / run id / activity id
     assert "not run again" in body["message"]
-    assert out.chunk_table.rows[-1].payload["content"] == "noted"
 
 
 def test_a_tool_that_takes_the_key_runs_again_with_the_same_key(
     remote_env: dict[str, str], tmp_path: Path
 ) -> None:
     effect = tmp_path / "effects.txt"
-    script = [
-        tool_call_reply(("append_once", {"path": str(effect), "text": "once"})),
-        text_reply("noted"),
-    ]
-    with FakeChatServer(script) as server:
-        provider = fake_provider(server, api_key=None)
-        agent = flow.Agent("x", provider=provider, tools=[append_once], options=OPTIONS)
-        out = _kill_mid_call(remote_env, "tool_app:append_once", effect, agent)
+    out = _kill_mid_call(remote_env, append_once, effect)
     attempts = (tmp_path / "effects.txt.attempts").read_text().splitlines()
     assert len(attempts) == 2 and attempts[0] == attempts[1]  # re-run, with the same key
     (line,) = effect.read_text().splitlines()
