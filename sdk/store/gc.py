@@ -161,12 +161,12 @@ def collect_garbage(
     roots = _catalog_roots(objects, report)
     live_refs = list(live_roots)
     report.live_roots = len(live_refs)
-    present = listing.chunks.keys() | listing.trash.keys()
-    hinted = [d for d in hints if _key(d) in present]
+    # Hints are not filtered by the listing: a node written after it (so not a candidate) may
+    # name old chunks that are.
     marks = mark(
         objects,
         [*roots, *live_refs],
-        hints=hinted,
+        hints=hints,
         on_node=lambda n: report.tick("mark", n),
     )
     live = marks.live
@@ -179,10 +179,6 @@ def collect_garbage(
             _sweep_leases(leases, time.time() - lease_grace.total_seconds(), live_holders, dry_run)
         )
     return report.done(dry_run, grace, time.monotonic() - started)
-
-
-def _key(digest: str) -> str:
-    return f"{digest[:2]}/{digest[2:]}"
 
 
 def _digest(key: str) -> str:
