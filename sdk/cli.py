@@ -1,4 +1,4 @@
-"""The ``rath`` command: ``rath server``, ``rath worker``, ``rath demo``, and approvals."""
+"""The ``rath`` command: ``rath server``, ``rath worker``, ``rath demo``, approvals, sessions."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from rath._cli_gc import add_gc_arguments
 from rath.settings import Settings
 
 DEMO_PROMPT = "Create notes.txt saying hi, then read it back."
@@ -80,6 +81,12 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sessions_gc(args: argparse.Namespace) -> int:
+    from rath._cli_gc import run_gc
+
+    return run_gc(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``rath`` command."""
     parser = argparse.ArgumentParser(prog="rath", description="Rath: durable agents on Temporal")
@@ -126,6 +133,14 @@ def build_parser() -> argparse.ArgumentParser:
         if verb == "deny":
             answer.add_argument("--reason", help="told to the model")
         answer.set_defaults(func=_approvals)
+
+    sessions = commands.add_parser("sessions", help="the session catalog and the chunk store")
+    session_commands = sessions.add_subparsers(dest="sessions_command", required=True)
+    gc = session_commands.add_parser(
+        "gc", help="delete chunks no session references (older than --grace), with a dry run"
+    )
+    add_gc_arguments(gc)
+    gc.set_defaults(func=_sessions_gc)
 
     demo = commands.add_parser("demo", help="run one agent on the embedded default")
     demo.add_argument("--prompt", default=DEMO_PROMPT)

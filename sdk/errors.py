@@ -13,7 +13,8 @@
         │   └── BudgetExceededError  a run used up its budget; carries the transcript so far
         ├── LLMError              the model endpoint failed (ProviderError says if a retry may help)
         ├── StoreError            the chunk store is missing an object or is unreadable
-        │   └── StoreUnavailableError  the object store did not answer, even after retries
+        │   ├── StoreUnavailableError  the object store did not answer, even after retries
+        │   └── GcRefusedError    garbage collection could not see every reference, so kept all
         ├── SandboxError          a sandbox could not be opened or used
         └── MemoryStoreError      a memory store (or its embedder) could not be read or written
 
@@ -170,3 +171,11 @@ __all__ = [
     "ToolNameConflictError",
     "UserError",
 ]
+
+
+class GcRefusedError(StoreError):
+    """Garbage collection would not sweep: it could not see every reference to the chunks.
+
+    Temporal did not answer (so the runs in flight are unknown), or a catalog record cannot be
+    read. A dry run still reports what would go; the message names what to fix.
+    """

@@ -16,7 +16,7 @@ import contextlib
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -83,6 +83,47 @@ class LeaseRegistry:
             lease = self._read(sandbox_id)
             if lease is not None and not lease.holders:
                 self._path(sandbox_id).unlink(missing_ok=True)
+
+    def stale(self, written_before: float, live_holders: Collection[str]) -> list[Lease]:
+        """Records last written before ``written_before`` that no live holder names.
+
+        Such a record was left behind by a process that ended without releasing its sessions
+        (``written_before`` is in epoch seconds; ``live_holders`` are session ids).
+        """
+        out: list[Lease] = []
+        with self._locked():
+            for path in sorted(self.root.glob("*.json")):
+                lease = self._stale(path, written_before, live_holders)
+                if lease is not None:
+                    out.append(lease)
+        return out
+
+    def drop_stale(
+        self, sandbox_id: UUID, written_before: float, live_holders: Collection[str]
+    ) -> bool:
+        """Delete a record if it is still stale (no holder came meanwhile); returns whether."""
+        with self._locked():
+            path = self._path(sandbox_id)
+            if self._stale(path, written_before, live_holders) is None:
+                return False
+            path.unlink(missing_ok=True)
+            return True
+
+    def _stale(
+        self, path: Path, written_before: float, live_holders: Collection[str]
+    ) -> Lease | None:
+        try:
+            if path.stat().st_mtime >= written_before:
+                return None
+            lease = Lease.model_validate_json(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except ValueError:  # an unreadable record: nobody can use it either
+            try:
+                return Lease.model_construct(sandbox_id=UUID(path.stem), backend="?")
+            except ValueError:  # not a record at all: leave it alone
+                return None
+        return None if any(h in live_holders for h in lease.holders) else lease
 
     def _path(self, sandbox_id: UUID) -> Path:
         return self.root / f"{sandbox_id}.json"

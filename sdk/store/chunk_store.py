@@ -23,6 +23,7 @@ from typing import Any
 from rath.errors import StoreError
 from rath.session._chunks import ChunkRow, canonical_json
 from rath.session._table_ref import TableRef
+from rath.store._trash import restore
 from rath.store.objects import DirectoryStore, ObjectStore
 
 _NODE_CACHE_SIZE = 256
@@ -65,9 +66,15 @@ class ChunkStore:
             StoreError: The object is missing or damaged (the message names the store).
         """
         where = self.objects.describe()
+        key = object_key(digest)
         try:
-            data = self.objects.get(object_key(digest))
+            data = self.objects.get(key)
         except FileNotFoundError:
+            # Garbage collection moved it to the trash while it was being referenced again:
+            # put it back (see rath.store.gc for why this closes the race).
+            restored = restore(self.objects, key)
+            if restored is not None:
+                return restored
             raise StoreError(
                 f"chunk store object {digest[:16]}... is missing from {where!r}; "
                 "clients and workers must share one store: on several hosts, set "
