@@ -13,6 +13,7 @@ DEFAULT_TASK_QUEUE = "rath"
 DEFAULT_NAMESPACE = "default"
 VERSIONING_BEHAVIORS = ("auto_upgrade", "pinned")
 _OFF = ("0", "false", "off", "no")
+DEFAULT_SHUTDOWN_GRACE_SECONDS = 25.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +48,10 @@ class Settings:
             (they finish on the version that started them).
         set_current_version: ``RATH_SET_CURRENT_VERSION`` (default off): a versioned worker
             makes its version the deployment's current one once it polls.
+        shutdown_grace_seconds: ``RATH_SHUTDOWN_GRACE_SECONDS`` (default 25): on SIGTERM or
+            SIGINT a worker stops taking work and lets the calls it runs finish for this long,
+            so a normal restart loses no attempt (keep it under your orchestrator's kill
+            timeout, e.g. Kubernetes' 30 s).
     """
 
     home: Path
@@ -61,6 +66,7 @@ class Settings:
     build_id: str | None = None
     versioning_behavior: str = "auto_upgrade"
     set_current_version: bool = False
+    shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -96,6 +102,9 @@ class Settings:
             build_id=build_id,
             versioning_behavior=behavior,
             set_current_version=os.environ.get("RATH_SET_CURRENT_VERSION", "0").lower() not in _OFF,
+            shutdown_grace_seconds=_seconds(
+                "RATH_SHUTDOWN_GRACE_SECONDS", DEFAULT_SHUTDOWN_GRACE_SECONDS
+            ),
         )
 
     @property
@@ -122,3 +131,17 @@ class Settings:
     def workspaces_dir(self) -> Path:
         """Where workspaces are allocated for sessions placed with no ``working_dir``."""
         return self.home / "workspaces"
+
+
+def _seconds(name: str, default: float) -> float:
+    """A non-negative number of seconds from the environment variable ``name``."""
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if value < 0:
+        raise ConfigError(f"{name} must be a number of seconds, not {text!r}")
+    return value

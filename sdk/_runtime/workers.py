@@ -9,12 +9,18 @@ A worker process may join a Temporal *worker deployment* (worker versioning): wi
 ``RATH_DEPLOYMENT_NAME`` and ``RATH_BUILD_ID`` set, both of its workers poll as that version,
 and :func:`set_current_version` routes new and (with ``auto_upgrade``) running sessions to it.
 docs/operators.md describes the upgrade procedure.
+
+Recovery from a dead worker takes seconds: activities heartbeat (see ``LoopOptions``), and a
+workflow task offered to a dead worker's sticky queue falls back to the shared queue after
+:data:`STICKY_FALLBACK`. On SIGTERM a worker drains: it stops polling and lets the calls it
+runs finish for ``Settings.shutdown_grace_seconds``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from datetime import timedelta
 
 from temporalio.api.workflowservice.v1 import (
     DescribeWorkerDeploymentRequest,
@@ -27,6 +33,10 @@ from temporalio.worker import Worker, WorkerDeploymentConfig
 
 from rath.errors import ConfigError
 from rath.settings import Settings
+
+STICKY_FALLBACK = timedelta(seconds=2)
+"""How long a workflow task waits for the worker that cached the run before any worker takes it
+(Temporal's default is 10 s, which a SIGKILLed worker would add to every session it held)."""
 
 _BEHAVIORS = {
     "auto_upgrade": VersioningBehavior.AUTO_UPGRADE,
@@ -56,7 +66,13 @@ def rath_workers(client: Client, settings: Settings, *, versioned: bool = False)
     """
     config = deployment_config(settings) if versioned else None
     return [
-        Worker(client, task_queue=queue, deployment_config=config)
+        Worker(
+            client,
+            task_queue=queue,
+            deployment_config=config,
+            sticky_queue_schedule_to_start_timeout=STICKY_FALLBACK,
+            graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_grace_seconds),
+        )
         for queue in (settings.task_queue, settings.affinity_queue)
     ]
 

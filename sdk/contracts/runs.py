@@ -28,17 +28,21 @@ from rath.session._table_ref import TableRef
 
 
 class LoopOptions(BaseModel):
-    """How a session loop runs: round limit, activity timeouts and retries."""
+    """How a session loop runs: round limit, activity timeouts and retries.
+
+    The heartbeat timeouts (5 s) bound how long a call held by a dead worker waits before
+    another worker retries it.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     max_tool_rounds: int = 64
     llm_timeout_seconds: float = 600.0
-    llm_heartbeat_seconds: float = 30.0
+    llm_heartbeat_seconds: float = 5.0
     llm_max_attempts: int = 6
     llm_retry_base_seconds: float = 1.0
     tool_timeout_seconds: float = 300.0
-    tool_heartbeat_seconds: float = 30.0
+    tool_heartbeat_seconds: float = 5.0
     tool_max_attempts: int = 5
     sandbox_owner_wait_seconds: float = 600.0
     """How long a tool call waits for the worker that owns the session's sandbox to take it;

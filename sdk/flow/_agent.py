@@ -32,7 +32,8 @@ class Agent(AgentMemoryMethods, Workflow):
             model.
         name: Names the agent in workflow ids and the Temporal UI. Defaults to the attribute
             name it is assigned to in a parent ``Workflow``, else ``"agent"``.
-        max_tool_rounds: LLM calls per run before the loop stops (``loop.truncated``).
+        max_tool_rounds: LLM calls per run before the loop stops (``loop.truncated``);
+            ``None`` takes ``options.max_tool_rounds`` (default 64).
         options: A ``LoopOptions`` with activity timeouts and retries.
         compress_at_tokens: Opt-in automatic compression once a round's context reaches this
             many tokens (see :func:`~rath.session.run_session_loop`).
@@ -72,7 +73,7 @@ class Agent(AgentMemoryMethods, Workflow):
         *,
         model: str | None = None,
         name: str | None = None,
-        max_tool_rounds: int = 64,
+        max_tool_rounds: int | None = None,
         options: Any = None,
         compress_at_tokens: int | None = None,
         memory: object = None,

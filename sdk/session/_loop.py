@@ -34,7 +34,7 @@ def run_session_loop(
     *,
     agent_provider: Provider,
     tools: Sequence[Any] | None = None,
-    max_tool_rounds: int = 64,
+    max_tool_rounds: int | None = None,
     agent_name: str = "agent",
     options: Any = None,
     compress_at_tokens: int | None = None,
@@ -54,7 +54,8 @@ def run_session_loop(
             MCP servers' tools (``rath.tools.mcp``). The six built-ins are always offered
             when the session is placed on a sandbox.
         max_tool_rounds: LLM calls allowed before the loop stops and marks the output
-            ``loop.truncated``.
+            ``loop.truncated``. ``None`` (default) takes ``options.max_tool_rounds`` (64
+            unless the options set it).
         agent_name: Names the run in the Temporal UI (workflow id and summaries).
         options: A ``LoopOptions`` for timeouts and retries (defaults are production values).
         compress_at_tokens: Opt-in automatic compression: after a round whose context reached
@@ -84,6 +85,9 @@ def run_session_loop(
         ConfigError: Invalid arguments (found before anything starts).
     """
     tool_set = agent_tool_set(tools, tool_policy)
+    base_options = options or LoopOptions()
+    if max_tool_rounds is None:
+        max_tool_rounds = base_options.max_tool_rounds
     if max_tool_rounds < 1:
         raise ConfigError(f"max_tool_rounds must be at least 1, got {max_tool_rounds}")
     if compress_at_tokens is not None and compress_at_tokens < 1:
@@ -93,7 +97,7 @@ def run_session_loop(
     update: dict[str, Any] = {"max_tool_rounds": max_tool_rounds}
     if compress_at_tokens is not None:
         update["compress_at_tokens"] = compress_at_tokens
-    loop_options = (options or LoopOptions()).model_copy(update=update)
+    loop_options = base_options.model_copy(update=update)
     out = Session(
         id=new_id(),
         parent_session_ids=(user_session.id, agent_session.id),

@@ -1,6 +1,6 @@
 """Rath's benchmarks, each printed as a ratio against a baseline measured in the same run.
 
-Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p6] [p7] [i1]`` (all by default).
+Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p4] [p6] [p7] [i1]`` (all by default).
 Each uses a fresh embedded Temporal dev server in a temporary data dir and stops it at the end.
 Results and the command are recorded in ``docs/benchmarks.md``.
 
@@ -9,6 +9,8 @@ P1  median time per loop round (zero-latency fake LLM in its own process + one t
 P2  history bytes of a 200-round session / bytes of the chunks it added    target <= 3
 P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
     / the same workflow with one agent                                       target <= 3
+P4  SIGKILL of the worker running an LLM call at round 300 of 500 -> the retried request
+    on another worker (tests/bench/recovery.py)                             target <= 6 s
 P6  cold start: empty data dir -> first round done, in a new process       target <= 3 s
 P7  median time per loop round (as P1) with the chunk store on S3 (a moto server in its own
     process, RATH_STORE_URL=s3://...) / the same with the default file store  (recorded)
@@ -38,6 +40,8 @@ from rath._runtime.runtime import shutdown_runtime
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
+
+from recovery import recovery_after_kill  # noqa: E402  (found through the path set above)
 
 
 def _fresh_home() -> Path:
@@ -240,6 +244,11 @@ def p3(agents: int = 64, latency: float = 0.1, repeats: int = 3) -> float:
     return ratio
 
 
+def p4() -> float:
+    """Seconds from SIGKILL of the worker running an LLM call to its retry on another."""
+    return recovery_after_kill(_fresh_home())
+
+
 def p6() -> float:
     """Cold start from an empty data dir to the first round done, in a fresh process."""
     from rath._runtime.devserver import ensure_server, stop_server
@@ -372,7 +381,7 @@ def i1() -> float:
 
 def main() -> None:
     """Run the benchmarks named on the command line (all by default)."""
-    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p6": p6, "p7": p7, "i1": i1}
+    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p4": p4, "p6": p6, "p7": p7, "i1": i1}
     results = {}
     for name in sys.argv[1:] or list(benchmarks):
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import FAST, fake_provider, kinds, tool_bodies
@@ -143,10 +144,17 @@ def test_tool_execution_exception_when_the_tool_activity_fails(
     assert kinds(out)[-1] == "assistant"
 
 
-def test_max_tool_rounds_truncates(rath_env: Settings, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "limit",
+    [{"max_tool_rounds": 2}, {"options": FAST.model_copy(update={"max_tool_rounds": 2})}],
+    ids=["argument", "options"],
+)
+def test_max_tool_rounds_truncates(
+    rath_env: Settings, tmp_path: Path, limit: dict[str, Any]
+) -> None:
     call = tool_call_reply(("workspace_path_exists", {"path": "x"}))
     with FakeChatServer([call, call, call]) as server:
-        agent = flow.Agent("x", provider=fake_provider(server), options=FAST, max_tool_rounds=2)
+        agent = flow.Agent("x", provider=fake_provider(server), **({"options": FAST} | limit))
         out = agent(Session.from_user_message("go").to("local", spec=tmp_path))
         assert kinds(out) == ["user", "assistant", "tool_result", "assistant", "tool_result"]
         assert ("loop.truncated", True) in out.lineage_extras

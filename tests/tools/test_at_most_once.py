@@ -202,3 +202,32 @@ def _wait_for_lines(path: Path, count: int) -> None:
     while len(_lines(path)) < count:
         assert time.monotonic() < deadline, f"{path} never reached {count} lines"
         time.sleep(0.02)  # polling a file worker processes write, bounded by the deadline
+
+
+def test_sigterm_lets_the_call_in_flight_finish(remote_env: dict[str, str], tmp_path: Path) -> None:
+    effect = tmp_path / "effects.txt"
+    script = [
+        tool_call_reply(("append_line", {"path": str(effect), "text": "once"})),
+        text_reply("noted"),
+    ]
+    env = with_tests_importable(remote_env)
+    first = WorkerProcess(env, "--tools", "tool_app:append_line")
+    second: WorkerProcess | None = None
+    try:
+        with FakeChatServer(script) as server:
+            provider = fake_provider(server, api_key=None)
+            agent = flow.Agent("x", provider=provider, tools=[append_line], options=OPTIONS)
+            out = agent(Session.from_user_message("go"))
+            _wait_for_text(effect)
+            first.proc.terminate()  # a normal restart: the call in flight must not be lost
+            effect.with_name(effect.name + ".go").touch()
+            assert first.proc.wait(timeout=STARTED_TIMEOUT) == 0
+            second = WorkerProcess(env, "--tools", "tool_app:append_line")
+            out.synchronize()
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+    assert effect.read_text().splitlines() == ["once"]
+    assert tool_bodies(out) == [{"result": "appended"}]
+    assert out.chunk_table.rows[-1].payload["content"] == "noted"
