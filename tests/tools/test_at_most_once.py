@@ -40,8 +40,13 @@ def _wait_for_text(path: Path) -> str:
     return path.read_text()
 
 
-def _kill_mid_call(remote_env: dict[str, str], chosen: FunctionTool, effect: Path) -> Session:
-    """One call of ``chosen``; SIGKILL its worker while the call holds, a second one finishes."""
+def _stop_mid_call(
+    remote_env: dict[str, str], chosen: FunctionTool, effect: Path, *, graceful: bool = False
+) -> Session:
+    """One call of ``chosen``; stop its worker while the call holds, a second one finishes.
+
+    ``graceful`` sends SIGTERM (a normal restart, the worker must exit 0) instead of SIGKILL.
+    """
     script = [
         tool_call_reply((chosen.name, {"path": str(effect), "text": "once"})),
         text_reply("noted"),
@@ -56,8 +61,13 @@ def _kill_mid_call(remote_env: dict[str, str], chosen: FunctionTool, effect: Pat
             agent = flow.Agent("x", provider=provider, tools=[chosen], options=OPTIONS)
             out = agent(Session.from_user_message("go"))
             _wait_for_text(effect)
-            first.kill()
+            if graceful:
+                first.proc.terminate()
+            else:
+                first.kill()
             effect.with_name(effect.name + ".go").touch()
+            if graceful:
+                assert first.proc.wait(timeout=STARTED_TIMEOUT) == 0
             second = WorkerProcess(env, "--tools", target)
             out.synchronize()
             assert len(server.requests) == 2  # the model was asked once per round
@@ -73,7 +83,7 @@ def test_a_call_cut_off_by_a_dead_worker_is_reported_not_run_again(
     remote_env: dict[str, str], tmp_path: Path
 ) -> None:
     effect = tmp_path / "effects.txt"
-    out = _kill_mid_call(remote_env, append_line, effect)
+    out = _stop_mid_call(remote_env, append_line, effect)
     assert effect.read_text().splitlines() == ["once"]
     (body,) = tool_bodies(out)
     assert body["error_kind"] == "tool_outcome_unknown"
@@ -85,7 +95,7 @@ def test_a_tool_that_takes_the_key_runs_again_with_the_same_key(
     remote_env: dict[str, str], tmp_path: Path
 ) -> None:
     effect = tmp_path / "effects.txt"
-    out = _kill_mid_call(remote_env, append_once, effect)
+    out = _stop_mid_call(remote_env, append_once, effect)
     attempts = (tmp_path / "effects.txt.attempts").read_text().splitlines()
     assert len(attempts) == 2 and attempts[0] == attempts[1]  # re-run, with the same key
     (line,) = effect.read_text().splitlines()
@@ -206,28 +216,6 @@ def _wait_for_lines(path: Path, count: int) -> None:
 
 def test_sigterm_lets_the_call_in_flight_finish(remote_env: dict[str, str], tmp_path: Path) -> None:
     effect = tmp_path / "effects.txt"
-    script = [
-        tool_call_reply(("append_line", {"path": str(effect), "text": "once"})),
-        text_reply("noted"),
-    ]
-    env = with_tests_importable(remote_env)
-    first = WorkerProcess(env, "--tools", "tool_app:append_line")
-    second: WorkerProcess | None = None
-    try:
-        with FakeChatServer(script) as server:
-            provider = fake_provider(server, api_key=None)
-            agent = flow.Agent("x", provider=provider, tools=[append_line], options=OPTIONS)
-            out = agent(Session.from_user_message("go"))
-            _wait_for_text(effect)
-            first.proc.terminate()  # a normal restart: the call in flight must not be lost
-            effect.with_name(effect.name + ".go").touch()
-            assert first.proc.wait(timeout=STARTED_TIMEOUT) == 0
-            second = WorkerProcess(env, "--tools", "tool_app:append_line")
-            out.synchronize()
-    finally:
-        first.stop()
-        if second is not None:
-            second.stop()
-    assert effect.read_text().splitlines() == ["once"]
+    out = _stop_mid_call(remote_env, append_line, effect, graceful=True)
+    assert effect.read_text().splitlines() == ["once"]  # finished by the draining worker
     assert tool_bodies(out) == [{"result": "appended"}]
-    assert out.chunk_table.rows[-1].payload["content"] == "noted"
