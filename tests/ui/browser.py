@@ -1,7 +1,7 @@
 """Open a workflow's page in the Temporal Web UI with a real headless Chromium.
 
 The helper drives the system Chromium (``/usr/bin/chromium``, installed by
-``infra/ci-deps.sh``) through Playwright, without downloading a browser. Chromium runs with a
+``infra/system-deps.sh``) through Playwright, without downloading a browser. Chromium runs with a
 fresh profile, no GPU, no sandbox (Chromium will not start its sandbox as root, which is how
 CI runs), and no background network. Any request that leaves the loopback interface is aborted.
 
@@ -156,7 +156,7 @@ class WorkflowUI:
             raise RuntimeError("playwright is not installed: run `bash infra/setup.sh`") from exc
         chromium = find_chromium()
         if chromium is None:
-            raise RuntimeError("chromium is not installed: run `bash infra/ci-deps.sh` as root")
+            raise RuntimeError("chromium is not installed: run `sudo bash infra/system-deps.sh`")
         with contextlib.ExitStack() as stack:
             profile = stack.enter_context(tempfile.TemporaryDirectory(prefix="rath-chromium-"))
             playwright = stack.enter_context(sync_playwright())

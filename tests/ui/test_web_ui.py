@@ -23,7 +23,7 @@ from rath.testing import FakeChatServer, function_handler, text_reply, tool_call
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (dev extra)")
 pytestmark = pytest.mark.skipif(
     find_chromium() is None,
-    reason="chromium is not installed (run `bash infra/ci-deps.sh` as root)",
+    reason="chromium is not installed (run `sudo bash infra/system-deps.sh`)",
 )
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
