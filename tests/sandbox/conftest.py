@@ -26,7 +26,7 @@ from rath.sandbox import BwrapSandbox
 def docker_host() -> Iterator[str]:
     """``DOCKER_HOST`` of a daemon started for this session (set in the environment too)."""
     if shutil.which("dockerd") is None:
-        pytest.skip("dockerd is not installed: run `sudo bash infra/system-deps.sh` (apt docker.io)")
+        pytest.skip("dockerd is not installed: run `sudo bash infra/system-deps.sh`")
     if os.geteuid() != 0:
         pytest.skip("starting dockerd needs root")
     root = Path(tempfile.mkdtemp(prefix="rath-dockerd-"))  # short: the socket path is bounded

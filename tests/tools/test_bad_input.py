@@ -59,7 +59,7 @@ def test_bad_input_is_a_tool_error_and_the_loop_goes_on(
     rath_env: Settings, tmp_path: Path, backend: str, case: str
 ) -> None:
     if backend == "bwrap" and shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed: run `sudo bash infra/system-deps.sh` (apt bubblewrap)")
+        pytest.skip("bubblewrap is not installed: run `sudo bash infra/system-deps.sh`")
     workspace, outside = tmp_path / "ws", tmp_path / "outside"
     workspace.mkdir()
     outside.mkdir()
