@@ -24,7 +24,7 @@ from rath.contracts import (
     ApprovalDecision,
     PendingApproval,
 )
-from rath.errors import ConfigError
+from rath.errors import ConfigError, RunNotFoundError
 from rath.session._lineage import LineageKind
 from rath.session._session import Session
 from rath.session.graph import SessionGraph
@@ -109,7 +109,10 @@ async def _agent_runs(client: Client, run: Session | str) -> list[str]:
             description = await client.get_workflow_handle(run_id).describe()
         except RPCError as exc:
             if exc.status is RPCStatusCode.NOT_FOUND:
-                return []
+                raise RunNotFoundError(
+                    f"no run has workflow id {run_id!r} in namespace {client.namespace!r} "
+                    "(`temporal workflow list` shows the runs there)"
+                ) from None
             raise
         tree = description.workflow_type == FORWARD.name
     if not tree:

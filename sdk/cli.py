@@ -7,6 +7,7 @@ import os
 import sys
 
 from rath._cli_gc import add_gc_arguments
+from rath.errors import RathError
 from rath.settings import Settings
 
 DEMO_PROMPT = "Create notes.txt saying hi, then read it back."
@@ -46,24 +47,19 @@ def _worker(args: argparse.Namespace) -> int:
 
 def _approvals(args: argparse.Namespace) -> int:
     from rath.approvals import approve, deny, pending_approvals
-    from rath.errors import RathError
 
-    try:
-        if args.command == "approvals":
-            waiting = pending_approvals(args.run)
-            for item in waiting:
-                print(f"{item.call_id}  {item.agent}  {item.tool}  {item.arguments}")
-            if not waiting:
-                print("no tool calls are waiting for approval")
-        elif args.command == "approve":
-            approve(args.run, args.call_id)
-            print(f"approved {args.call_id}")
-        else:
-            deny(args.run, args.call_id, args.reason)
-            print(f"denied {args.call_id}")
-    except RathError as exc:
-        print(f"rath {args.command}: {exc}", file=sys.stderr)
-        return 1
+    if args.command == "approvals":
+        waiting = pending_approvals(args.run)
+        for item in waiting:
+            print(f"{item.call_id}  {item.agent}  {item.tool}  {item.arguments}")
+        if not waiting:
+            print("no tool calls are waiting for approval")
+    elif args.command == "approve":
+        approve(args.run, args.call_id)
+        print(f"approved {args.call_id}")
+    else:
+        deny(args.run, args.call_id, args.reason)
+        print(f"denied {args.call_id}")
     return 0
 
 
@@ -153,7 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``rath`` command."""
     args = build_parser().parse_args(argv)
-    code = args.func(args)
+    try:
+        code = args.func(args)
+    except RathError as exc:  # a failed run, bad input, an unknown id: one line, not a traceback
+        print(f"rath {args.command}: {exc}", file=sys.stderr)
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
     sys.stdout.flush()
     sys.stderr.flush()
     # Skip interpreter finalisation: the Temporal core can abort there (sdk-python#300) and

@@ -39,15 +39,23 @@ class UserError(RathError):
     """
 
 
-class ConfigError(UserError):
-    """Configuration is missing or invalid; the message names the setting and the fix."""
+class ConfigError(UserError, ValueError, RuntimeError):
+    """Configuration or an argument is missing or invalid; the message names it and the fix.
+
+    Also a ``ValueError`` (OpenRath raised that for bad arguments) and a ``RuntimeError``
+    (OpenRath's own ``ConfigError`` was one), so handlers written for OpenRath catch it.
+    """
 
 
-class ToolNameConflictError(UserError):
-    """Two tools share a name, or a user tool shadows a built-in tool."""
+class ToolNameConflictError(UserError, ValueError):
+    """Two tools share a name, or a user tool shadows a built-in tool (a ``ValueError``)."""
 
 
-class NotReadyError(UserError):
+class RunNotFoundError(UserError, LookupError):
+    """No run has the workflow id that was given (the message names it and the namespace)."""
+
+
+class NotReadyError(UserError, RuntimeError):
     """A lazy session's content was read inside workflow code before it was ready."""
 
 
@@ -58,8 +66,11 @@ class LineageConsistencyError(UserError, ValueError):
     """
 
 
-class RunError(RathError):
-    """A failure that happened while a run was executing."""
+class RunError(RathError, RuntimeError):
+    """A failure that happened while a run was executing.
+
+    Also a ``RuntimeError``: OpenRath's backend, memory, persistence and budget errors were.
+    """
 
 
 class RunFailedError(RunError):
@@ -165,6 +176,7 @@ __all__ = [
     "RathError",
     "RunError",
     "RunFailedError",
+    "RunNotFoundError",
     "SandboxError",
     "StoreError",
     "StoreUnavailableError",

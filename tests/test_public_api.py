@@ -8,7 +8,10 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 import rath
+import rath.errors as errors
 import rath.flow
 import rath.llm
 import rath.sandbox
@@ -160,3 +163,25 @@ def test_wheel_has_one_import_root(tmp_path: Path) -> None:
         "rath/py.typed",
     ):
         assert module in names
+
+
+@pytest.mark.parametrize(
+    ("error", "builtin"),
+    [
+        (errors.ConfigError, ValueError),  # OpenRath: bad arguments (Agent without a model)
+        (errors.ConfigError, RuntimeError),  # OpenRath: rath.config.ConfigError
+        (errors.ToolNameConflictError, ValueError),
+        (errors.LineageConsistencyError, ValueError),
+        (errors.NotReadyError, RuntimeError),
+        (errors.RunFailedError, RuntimeError),  # OpenRath re-raised the loop's error
+        (errors.BudgetExceededError, RuntimeError),
+        (errors.SandboxError, RuntimeError),  # OpenRath: BackendError
+        (errors.MemoryStoreError, RuntimeError),  # OpenRath: MemoryBackendError
+        (errors.StoreError, RuntimeError),  # OpenRath: PersistenceError
+        (errors.LLMError, RuntimeError),
+    ],
+)
+def test_errors_are_the_builtins_openrath_raised(
+    error: type[errors.RathError], builtin: type[Exception]
+) -> None:
+    assert issubclass(error, errors.RathError) and issubclass(error, builtin)

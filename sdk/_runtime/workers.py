@@ -31,6 +31,7 @@ from temporalio.common import VersioningBehavior, WorkerDeploymentVersion
 from temporalio.service import RPCError
 from temporalio.worker import Worker, WorkerDeploymentConfig
 
+from rath._runtime.activity_log import quiet_activity_failures
 from rath.errors import ConfigError
 from rath.settings import Settings
 
@@ -65,6 +66,7 @@ def rath_workers(client: Client, settings: Settings, *, versioned: bool = False)
             the embedded in-process worker stays unversioned).
     """
     config = deployment_config(settings) if versioned else None
+    quiet_activity_failures()
     return [
         Worker(
             client,

@@ -23,8 +23,8 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
     """The :class:`ProviderSpec` for ``provider``; its key becomes a reference.
 
     With the embedded default and no credentials anywhere (no ``api_key``, ``api_key_env``,
-    ``base_url`` or ``OPENAI_API_KEY``), an OpenAI provider is served by Rath's offline demo
-    model, and a notice says so on stderr.
+    ``base_url``, ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL``), an OpenAI provider is served by
+    Rath's offline demo model, and a notice says so on stderr.
 
     Raises:
         ConfigError: ``api_key`` is set but runs go to a remote cluster, whose workers cannot
@@ -40,13 +40,17 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
                 f"in the worker's environment ({env}, or Provider(api_key_env='NAME'))"
             )
         ref = VAULT.register(provider.api_key)
-    demo = settings.embedded and not os.environ.get("OPENAI_API_KEY")
+    # OPENAI_BASE_URL alone means a keyless compatible server (Ollama, vLLM), not the demo.
+    demo = settings.embedded and not any(
+        os.environ.get(name) for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+    )
     spec = spec_from_provider(provider, api_key_ref=ref, demo_fallback=demo)
     if spec.kind == "demo" and provider.provider_kind != "demo" and not _demo_notice_shown.is_set():
         _demo_notice_shown.set()
         sys.stderr.write(
-            "rath: no OPENAI_API_KEY and no Provider(base_url=...): using the offline demo "
-            "model (scripted, not an LLM). Set OPENAI_API_KEY or base_url for a real model.\n"
+            "rath: no OPENAI_API_KEY, OPENAI_BASE_URL or Provider(base_url=...): using the "
+            "offline demo model (scripted, not an LLM). Set OPENAI_API_KEY (OpenAI), or "
+            "OPENAI_BASE_URL (a compatible server, key optional), for a real model.\n"
         )
     return spec
 

@@ -215,6 +215,7 @@ class HostDirSandbox(SandboxBackend):
 
         Raises:
             SandboxUnavailableError: The backend cannot run on this worker.
+            ConfigError: The workspace path is a file (or below one).
             SandboxError: The workspace directory cannot be created.
         """
         await self._workspace()
@@ -241,6 +242,7 @@ class HostDirSandbox(SandboxBackend):
 
         Raises:
             SandboxUnavailableError: The backend cannot run on this worker.
+            ConfigError: The workspace path is a file (or below one).
             SandboxError: The workspace directory cannot be created.
         """
         reason = self.unavailable_reason()
@@ -248,9 +250,17 @@ class HostDirSandbox(SandboxBackend):
             raise unavailable_error(self.name, reason)
         try:
             os.makedirs(self._working_dir, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            # Permanent: retrying cannot turn a file into a directory (a ConfigError fails
+            # the call once instead of three times).
+            raise ConfigError(
+                f"the {self.name} sandbox workspace {self._working_dir!r} is, or is inside, a "
+                "file: pass a directory path to .to(...)"
+            ) from exc
         except OSError as exc:
             raise SandboxError(
-                f"cannot create the {self.name} sandbox workspace directory: {exc.strerror}"
+                f"cannot create the {self.name} sandbox workspace directory "
+                f"{self._working_dir!r}: {exc.strerror}"
             ) from exc
         return os.path.realpath(self._working_dir)
 

@@ -407,10 +407,14 @@ class Session(BaseModel):
         return "\n".join(lines)
 
     def __str__(self) -> str:
-        """The transcript preview; unlike ``repr``, this waits for a lazy session."""
+        """The transcript preview; unlike ``repr``, this waits for a lazy session.
+
+        Raises:
+            RunFailedError: The run behind a lazy session failed (so ``print(out)`` in a
+                script fails loudly; ``repr`` shows the error instead of raising it).
+        """
         if self._pending is not None and not in_workflow():
-            with contextlib.suppress(Exception):  # repr below shows the failure
-                self.synchronize()
+            self.synchronize()
         return repr(self)
 
     def rows_of_kind(self, kind: ChunkKind) -> tuple[ChunkRow, ...]:
@@ -422,14 +426,20 @@ def _workspace_path(spec: str | Path | None) -> str | None:
     if spec is None:
         return None
     path = Path(spec).expanduser()
-    if path.is_absolute():
+    if in_workflow():  # no file system here: the worker checks when it opens the sandbox
+        if not path.is_absolute():
+            raise ConfigError(
+                f"sandbox spec {str(spec)!r} is relative; inside workflow code pass an absolute "
+                "workspace path (the worker's current directory is not yours)"
+            )
         return str(path)
-    if in_workflow():
+    path = path if path.is_absolute() else path.resolve()
+    if path.exists() and not path.is_dir():
         raise ConfigError(
-            f"sandbox spec {str(spec)!r} is relative; inside workflow code pass an absolute "
-            "workspace path (the worker's current directory is not yours)"
+            f"sandbox workspace {str(path)!r} is a file, not a directory: pass a directory "
+            "(it is created if missing)"
         )
-    return str(path.resolve())
+    return str(path)
 
 
 MergePolicy = (

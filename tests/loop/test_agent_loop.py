@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FAST, fake_provider, kinds, tool_bodies
+from support import FAST, fake_provider, history_of, kinds, tool_bodies
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
 
 from rath import flow
 from rath.errors import RunFailedError
@@ -129,19 +131,29 @@ def test_error_bodies_reach_the_model_and_the_loop_goes_on(
     assert "no_such_tool" in json.loads(tool_messages[0]["content"])["message"]
 
 
-def test_tool_execution_exception_when_the_tool_activity_fails(
-    rath_env: Settings, tmp_path: Path
+async def test_a_workspace_that_became_a_file_fails_the_call_once(
+    rath_env: Settings, client: Client, tmp_path: Path
 ) -> None:
-    not_a_dir = tmp_path / "file"
-    not_a_dir.write_text("x")
+    workspace = tmp_path / "ws"
+    user = Session.from_user_message("go").to("local", spec=workspace)
+    workspace.write_text("x")  # after .to(), which refuses a file: only the worker can tell
     script = [tool_call_reply(("list_workspace_files", {"path": "."})), text_reply("ok")]
-    options = FAST.model_copy(update={"tool_max_attempts": 1})
     with FakeChatServer(script) as server:
-        agent = flow.Agent("x", provider=fake_provider(server), options=options)
-        out = agent(Session.from_user_message("go").to("local", spec=not_a_dir))
+        agent = flow.Agent("x", provider=fake_provider(server), options=FAST)
+        out = agent(user)
         (body,) = tool_bodies(out)
     assert body["error_kind"] == "tool_execution_exception"
+    assert f"workspace '{workspace}' is, or is inside, a file" in body["message"]
     assert kinds(out)[-1] == "assistant"
+    assert out.run_id is not None
+    history = await history_of(client, out.run_id)
+    (failed,) = [
+        e.activity_task_failed_event_attributes
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
+    ]
+    started = history.events[failed.started_event_id - 1].activity_task_started_event_attributes
+    assert started.attempt == 1  # permanent: not retried
 
 
 @pytest.mark.parametrize(
@@ -171,15 +183,25 @@ def test_terminal_http_error_fails_the_run_with_its_workflow_id(rath_env: Settin
     assert info.value.workflow_id == out.run_id
     assert out.run_id is not None and out.run_id in str(info.value)
     assert "HTTP 400" in str(info.value)
+    with pytest.raises(RunFailedError):
+        print(out)  # a script that prints a failed session exits non-zero
+    assert "error=RunFailedError" in repr(out)  # repr stays readable for debugging
 
 
-def test_transient_http_errors_are_retried(rath_env: Settings) -> None:
+def test_transient_http_errors_are_retried(
+    rath_env: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
     script = [error_reply(500, "boom"), error_reply(429, "slow down"), text_reply("fine")]
     with FakeChatServer(script) as server:
         agent = flow.Agent("x", provider=fake_provider(server), options=FAST)
         out = agent(Session.from_user_message("go"))
         assert kinds(out) == ["user", "assistant"]
         assert len(server.requests) == 3
+    failed = [r for r in caplog.records if r.name == "temporalio.activity"]
+    assert [r.getMessage().split(" failed: ")[0] for r in failed] == [
+        f"rath: rath.llm.complete attempt {n} of {out.run_id}" for n in (1, 2)
+    ]  # one line per failed attempt, naming the run, and no traceback
+    assert all(r.exc_info is None and "\n" not in r.getMessage() for r in failed)
 
 
 def test_provider_retry_attempts_override_the_default(rath_env: Settings) -> None:
@@ -190,3 +212,16 @@ def test_provider_retry_attempts_override_the_default(rath_env: Settings) -> Non
         with pytest.raises(RunFailedError, match="HTTP 500"):
             out.synchronize()
         assert len(server.requests) == 2
+
+
+def test_a_base_url_without_a_key_is_a_keyless_server_not_the_demo(
+    rath_env: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeChatServer([text_reply("from ollama")]) as server:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        agent = flow.Agent("x", provider=flow.Provider(model="llama3"), options=FAST)
+        out = agent(Session.from_user_message("go"))
+        assert out.chunk_table.rows[-1].payload["content"] == "from ollama"
+        (request,) = server.requests
+    assert request.body["model"] == "llama3"

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from rath.errors import ConfigError
 from rath.llm import TokenUsage
 from rath.session import ChunkKind, LineageKind, Session, TableRef, user_text_chunk
 from rath.store import ChunkStore
@@ -72,6 +73,13 @@ def test_to_resolves_relative_workspace_and_allocates_ids(
     assert session.sandbox.backend == "local"
     fresh = Session.from_user_message("y").to("local")
     assert fresh.sandbox is not None and fresh.sandbox.spec.working_dir is None
+
+
+def test_to_refuses_a_workspace_that_is_a_file(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a directory")
+    with pytest.raises(ConfigError, match=f"sandbox workspace '{notes}' is a file"):
+        Session.from_user_message("x").to("local", spec=notes)
 
 
 def test_repr_is_readable_and_elides_long_transcripts() -> None:

@@ -19,7 +19,7 @@ import rath
 from rath import flow
 from rath._runtime.devserver import temporal_binary
 from rath.contracts import ToolPolicy
-from rath.errors import ConfigError
+from rath.errors import ConfigError, RunNotFoundError
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
@@ -158,3 +158,22 @@ def test_temporals_own_cli_can_answer(rath_env: Settings, server_address: str) -
         assert done.returncode == 0, done.stderr
         assert "approved" in done.stdout
         assert tool_bodies(out) == [{"result": 7}]
+
+
+def test_an_unknown_run_id_is_an_error_on_the_command_line(rath_env: Settings) -> None:
+    with pytest.raises(RunNotFoundError, match="no run has workflow id 'rath-nothing'"):
+        rath.pending_approvals("rath-nothing")
+    listed = subprocess.run(
+        [str(Path(sys.executable).with_name("rath")), "approvals", "rath-nothing"],
+        env=dict(os.environ, RATH_HOME=str(rath_env.home)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert listed.returncode == 1
+    assert listed.stderr.strip().splitlines()[-1] == (
+        "rath approvals: no run has workflow id 'rath-nothing' in namespace 'default' "
+        "(`temporal workflow list` shows the runs there)"
+    )
+    assert "Traceback" not in listed.stderr
