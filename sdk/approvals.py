@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from rath._runtime.run_query import query_run, run_not_found
 from rath._runtime.runtime import get_runtime
 from rath.contracts import (
     APPROVE_UPDATE,
@@ -32,6 +33,8 @@ from rath.session.graph import SessionGraph
 __all__ = ["PendingApproval", "approve", "deny", "pending_approvals"]
 
 T = TypeVar("T")
+QUERY_SECONDS = 10.0
+"""How long a query waits for a worker to answer."""
 
 
 def pending_approvals(run: Session | str, *, timeout: float = 30.0) -> list[PendingApproval]:
@@ -109,10 +112,7 @@ async def _agent_runs(client: Client, run: Session | str) -> list[str]:
             description = await client.get_workflow_handle(run_id).describe()
         except RPCError as exc:
             if exc.status is RPCStatusCode.NOT_FOUND:
-                raise RunNotFoundError(
-                    f"no run has workflow id {run_id!r} in namespace {client.namespace!r} "
-                    "(`temporal workflow list` shows the runs there)"
-                ) from None
+                raise run_not_found(client, run_id) from None
             raise
         tree = description.workflow_type == FORWARD.name
     if not tree:
@@ -131,11 +131,13 @@ async def _pending(client: Client, run_ids: list[str]) -> dict[str, list[Pending
 
 
 async def _query(client: Client, run_id: str, name: str, result_type: Any, missing: T) -> T:
-    """A query's answer; ``missing`` for a run that does not exist (yet: runs start lazily)."""
+    """A query's answer; ``missing`` for a run that does not exist (yet: runs start lazily).
+
+    Raises:
+        WorkerUnavailableError: No worker that has the run's code answered.
+    """
     try:
-        answer: T = await client.get_workflow_handle(run_id).query(name, result_type=result_type)
-    except RPCError as exc:
-        if exc.status is RPCStatusCode.NOT_FOUND:
-            return missing
-        raise
+        answer: T = await query_run(client, run_id, name, result_type, timeout=QUERY_SECONDS)
+    except RunNotFoundError:
+        return missing
     return answer

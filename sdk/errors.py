@@ -125,6 +125,14 @@ def _rebuild_budget(
     return BudgetExceededError(message, workflow_id=workflow_id, session=session, reason=reason)
 
 
+class WorkerUnavailableError(RunError):
+    """No worker answered for a run: none that polls its task queue is running.
+
+    A run whose ``forward`` or tools are user code is only taken by workers that registered
+    that code; the message names the queue and the ``rath worker`` command that serves it.
+    """
+
+
 class LLMError(RunError):
     """The model endpoint failed: an error status, no answer, or a malformed one.
 
@@ -182,6 +190,7 @@ __all__ = [
     "StoreUnavailableError",
     "ToolNameConflictError",
     "UserError",
+    "WorkerUnavailableError",
 ]
 
 

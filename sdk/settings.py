@@ -89,11 +89,18 @@ class Settings:
                 f"RATH_VERSIONING_BEHAVIOR must be one of {', '.join(VERSIONING_BEHAVIORS)}, "
                 f"not {behavior!r}"
             )
+        task_queue = os.environ.get("RATH_TASK_QUEUE") or DEFAULT_TASK_QUEUE
+        if "/" in task_queue:
+            raise ConfigError(
+                f"RATH_TASK_QUEUE={task_queue!r} contains '/', which Rath keeps for the queues "
+                "of user code (<queue>/workflow/<Class>, <queue>/tool/<name>): pick a name "
+                "without it"
+            )
         return cls(
             home=home,
             address=os.environ.get("TEMPORAL_ADDRESS") or None,
             namespace=os.environ.get("TEMPORAL_NAMESPACE") or DEFAULT_NAMESPACE,
-            task_queue=os.environ.get("RATH_TASK_QUEUE") or DEFAULT_TASK_QUEUE,
+            task_queue=task_queue,
             store_dir=Path(store).expanduser().resolve() if store else home / "store",
             store_url=os.environ.get("RATH_STORE_URL") or None,
             search_attributes=os.environ.get("RATH_SEARCH_ATTRIBUTES", "1").lower() not in _OFF,

@@ -21,7 +21,7 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 from rath._runtime.devserver import ensure_server
-from rath._runtime.workers import rath_workers, set_current_version
+from rath._runtime.workers import rath_workers, registered_code_queues, set_current_version
 from rath.errors import ConfigError
 from rath.plugin import RathPlugin
 from rath.settings import Settings
@@ -39,14 +39,17 @@ async def run_worker(settings: Settings | None = None) -> None:
     client = await Client.connect(
         address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
     )
-    workers = rath_workers(client, settings, versioned=True)
+    code_queues = registered_code_queues(settings)
+    workers = rath_workers(client, settings, versioned=True, code_queues=code_queues)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     print(
         f"rath worker: {address} namespace={settings.namespace} "
-        f"task queue={settings.task_queue} (own: {settings.affinity_queue}) "
+        f"task queue={settings.task_queue} (own: {settings.affinity_queue}"
+        + "".join(f", {queue}" for queue in code_queues)
+        + ") "
         f"store={store_url(settings)} "
         f"version={_version(settings)} "
         f"workflows={','.join(registered_targets()) or '-'} tools={','.join(TOOLS.names()) or '-'}",

@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         ToolCatalog,
         ToolPolicy,
     )
+    from rath.contracts.queues import base_queue, tool_queue
     from rath.session._chunks import ChunkRow, tool_feedback_chunk
     from rath.session._placement import Placement
     from rath.session._table_ref import TableRef
@@ -67,6 +68,7 @@ class Round:
     heartbeat_seconds: float
     max_attempts: int
     owner_wait_seconds: float = 600.0
+    tool_wait_seconds: float = 600.0
     unclaimed: str | None = None
     """Why the session's sandbox could not be opened (its calls then fail with this)."""
 
@@ -151,15 +153,18 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
     workflow.set_current_details(f"**{round.agent_name}** · tool `{call.name}`")
     contract, args, summary = _activity(round, call)
     owned = contract is RUN_TOOL and round.queue is not None
+    custom = contract is RUN_CUSTOM_TOOL
+    queue = round.queue
+    if custom:  # only workers that registered the tool poll its queue (the owner's, if placed)
+        queue = tool_queue(round.queue or base_queue(workflow.info().task_queue), call.name)
+    # Only the owner (or a worker with the tool) can run it: bound the wait, so a run whose
+    # owner is gone fails instead of waiting forever.
+    wait = round.owner_wait_seconds if owned else round.tool_wait_seconds if custom else None
     try:
         done = await contract.execute(
             args,
-            task_queue=round.queue,
-            # Only the owner can run it: bound the wait, so a run whose owner is gone fails
-            # instead of waiting forever.
-            schedule_to_start_timeout=(
-                timedelta(seconds=round.owner_wait_seconds) if owned else None
-            ),
+            task_queue=queue,
+            schedule_to_start_timeout=timedelta(seconds=wait) if wait is not None else None,
             start_to_close_timeout=timedelta(seconds=round.timeout_seconds),
             heartbeat_timeout=timedelta(seconds=round.heartbeat_seconds),
             retry_policy=RetryPolicy(
@@ -175,6 +180,17 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
         never_taken = isinstance(cause, ActivityTimeout) and (
             cause.type == TimeoutType.SCHEDULE_TO_START
         )
+        if custom and never_taken:
+            raise ApplicationError(
+                f"no worker took the call of tool {call.name!r} (agent {round.agent_name!r}) "
+                f"from its task queue {queue!r} within {wait:g} s: only workers that "
+                "registered the tool poll it"
+                + (" (here: the worker that owns this session's sandbox)" if round.queue else "")
+                + f". Start one with `rath worker --tools package.module:{call.name}`, or run "
+                "the agent from a script that defines the tool",
+                type="ToolNotRegistered",
+                non_retryable=True,
+            ) from exc
         if owned and never_taken:
             raise ApplicationError(
                 f"no worker took the tool call from {round.queue!r}, the task queue of the "

@@ -347,4 +347,5 @@ class SessionLoopWorkflow:
             heartbeat_seconds=options.tool_heartbeat_seconds,
             max_attempts=options.tool_max_attempts,
             owner_wait_seconds=options.sandbox_owner_wait_seconds,
+            tool_wait_seconds=options.tool_worker_wait_seconds,
         )

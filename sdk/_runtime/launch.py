@@ -83,10 +83,12 @@ async def run_workflow(
     search_attributes: TypedSearchAttributes | None = None,
     on_budget_exceeded: BudgetCallback | None = None,
     on_started: Callable[[], None] | None = None,
+    task_queue: str | None = None,
 ) -> T:
     """Start a workflow once its inputs are ready, and wait for its result.
 
     ``on_started`` is called once the server accepted the start (the run exists).
+    ``task_queue`` defaults to the shared queue (a forward goes to its class's queue).
 
     A run that ended over budget raises :class:`BudgetExceededError` with the transcript so
     far, unless ``on_budget_exceeded`` is given: it is called with that session and its
@@ -95,11 +97,12 @@ async def run_workflow(
     for ready in wait_for:
         await ready()
     client = await runtime.client()
+    await runtime.serve_registered_code()
     handle = await client.start_workflow(
         workflow,
         make_input(),
         id=workflow_id,
-        task_queue=runtime.settings.task_queue,
+        task_queue=task_queue or runtime.settings.task_queue,
         result_type=result_type,
         static_summary=static_summary,
         search_attributes=search_attributes,
@@ -141,6 +144,7 @@ def start_lazy_run(
     settings: Settings,
     on_budget_exceeded: BudgetCallback | None = None,
     on_started: Callable[[], None] | None = None,
+    task_queue: str | None = None,
 ) -> None:
     """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
 
@@ -164,6 +168,7 @@ def start_lazy_run(
             ),
             on_budget_exceeded=on_budget_exceeded,
             on_started=on_started,
+            task_queue=task_queue,
         )
     )
     out.attach_pending(RunHandle(run_id, future))

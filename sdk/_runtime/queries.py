@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from rath._runtime.run_query import query_run
 from rath._runtime.runtime import get_runtime
 from rath.errors import ConfigError
 from rath.session._session import Session
 from rath.session.graph import SessionGraph
+
+_DESCRIBE_SECONDS = 10.0
+"""Room beyond the query's own timeout for finding out why no worker answered."""
 
 
 def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
@@ -20,6 +24,9 @@ def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
 
     Raises:
         ConfigError: ``run`` is a session that no run produced (nothing to ask).
+        RunNotFoundError: No run has that workflow id.
+        WorkerUnavailableError: No worker that can run it answered (the message says which
+            to start).
     """
     run_id = run if isinstance(run, str) else run.run_id
     if run_id is None:
@@ -31,8 +38,9 @@ def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
 
     async def query() -> SessionGraph:
         client = await runtime.client()
-        handle = client.get_workflow_handle(run_id)
-        graph: SessionGraph = await handle.query("graph", result_type=SessionGraph)
+        graph: SessionGraph = await query_run(
+            client, run_id, "graph", SessionGraph, timeout=timeout
+        )
         return graph
 
-    return runtime.submit(query()).result(timeout=timeout)
+    return runtime.submit(query()).result(timeout=timeout + _DESCRIBE_SECONDS)

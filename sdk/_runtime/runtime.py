@@ -22,7 +22,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from rath._runtime.devserver import ensure_server
-from rath._runtime.workers import rath_workers
+from rath._runtime.workers import code_worker, rath_workers, registered_code_queues
 from rath.plugin import RathPlugin
 from rath.settings import Settings
 
@@ -43,6 +43,7 @@ class Runtime:
         self._client: asyncio.Future[Client] | None = None
         self._workers: list[Worker] = []
         self._worker_tasks: list[asyncio.Future[None]] = []
+        self._served: set[str] = set()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the runtime loop; never blocks."""
@@ -66,9 +67,27 @@ class Runtime:
             address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
         )
         if settings.embedded:
-            self._workers = rath_workers(client, settings)
+            queues = registered_code_queues(settings)
+            self._workers = rath_workers(client, settings, code_queues=queues)
+            self._served.update(queues)
             self._worker_tasks = [asyncio.ensure_future(w.run()) for w in self._workers]
         return client
+
+    async def serve_registered_code(self) -> None:
+        """Embedded: poll the queues of classes and tools registered since the worker started.
+
+        Called before each run starts, so the in-process worker takes the run's forward and
+        tool calls; it never polls the queue of code this process does not have.
+        """
+        client = await self.client()
+        if not self.settings.embedded:
+            return
+        for queue in registered_code_queues(self.settings):
+            if queue not in self._served:
+                self._served.add(queue)
+                worker = code_worker(client, self.settings, queue)
+                self._workers.append(worker)
+                self._worker_tasks.append(asyncio.ensure_future(worker.run()))
 
     def shutdown(self) -> None:
         """Stop the in-process worker (bounded) and the loop thread."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterable
 from datetime import timedelta
 
 from temporalio.api.workflowservice.v1 import (
@@ -32,8 +33,11 @@ from temporalio.service import RPCError
 from temporalio.worker import Worker, WorkerDeploymentConfig
 
 from rath._runtime.activity_log import quiet_activity_failures
+from rath.contracts.queues import tool_queue, workflow_queue
 from rath.errors import ConfigError
 from rath.settings import Settings
+from rath.tools._custom import TOOLS
+from rath.workflows._module_registry import registered_targets
 
 STICKY_FALLBACK = timedelta(seconds=2)
 """How long a workflow task waits for the worker that cached the run before any worker takes it
@@ -56,27 +60,48 @@ def deployment_config(settings: Settings) -> WorkerDeploymentConfig | None:
     )
 
 
-def rath_workers(client: Client, settings: Settings, *, versioned: bool = False) -> list[Worker]:
-    """The shared-queue worker and the affinity-queue worker (``client`` carries RathPlugin).
+def rath_workers(
+    client: Client,
+    settings: Settings,
+    *,
+    versioned: bool = False,
+    code_queues: Iterable[str] = (),
+) -> list[Worker]:
+    """The shared-queue worker, the affinity-queue worker, and one per queue of user code.
 
     Args:
         client: A client connected with :class:`~rath.plugin.RathPlugin`.
         settings: Task queue, worker id and (with ``versioned``) the deployment version.
         versioned: Join the worker deployment ``settings`` name, if any (``rath worker`` does;
             the embedded in-process worker stays unversioned).
+        code_queues: The queues of the classes and tools this process registered
+            (:func:`registered_code_queues`); more can be added later with :func:`code_worker`.
     """
-    config = deployment_config(settings) if versioned else None
+    queues = (settings.task_queue, settings.affinity_queue, *code_queues)
+    return [code_worker(client, settings, queue, versioned=versioned) for queue in queues]
+
+
+def code_worker(
+    client: Client, settings: Settings, queue: str, *, versioned: bool = False
+) -> Worker:
+    """A worker polling ``queue``, with every Rath workflow and activity (from the plugin)."""
     quiet_activity_failures()
-    return [
-        Worker(
-            client,
-            task_queue=queue,
-            deployment_config=config,
-            sticky_queue_schedule_to_start_timeout=STICKY_FALLBACK,
-            graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_grace_seconds),
-        )
-        for queue in (settings.task_queue, settings.affinity_queue)
-    ]
+    return Worker(
+        client,
+        task_queue=queue,
+        deployment_config=deployment_config(settings) if versioned else None,
+        sticky_queue_schedule_to_start_timeout=STICKY_FALLBACK,
+        graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_grace_seconds),
+    )
+
+
+def registered_code_queues(settings: Settings) -> list[str]:
+    """The queues of every ``Workflow`` class and user tool registered in this process."""
+    base = settings.task_queue
+    queues = {workflow_queue(base, target) for target in registered_targets()}
+    for name in TOOLS.names():  # shared calls, and those of sandboxes this worker owns
+        queues |= {tool_queue(base, name), tool_queue(settings.affinity_queue, name)}
+    return sorted(queues)
 
 
 async def set_current_version(client: Client, settings: Settings, *, timeout: float = 30.0) -> bool:

@@ -47,6 +47,9 @@ class LoopOptions(BaseModel):
     sandbox_owner_wait_seconds: float = 600.0
     """How long a tool call waits for the worker that owns the session's sandbox to take it;
     then the run fails, naming that worker's queue (it is gone, or far behind)."""
+    tool_worker_wait_seconds: float = 600.0
+    """How long a user tool's call waits for a worker that registered the tool (only those
+    poll its queue); then the run fails, naming the tool and how to start such a worker."""
     continue_as_new_after_rounds: int | None = None
     compress_at_tokens: int | None = None
     compress_instruction: str | None = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any, Protocol
 
@@ -10,13 +9,15 @@ from rath._ids import new_id
 from rath._runtime.launch import start_lazy_run
 from rath.budget import Budget
 from rath.contracts import FORWARD, ForwardInput
-from rath.llm.providers import provider_spec
+from rath.contracts.queues import workflow_queue
+from rath.llm.providers import demo_fallback, provider_spec
 from rath.session._calls import run_id_for, slug
 from rath.session._lineage import LineageKind
 from rath.session._session import Session
 from rath.settings import Settings
+from rath.tools._agent_tools import agent_tool_set
 from rath.workflows._module_registry import register_workflow_class
-from rath.workflows._module_spec import encode, module_spec
+from rath.workflows._module_spec import class_target, encode, module_spec
 
 
 class Forwardable(Protocol):
@@ -53,8 +54,12 @@ def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any
         key: encode(value, ship, f"{name}.forward argument {key!r}")
         for key, value in kwargs.items()
     }
-    if settings.embedded:
+    target = class_target(type(module))
+    if settings.embedded:  # the in-process worker runs it: it must have the class and tools
         register_workflow_class(type(module))
+        for _, member in module.named_workflows():
+            if getattr(member, "_is_agent", False):
+                agent_tool_set(member.tools)  # registers them with this process's workers
     out = Session(
         id=new_id(),
         parent_session_ids=(session.id,),
@@ -72,7 +77,7 @@ def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any
             call_args=call_args,
             call_kwargs=call_kwargs,
             search_attributes=settings.search_attributes,
-            demo_fallback=settings.embedded and not os.environ.get("OPENAI_API_KEY"),
+            demo_fallback=demo_fallback(settings),
             budget=module._budget,
         )
 
@@ -85,5 +90,6 @@ def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any
         make_input=make_input,
         static_summary=f"{name} · agents: {', '.join(agents) or 'none'} · session {out.id.hex[:8]}",
         settings=settings,
+        task_queue=workflow_queue(settings.task_queue, target),
     )
     return out

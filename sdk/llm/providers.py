@@ -40,11 +40,7 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
                 f"in the worker's environment ({env}, or Provider(api_key_env='NAME'))"
             )
         ref = VAULT.register(provider.api_key)
-    # OPENAI_BASE_URL alone means a keyless compatible server (Ollama, vLLM), not the demo.
-    demo = settings.embedded and not any(
-        os.environ.get(name) for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL")
-    )
-    spec = spec_from_provider(provider, api_key_ref=ref, demo_fallback=demo)
+    spec = spec_from_provider(provider, api_key_ref=ref, demo_fallback=demo_fallback(settings))
     if spec.kind == "demo" and provider.provider_kind != "demo" and not _demo_notice_shown.is_set():
         _demo_notice_shown.set()
         sys.stderr.write(
@@ -53,6 +49,17 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
             "OPENAI_BASE_URL (a compatible server, key optional), for a real model.\n"
         )
     return spec
+
+
+def demo_fallback(settings: Settings) -> bool:
+    """Whether a credential-less OpenAI provider gets the offline demo model here.
+
+    Only on the embedded default with neither ``OPENAI_API_KEY`` nor ``OPENAI_BASE_URL`` set:
+    a base URL alone means a keyless compatible server (Ollama, vLLM), never the demo.
+    """
+    return settings.embedded and not any(
+        os.environ.get(name) for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+    )
 
 
 def spec_from_provider(

@@ -110,21 +110,24 @@ def test_tool_definitions_are_checked() -> None:
             return a
 
 
-def test_a_worker_without_the_tool_fails_the_run_naming_tool_and_queue(
-    remote_env: dict[str, str],
-) -> None:
+def test_a_worker_without_the_tool_never_takes_its_call(remote_env: dict[str, str]) -> None:
     script = [tool_call_reply(("add", {"a": 1, "b": 1})), text_reply("2")]
+    options = FAST.model_copy(update={"tool_worker_wait_seconds": 2})
     with FakeChatServer(script) as server, WorkerProcess(with_tests_importable(remote_env)):
         agent = flow.Agent(
-            "Add.", provider=fake_provider(server, api_key=None), tools=[add], options=FAST
+            "Add.", provider=fake_provider(server, api_key=None), tools=[add], options=options
         )
         out = agent(Session.from_user_message("1+1"))
         with pytest.raises(RunFailedError) as caught:
             out.synchronize()
     message = str(caught.value)
-    assert "tool 'add'" in message and "is not registered on the worker" in message
-    assert remote_env["RATH_TASK_QUEUE"] in message
-    assert "rath worker --tools" in message
+    queue = f"{remote_env['RATH_TASK_QUEUE']}/tool/add"
+    assert (
+        f"no worker took the call of tool 'add' (agent 'agent') from its task queue {queue!r}"
+        in message
+    )
+    assert "within 2 s" in message
+    assert "`rath worker --tools package.module:add`" in message
 
 
 def test_a_worker_started_with_the_tool_runs_it(remote_env: dict[str, str]) -> None:
