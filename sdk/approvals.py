@@ -54,26 +54,33 @@ def pending_approvals(run: Session | str, *, timeout: float = 30.0) -> list[Pend
     return runtime.submit(ask()).result(timeout=timeout)
 
 
-def approve(run: Session | str, call_id: str, *, timeout: float = 30.0) -> None:
+def approve(run: Session | str, call_id: str, *, timeout: float = 30.0) -> str:
     """Let the waiting tool call ``call_id`` run.
+
+    Returns:
+        The workflow id of the agent run that was waiting (in a tree, one of its agents).
 
     Raises:
         ConfigError: No run of ``run`` has that call waiting (the message lists those that do).
     """
-    _answer(run, ApprovalDecision(call_id=call_id, approve=True), timeout)
+    return _answer(run, ApprovalDecision(call_id=call_id, approve=True), timeout)
 
 
 def deny(
     run: Session | str, call_id: str, reason: str | None = None, *, timeout: float = 30.0
-) -> None:
-    """Refuse the waiting tool call ``call_id``; the model is told, with ``reason``."""
-    _answer(run, ApprovalDecision(call_id=call_id, approve=False, reason=reason), timeout)
+) -> str:
+    """Refuse the waiting tool call ``call_id``; the model is told, with ``reason``.
+
+    Returns:
+        The workflow id of the agent run that was waiting.
+    """
+    return _answer(run, ApprovalDecision(call_id=call_id, approve=False, reason=reason), timeout)
 
 
-def _answer(run: Session | str, decision: ApprovalDecision, timeout: float) -> None:
+def _answer(run: Session | str, decision: ApprovalDecision, timeout: float) -> str:
     runtime = get_runtime()
 
-    async def send() -> None:
+    async def send() -> str:
         client = await runtime.client()
         waiting = await _pending(client, await _agent_runs(client, run))
         owner = next(
@@ -96,8 +103,9 @@ def _answer(run: Session | str, decision: ApprovalDecision, timeout: float) -> N
             await client.get_workflow_handle(owner).execute_update(APPROVE_UPDATE, decision)
         except WorkflowUpdateFailedError as exc:
             raise ConfigError(f"run {owner!r} refused the answer: {exc.cause or exc}") from exc
+        return owner
 
-    runtime.submit(send()).result(timeout=timeout)
+    return runtime.submit(send()).result(timeout=timeout)
 
 
 async def _agent_runs(client: Client, run: Session | str) -> list[str]:

@@ -11,6 +11,8 @@ from rath.errors import RathError
 from rath.settings import Settings
 
 DEMO_PROMPT = "Create notes.txt saying hi, then read it back."
+HANDOFF_SECONDS = 5.0
+"""How long ``rath approve``/``deny`` wait to see a worker take the work they released."""
 
 
 def _server(args: argparse.Namespace) -> int:
@@ -28,7 +30,12 @@ def _server(args: argparse.Namespace) -> int:
             return 1
         print(f"Temporal gRPC: {info.address}\nTemporal UI:   {info.ui_url}\nData dir:      {home}")
         return 0
-    return run_foreground(home)
+    worker = None
+    if args.with_worker:
+        worker = [sys.executable, "-m", "rath.worker"]
+        worker += [f"--workflows={target}" for target in args.workflows]
+        worker += [f"--tools={target}" for target in args.tools]
+    return run_foreground(home, worker)
 
 
 def _worker(args: argparse.Namespace) -> int:
@@ -55,12 +62,32 @@ def _approvals(args: argparse.Namespace) -> int:
         if not waiting:
             print("no tool calls are waiting for approval")
     elif args.command == "approve":
-        approve(args.run, args.call_id)
+        _warn_without_worker(approve(args.run, args.call_id))
         print(f"approved {args.call_id}")
     else:
-        deny(args.run, args.call_id, args.reason)
+        _warn_without_worker(deny(args.run, args.call_id, args.reason))
         print(f"denied {args.call_id}")
     return 0
+
+
+def _warn_without_worker(run_id: str) -> None:
+    """The answer is recorded; say so if no running worker takes the work it released."""
+    from rath._runtime.handoff import unstarted_activities
+    from rath._runtime.runtime import get_runtime
+
+    runtime = get_runtime()
+
+    async def ask() -> list[str]:
+        return await unstarted_activities(await runtime.client(), run_id, within=HANDOFF_SECONDS)
+
+    waiting = runtime.submit(ask()).result(timeout=HANDOFF_SECONDS + 30)
+    if waiting:
+        print(
+            f"rath: run {run_id!r} goes on once a worker that has its code runs: no running "
+            f"worker took {', '.join(waiting)} within {HANDOFF_SECONDS:g} s. Start `rath worker` "
+            "with the run's --workflows/--tools, or `rath server --with-worker`",
+            file=sys.stderr,
+        )
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -83,6 +110,23 @@ def _sessions_gc(args: argparse.Namespace) -> int:
     return run_gc(args)
 
 
+def _add_code_arguments(parser: argparse.ArgumentParser, who: str) -> None:
+    parser.add_argument(
+        "--workflows",
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help=f"a rath.flow.Workflow class {who} runs durably (repeatable)",
+    )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE:NAME",
+        help=f"a user tool {who} runs (repeatable)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``rath`` command."""
     parser = argparse.ArgumentParser(prog="rath", description="Rath: durable agents on Temporal")
@@ -96,24 +140,17 @@ def build_parser() -> argparse.ArgumentParser:
         default="run",
         help="run in the foreground (default), stop the background one, or show its status",
     )
+    server.add_argument(
+        "--with-worker",
+        action="store_true",
+        help="also run a worker, so runs go on after the scripts that started them exit",
+    )
+    _add_code_arguments(server, "the worker (with --with-worker)")
     server.set_defaults(func=_server)
 
     worker = commands.add_parser("worker", help="run a worker (TEMPORAL_ADDRESS or embedded)")
     worker.add_argument("--task-queue", help="override RATH_TASK_QUEUE")
-    worker.add_argument(
-        "--workflows",
-        action="append",
-        default=[],
-        metavar="MODULE:CLASS",
-        help="a rath.flow.Workflow class this worker runs durably (repeatable)",
-    )
-    worker.add_argument(
-        "--tools",
-        action="append",
-        default=[],
-        metavar="MODULE:NAME",
-        help="a user tool this worker runs (repeatable)",
-    )
+    _add_code_arguments(worker, "this worker")
     worker.add_argument(
         "--check", action="store_true", help="health check: exit 0 if Temporal answers, else 1"
     )

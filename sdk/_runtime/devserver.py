@@ -41,6 +41,8 @@ DEFAULT_SEARCH_ATTRIBUTES: Mapping[str, str] = MappingProxyType(
 _HOST = "127.0.0.1"
 _PREFERRED_PORTS = (7233, 8233)
 _START_ATTEMPTS = 3
+_WORKER_STOP_SECONDS = 40.0
+"""How long ``rath server --with-worker`` lets its worker drain (its grace is 25 s)."""
 _T = TypeVar("_T")
 # Servers started by this process, polled through their Popen so their exit gets reaped.
 _children: dict[int, subprocess.Popen[bytes]] = {}
@@ -201,14 +203,20 @@ def stop_server(home: Path, *, timeout: float = 10.0) -> bool:
         return running
 
 
-def run_foreground(home: Path) -> int:
+def run_foreground(home: Path, worker_argv: list[str] | None = None) -> int:
     """Run the server for ``rath server`` until Ctrl-C or SIGTERM, then stop it.
 
     A server that is already running for ``home`` is left alone: its addresses are printed
-    and the function returns at once.
+    and the function returns at once (or, with a worker, runs that worker until Ctrl-C).
+
+    Args:
+        home: The data dir.
+        worker_argv: A worker command to run beside the server (``rath server
+            --with-worker``), so approved tool calls and orphaned runs have a worker after
+            the scripts that started them exit. It is stopped (SIGTERM, so it drains) first.
 
     Returns:
-        The exit code: 0 on a clean stop, 1 if the server failed to start or died.
+        The exit code: 0 on a clean stop, 1 if the server (or the worker) failed or died.
     """
     try:
         info = ensure_server(home)
@@ -221,7 +229,8 @@ def run_foreground(home: Path) -> int:
     print(f"Temporal gRPC: {info.address}\nTemporal UI:   {info.ui_url}")
     print(f"Data dir:      {paths.dir}", flush=True)
     if not info.started:
-        return 0
+        return subprocess.call(worker_argv) if worker_argv else 0
+    worker = subprocess.Popen(worker_argv) if worker_argv else None
     print("Press Ctrl-C to stop.", flush=True)
     stop, code = threading.Event(), 0
     previous: dict[signal.Signals, Any] = {}
@@ -234,15 +243,31 @@ def run_foreground(home: Path) -> int:
                 print(f"Temporal server exited; see {paths.log}", file=sys.stderr)
                 code = 1
                 break
+            if worker is not None and worker.poll() is not None:
+                print(f"rath worker exited with code {worker.returncode}", file=sys.stderr)
+                code = 1
+                break
     except KeyboardInterrupt:
         pass
     finally:
         for sig, handler in previous.items():
             if handler is not None:
                 signal.signal(sig, handler)
+        if worker is not None:
+            _stop_worker(worker)
         stop_server(home)
     print("Temporal server stopped.", flush=True)
     return code
+
+
+def _stop_worker(worker: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (the worker drains its calls in flight), then SIGKILL if it outstays that."""
+    worker.terminate()
+    try:
+        worker.wait(timeout=_WORKER_STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait()
 
 
 def _start(paths: _Paths, search_attributes: Mapping[str, str], timeout: float) -> ServerInfo:
