@@ -20,21 +20,32 @@ from rath.session._chunks import (
 )
 from rath.session._default_host import DefaultHost
 from rath.session._diff import SessionDiff
-from rath.session._lineage import LineageKind
+from rath.session._lineage import LineageKind, SessionLineage
 from rath.session._merge import Summarize, interleave_by_time
 from rath.session._placement import Placement
+from rath.session._primitives import (
+    create_system_session,
+    create_user_session,
+    detach_session,
+    fork_session,
+)
+from rath.session._registry import SessionRegistry, session_registry
 from rath.session._session import MergePolicy, Session, set_process_host
 from rath.session._table_ref import TableRef
 from rath.session.graph import (
     GraphNode,
     LineageConsistencyError,
     LineageJournal,
+    LineageRecorder,
     SessionGraph,
     ancestors_bfs,
     descendants_dfs_preorder,
     edge_pairs,
     lineage_journal_optional,
     lineage_journal_tracking,
+    lineage_view_dataclass,
+    session_graph_mode,
+    session_graph_mode_override,
     validate_acyclic,
 )
 
@@ -50,24 +61,35 @@ __all__ = [
     "LineageConsistencyError",
     "LineageJournal",
     "LineageKind",
+    "LineageRecorder",
     "MergePolicy",
     "Placement",
     "Session",
     "SessionDiff",
     "SessionGraph",
+    "SessionLineage",
+    "SessionRegistry",
     "Summarize",
     "TableRef",
     "ancestors_bfs",
     "assistant_turn_chunk",
     "chunk_table_to_messages",
+    "create_system_session",
+    "create_user_session",
     "descendants_dfs_preorder",
+    "detach_session",
     "edge_pairs",
+    "fork_session",
     "format_chunk_row_brief",
     "interleave_by_time",
     "lineage_journal_optional",
     "lineage_journal_tracking",
+    "lineage_view_dataclass",
     "run_session_compress",
     "run_session_loop",
+    "session_graph_mode",
+    "session_graph_mode_override",
+    "session_registry",
     "system_text_chunk",
     "tool_feedback_chunk",
     "user_text_chunk",

@@ -13,7 +13,9 @@ from rath._ids import new_id
 from rath._runtime.launch import start_compress
 from rath.llm._provider import Provider
 from rath.session._calls import CompressJob, slug
+from rath.session._graph_mode import stamped
 from rath.session._lineage import LineageKind
+from rath.session._registry import register_run
 from rath.session._session import Session
 from rath.workflows._scope import current_scope
 
@@ -43,11 +45,13 @@ def run_session_compress(
     """
     out = Session(
         id=new_id(),
-        parent_session_ids=(user_session.id, agent_session.id),
-        lineage_kind=LineageKind.OP_SESSION_COMPRESS,
-        lineage_operator="run_session_compress",
-        lineage_extras=COMPRESS_EXTRAS,
         sandbox=user_session.sandbox,
+        **stamped(
+            parent_session_ids=(user_session.id, agent_session.id),
+            lineage_kind=LineageKind.OP_SESSION_COMPRESS,
+            lineage_operator="run_session_compress",
+            lineage_extras=COMPRESS_EXTRAS,
+        ),
     )
     job = CompressJob(
         user=user_session,
@@ -62,4 +66,5 @@ def run_session_compress(
         current_scope().start_compress(job)
     else:
         start_compress(job)
+        register_run(user_session, agent_session, out)
     return out

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+from uuid import UUID
 
 
 class LineageKind(StrEnum):
@@ -20,3 +22,18 @@ class LineageKind(StrEnum):
     #: Rath's addition: the output of a durable ``Workflow.forward`` run. Its usage is the
     #: whole agent tree's, rolled up.
     OP_WORKFLOW = "op_workflow"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLineage:
+    """OpenRath's legacy lineage record of a loop or compress output (``Session.lineage``).
+
+    Attributes:
+        producer_user_session_id: The transcript the run continued.
+        producer_system_session_id: The agent prompt session it ran with.
+        operator: ``"run_session_loop"`` or ``"run_session_compress"``.
+    """
+
+    producer_user_session_id: UUID
+    producer_system_session_id: UUID
+    operator: str = "run_session_loop"

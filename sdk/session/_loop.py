@@ -22,7 +22,9 @@ from rath.errors import ConfigError
 from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta
 from rath.session._calls import LoopCall, slug
+from rath.session._graph_mode import stamped
 from rath.session._lineage import LineageKind
+from rath.session._registry import register_run
 from rath.session._session import Session
 from rath.tools._agent_tools import agent_tool_set
 from rath.workflows._scope import current_scope
@@ -100,10 +102,12 @@ def run_session_loop(
     loop_options = base_options.model_copy(update=update)
     out = Session(
         id=new_id(),
-        parent_session_ids=(user_session.id, agent_session.id),
-        lineage_kind=LineageKind.OP_SESSION_LOOP,
-        lineage_operator="run_session_loop",
         sandbox=user_session.sandbox,
+        **stamped(
+            parent_session_ids=(user_session.id, agent_session.id),
+            lineage_kind=LineageKind.OP_SESSION_LOOP,
+            lineage_operator="run_session_loop",
+        ),
     )
     call = LoopCall(
         user=user_session,
@@ -121,6 +125,7 @@ def run_session_loop(
         current_scope().start_loop(call)
         return out
     start_loop(call)
+    register_run(user_session, agent_session, out)
     if not lazy:
         out.synchronize()
     return out

@@ -39,7 +39,8 @@ from rath.session._chunks import (
 )
 from rath.session._deferred import Deferred, PendingResult
 from rath.session._diff import SessionDiff
-from rath.session._lineage import LineageKind
+from rath.session._graph_mode import stamped
+from rath.session._lineage import LineageKind, SessionLineage
 from rath.session._merge import MERGE_SUMMARY_PROMPT, Summarize, policy_name
 from rath.session._placement import Placement
 from rath.session._table_ref import TableRef
@@ -99,9 +100,11 @@ class Session(BaseModel):
         row = user_text_chunk(text) if kind == "user" else system_text_chunk(text)
         return cls.from_rows(
             [row],
-            lineage_kind=LineageKind.LEAF_USER if kind == "user" else LineageKind.LEAF_SYSTEM,
-            lineage_operator="Session.create",
-            lineage_extras=(("source", "Session.create"),),
+            **stamped(
+                lineage_kind=LineageKind.LEAF_USER if kind == "user" else LineageKind.LEAF_SYSTEM,
+                lineage_operator="Session.create",
+                lineage_extras=(("source", "Session.create"),),
+            ),
         )
 
     # -- lazy results ---------------------------------------------------------------------
@@ -110,6 +113,15 @@ class Session(BaseModel):
     def pending(self) -> bool:
         """True while this session is the unfinished result of a run."""
         return self._pending is not None and not self._pending.done()
+
+    @property
+    def lineage(self) -> SessionLineage | None:
+        """OpenRath's legacy record for a loop or compress output (``None`` otherwise)."""
+        runs = (LineageKind.OP_SESSION_LOOP, LineageKind.OP_SESSION_COMPRESS)
+        if self.lineage_kind not in runs or len(self.parent_session_ids) != 2:
+            return None
+        user, agent = self.parent_session_ids
+        return SessionLineage(user, agent, self.lineage_operator)
 
     @property
     def run_id(self) -> str | None:
@@ -193,8 +205,8 @@ class Session(BaseModel):
 
     # -- branching ------------------------------------------------------------------------
 
-    def _derive(self, **fields: Any) -> Session:
-        out = Session(sandbox=self.sandbox, **fields)
+    def _derive(self, **lineage: Any) -> Session:
+        out = Session(sandbox=self.sandbox, **stamped(**lineage))
         out._resolve_with(
             (self,), lambda: out._settled(self.table, self._rows, sandbox=self.sandbox)
         )
@@ -277,11 +289,13 @@ class Session(BaseModel):
             )
         name = policy_name(policy)
         out = Session(
-            sandbox=ours.sandbox or theirs.sandbox,
-            parent_session_ids=(ours.id, theirs.id),
-            lineage_kind=LineageKind.OP_MERGE,
-            lineage_operator="Session.merge",
-            lineage_extras=(() if name == "concat" else (("merge.policy", name),)),
+            sandbox=ours.sandbox,  # self's, as in OpenRath: an unbound self stays unbound
+            **stamped(
+                parent_session_ids=(ours.id, theirs.id),
+                lineage_kind=LineageKind.OP_MERGE,
+                lineage_operator="Session.merge",
+                lineage_extras=(() if name == "concat" else (("merge.policy", name),)),
+            ),
         )
         host = current_host()
         if name == "summarize":

@@ -17,6 +17,14 @@ whose values have ``id`` and ``parent_session_ids``, sessions included.
 """
 
 from rath.errors import LineageConsistencyError
+from rath.session._graph_mode import session_graph_mode, session_graph_mode_override
+from rath.session._lineage import LineageKind, SessionLineage
+from rath.session.graph._export import (
+    export_journal_jsonl,
+    export_jsonl,
+    export_jsonl_string,
+    session_to_jsonl_row,
+)
 from rath.session.graph._journal import (
     LineageJournal,
     lineage_journal_optional,
@@ -25,6 +33,11 @@ from rath.session.graph._journal import (
 )
 from rath.session.graph._model import SessionGraph
 from rath.session.graph._node import GraphNode
+from rath.session.graph._recorder import (
+    FrozenLineageView,
+    LineageRecorder,
+    lineage_view_dataclass,
+)
 from rath.session.graph._traverse import (
     LineageCarrier,
     ancestors_bfs,
@@ -34,16 +47,27 @@ from rath.session.graph._traverse import (
 )
 
 __all__ = [
+    "FrozenLineageView",
     "GraphNode",
     "LineageCarrier",
     "LineageConsistencyError",
     "LineageJournal",
+    "LineageKind",
+    "LineageRecorder",
     "SessionGraph",
+    "SessionLineage",
     "ancestors_bfs",
     "descendants_dfs_preorder",
     "edge_pairs",
+    "export_journal_jsonl",
+    "export_jsonl",
+    "export_jsonl_string",
     "lineage_journal_optional",
     "lineage_journal_tracking",
+    "lineage_view_dataclass",
     "record_session",
+    "session_graph_mode",
+    "session_graph_mode_override",
+    "session_to_jsonl_row",
     "validate_acyclic",
 ]

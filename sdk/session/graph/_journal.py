@@ -10,6 +10,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 from uuid import UUID
 
+from rath.session._graph_mode import session_graph_mode
+from rath.session._lineage import LineageKind
 from rath.session.graph._model import SessionGraph
 from rath.session.graph._node import GraphNode
 
@@ -38,16 +40,25 @@ class LineageJournal:
             return tuple(self._nodes)
 
     def record(
-        self, session: Session | GraphNode, *, agent: str | None = None, run_id: str | None = None
+        self,
+        session: Session | GraphNode | UUID,
+        *,
+        agent: str | None = None,
+        run_id: str | None = None,
     ) -> None:
         """Add ``session`` (or refresh it); never waits for a lazy session.
 
         Args:
-            session: A session, or an already built node.
+            session: A session, an already built node, or (as in OpenRath) a session id,
+                kept as a node of unknown lineage unless the session is recorded later.
             agent: The agent that produced it; kept from an earlier record if omitted.
             run_id: Its run's workflow id; kept from an earlier record if omitted.
         """
-        if isinstance(session, GraphNode):
+        if isinstance(session, UUID):
+            if session in self._nodes:
+                return
+            node, ref = GraphNode(id=session, lineage_kind=LineageKind.UNKNOWN), None
+        elif isinstance(session, GraphNode):
             node, ref = session, None
         else:
             earlier = self._nodes.get(session.id)
@@ -62,6 +73,11 @@ class LineageJournal:
                 self._live.pop(node.id, None)
             else:
                 self._live[node.id] = ref
+
+    def append(self, session_id: UUID) -> LineageJournal:
+        """Deprecated OpenRath spelling of :meth:`record`; returns the journal."""
+        self.record(session_id)
+        return self
 
     def graph(self) -> SessionGraph:
         """The recorded sessions as a graph, re-read from those still alive.
@@ -133,7 +149,7 @@ def record_session(
             missing from the journal's graph.
     """
     journal = _ACTIVE.get()
-    if journal is None:
+    if journal is None or not session_graph_mode():
         return
     for source in inputs:
         if source.id not in journal:

@@ -1,0 +1,36 @@
+"""Session graph mode: whether new sessions are stamped with their lineage (on by default).
+
+OpenRath's ``session_graph_mode_override(False)`` turns stamping off inside a block: sessions
+made there keep the defaults (no parents, kind ``unknown``, operator ``"implicit"``). The mode
+is a context variable, so it follows threads and tasks the way the caller's context does.
+Workflow code always stamps: a durable run's graph is its record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+_MODE: ContextVar[bool] = ContextVar("rath_session_graph_mode", default=True)
+
+
+def session_graph_mode() -> bool:
+    """True while new sessions are lineage-stamped (the default)."""
+    return _MODE.get()
+
+
+@contextmanager
+def session_graph_mode_override(enabled: bool) -> Iterator[None]:
+    """Turn lineage stamping on or off inside the block."""
+    token = _MODE.set(enabled)
+    try:
+        yield
+    finally:
+        _MODE.reset(token)
+
+
+def stamped(**lineage: Any) -> dict[str, Any]:
+    """``lineage`` (Session fields) when graph mode is on, else nothing (the defaults)."""
+    return lineage if _MODE.get() else {}
