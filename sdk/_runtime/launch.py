@@ -18,6 +18,7 @@ from temporalio.common import TypedSearchAttributes
 
 from rath._failures import describe_failure
 from rath._runtime.follow import follow_started_run
+from rath._runtime.progress import SHOW_AFTER, progress_enabled, wait_showing_progress
 from rath._runtime.runtime import Runtime, get_runtime
 from rath._runtime.sandboxes import hold
 from rath.contracts import (
@@ -45,9 +46,18 @@ BudgetCallback = Callable[[Any, Any], None]
 class RunHandle(PendingResult[Any]):
     """The pending result of one durable run."""
 
-    def __init__(self, run_id: str, future: concurrent.futures.Future[Any]) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        future: concurrent.futures.Future[Any],
+        *,
+        workflow: str = "",
+        runtime: Runtime | None = None,
+    ) -> None:
         self._run_id = run_id
         self._future = future
+        self._workflow = workflow
+        self._runtime = runtime
 
     @property
     def run_id(self) -> str:
@@ -59,8 +69,17 @@ class RunHandle(PendingResult[Any]):
         return self._future.done()
 
     def result(self) -> Any:
-        """Wait for the run; failures become :class:`RunFailedError` naming the workflow id."""
-        return self._future.result()
+        """Wait for the run; failures become :class:`RunFailedError` naming the workflow id.
+
+        A wait longer than a couple of seconds shows a progress line on a terminal's stderr
+        (see :mod:`rath._runtime.progress`).
+        """
+        if self._runtime is None or not progress_enabled():
+            return self._future.result()
+        try:
+            return self._future.result(timeout=SHOW_AFTER)
+        except concurrent.futures.TimeoutError:
+            return wait_showing_progress(self._runtime, self._run_id, self._workflow, self._future)
 
     async def wait(self) -> None:
         """Await the run from asyncio code without blocking the loop.
@@ -145,8 +164,11 @@ def start_lazy_run(
     on_budget_exceeded: BudgetCallback | None = None,
     on_started: Callable[[], None] | None = None,
     task_queue: str | None = None,
+    progress: bool = True,
 ) -> None:
     """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
+
+    ``progress=False`` never shows the waiting line (a streaming run prints its own text).
 
     Shared by every client-side entry point (agent loop, durable forward, compression):
     the run is tagged with search attributes (when enabled) and ``out`` is recorded in the
@@ -171,7 +193,8 @@ def start_lazy_run(
             task_queue=task_queue,
         )
     )
-    out.attach_pending(RunHandle(run_id, future))
+    shown = runtime if progress else None
+    out.attach_pending(RunHandle(run_id, future, workflow=workflow, runtime=shown))
     record_session(out, agent=agent, inputs=inputs)
     hold(out)
 
@@ -199,6 +222,7 @@ def start_loop(call: LoopCall) -> None:
         settings=settings,
         on_budget_exceeded=call.provider.on_budget_exceeded,
         on_started=(lambda: started.set_result(None)) if streaming else None,
+        progress=not streaming,
     )
     if call.on_event is not None:
         follow_started_run(call.out, call.on_event, started)
