@@ -104,6 +104,18 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run(args: argparse.Namespace) -> int:
+    from rath._cli_run import run_command
+
+    return run_command(args)
+
+
+def _sessions_follow(args: argparse.Namespace) -> int:
+    from rath._cli_run import follow_command
+
+    return follow_command(args)
+
+
 def _sessions_gc(args: argparse.Namespace) -> int:
     from rath._cli_gc import run_gc
 
@@ -125,6 +137,28 @@ def _add_code_arguments(parser: argparse.ArgumentParser, who: str) -> None:
         metavar="MODULE:NAME",
         help=f"a user tool {who} runs (repeatable)",
     )
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``rath run`` (the command lives in :mod:`rath._cli_run`)."""
+    parser.add_argument(
+        "words",
+        nargs="+",
+        metavar="[MODULE:CLASS] MESSAGE",
+        help="the Workflow class to run (built as Class(provider)) and the user message",
+    )
+    parser.add_argument("--agent", metavar="PROMPT", help="run one agent with this prompt")
+    parser.add_argument(
+        "--to", metavar="BACKEND:DIR", help="place the session on a sandbox, e.g. local:./work"
+    )
+    parser.add_argument("--model", default="gpt-4o-mini", help="the model (default: %(default)s)")
+    parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (key optional)")
+    add_follow_output(parser)
+
+
+def add_follow_output(parser: argparse.ArgumentParser) -> None:
+    """``--json``, shared by ``rath run`` and ``rath sessions follow``."""
+    parser.add_argument("--json", action="store_true", help="one JSON object per event")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,6 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_gc_arguments(gc)
     gc.set_defaults(func=_sessions_gc)
+    follow = session_commands.add_parser("follow", help="show a run live until it ends")
+    follow.add_argument("run", help="the run's workflow id (`rath run` prints it)")
+    add_follow_output(follow)
+    follow.set_defaults(func=_sessions_follow)
+
+    run = commands.add_parser("run", help="start a Workflow class or one agent, and show it live")
+    add_run_arguments(run)
+    run.set_defaults(func=_run)
 
     demo = commands.add_parser("demo", help="run one agent on the embedded default")
     demo.add_argument("--prompt", default=DEMO_PROMPT)
