@@ -6,12 +6,15 @@ only in the path they post to and how a request and its answer are translated.
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rath.errors import ConfigError
 from rath.llm._client import ChatRequest
+from rath.llm._errors import ProviderError
 from rath.llm._http import CallSite, SDKErrors, mid_stream_errors, provider_errors
 from rath.llm._provider import ProviderSpec
 from rath.llm._stream import Emit, StreamAnswer
@@ -19,6 +22,9 @@ from rath.llm._wire import Completion
 from rath.llm.credentials import redact_secrets
 
 DEFAULT_TIMEOUT = 600.0
+DEFAULT_STREAM_IDLE = 60.0
+"""Seconds a streamed answer may send nothing before the attempt ends (and is retried)."""
+_END = object()
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,7 @@ class Endpoint:
     model: str
     api_key: str = field(repr=False)
     timeout: float = DEFAULT_TIMEOUT
+    stream_idle: float = DEFAULT_STREAM_IDLE
 
 
 def resolve_endpoint(
@@ -55,7 +62,27 @@ def resolve_endpoint(
                 "Provider(base_url=...) at a compatible server"
             )
         api_key = "unused"  # local compatible servers ignore the key; the SDKs want one
-    return Endpoint(base_url, model, api_key, spec.request_timeout or DEFAULT_TIMEOUT)
+    return Endpoint(
+        base_url, model, api_key, spec.request_timeout or DEFAULT_TIMEOUT, stream_idle_seconds()
+    )
+
+
+def stream_idle_seconds() -> float:
+    """``RATH_STREAM_IDLE_SECONDS`` on this worker (default :data:`DEFAULT_STREAM_IDLE`).
+
+    Raises:
+        ConfigError: Not a positive number.
+    """
+    text = os.environ.get("RATH_STREAM_IDLE_SECONDS")
+    if not text:
+        return DEFAULT_STREAM_IDLE
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise ConfigError(f"RATH_STREAM_IDLE_SECONDS must be a positive number, not {text!r}")
+    return value
 
 
 class SDKChatClient:
@@ -78,6 +105,7 @@ class SDKChatClient:
         self._kind = kind
         self._model = endpoint.model
         self._sdk = sdk
+        self._stream_idle = endpoint.stream_idle
         self._site = CallSite(
             where=where,
             model=endpoint.model,
@@ -126,10 +154,28 @@ class SDKChatClient:
                 self.path, body=body, cast_to=object, stream=True, stream_cls=stream_cls
             )
             async with stream:  # closed on every path: an error, a cancel, the end
-                async for item in stream:
+                items = aiter(stream)
+                while (item := await self._next(items)) is not _END:
                     for delta in answer.feed(item):
                         emit(delta)
             return self._completion(answer.answer(), request.round_index)
+
+    async def _next(self, items: AsyncIterator[Any]) -> Any:
+        """The stream's next item (:data:`_END` after the last), or a retryable stall error.
+
+        Only silence counts: a model that keeps sending, however slowly, is never cut off.
+        """
+        try:
+            return await asyncio.wait_for(anext(items), self._stream_idle)
+        except StopAsyncIteration:
+            return _END
+        except TimeoutError:
+            raise ProviderError(
+                f"{self._site.where} sent nothing for {self._stream_idle:g}s mid-stream for "
+                f"model {self._model!r} (RATH_STREAM_IDLE_SECONDS); retrying",
+                error_type="LLMTimeout",
+                retryable=True,
+            ) from None
 
     async def aclose(self) -> None:
         """Close the SDK's HTTP client."""
