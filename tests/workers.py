@@ -30,11 +30,12 @@ class WorkerProcess:
             stderr=subprocess.STDOUT,
             text=True,
         )
-        banner: list[str] = []
-        reader = threading.Thread(target=lambda: banner.append(self.proc.stdout.readline()))  # type: ignore[union-attr]
-        reader.start()
-        reader.join(READY_TIMEOUT)
-        assert banner and banner[0].startswith("rath worker:"), banner
+        try:
+            self.banner = self.wait_for_line("rath worker:")  # after any warnings
+        except BaseException:
+            self.proc.kill()  # never leave a worker behind to take a later test's tasks
+            self.proc.wait()
+            raise
 
     def wait_for_line(self, prefix: str, timeout: float = READY_TIMEOUT) -> str:
         """Read the worker's output until a line starts with ``prefix`` (bounded)."""

@@ -21,6 +21,7 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 from rath._runtime.devserver import ensure_server
+from rath._runtime.search_attributes import usable_search_attributes
 from rath._runtime.workers import rath_workers, registered_code_queues, set_current_version
 from rath.errors import ConfigError
 from rath.plugin import RathPlugin
@@ -39,6 +40,7 @@ async def run_worker(settings: Settings | None = None) -> None:
     client = await Client.connect(
         address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
     )
+    await usable_search_attributes(client, settings)  # register them, or warn once
     code_queues = registered_code_queues(settings)
     workers = rath_workers(client, settings, versioned=True, code_queues=code_queues)
     loop = asyncio.get_running_loop()

@@ -124,7 +124,7 @@ async def run_workflow(
         task_queue=task_queue or runtime.settings.task_queue,
         result_type=result_type,
         static_summary=static_summary,
-        search_attributes=search_attributes,
+        search_attributes=search_attributes if runtime.search_attributes else None,
     )
     if on_started is not None:
         on_started()

@@ -22,6 +22,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from rath._runtime.devserver import ensure_server
+from rath._runtime.search_attributes import usable_search_attributes
 from rath._runtime.workers import code_worker, rath_workers, registered_code_queues
 from rath.plugin import RathPlugin
 from rath.settings import Settings
@@ -44,6 +45,8 @@ class Runtime:
         self._workers: list[Worker] = []
         self._worker_tasks: list[asyncio.Future[None]] = []
         self._served: set[str] = set()
+        self.search_attributes = False
+        """Whether runs carry Rath's search attributes (known once connected)."""
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the runtime loop; never blocks."""
@@ -66,6 +69,7 @@ class Runtime:
         client = await Client.connect(
             address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
         )
+        self.search_attributes = await usable_search_attributes(client, settings)
         if settings.embedded:
             queues = registered_code_queues(settings)
             self._workers = rath_workers(client, settings, code_queues=queues)

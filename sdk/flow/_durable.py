@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from rath._ids import new_id
 from rath._runtime.launch import start_lazy_run
+from rath._runtime.runtime import get_runtime
 from rath.budget import Budget
 from rath.contracts import FORWARD, ForwardInput
 from rath.contracts.queues import workflow_queue
@@ -76,7 +77,7 @@ def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any
             output_id=out.id,
             call_args=call_args,
             call_kwargs=call_kwargs,
-            search_attributes=settings.search_attributes,
+            search_attributes=get_runtime(settings).search_attributes,  # known: connected
             demo_fallback=demo_fallback(settings),
             budget=module._budget,
         )
