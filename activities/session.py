@@ -16,6 +16,9 @@ from rath.contracts.session import (
     INTERLEAVE,
     PUT_TOOLS,
     READ_ROWS,
+    RECORD_SESSION,
+    CatalogArgs,
+    CatalogResult,
     InterleaveArgs,
     InterleaveResult,
     PutToolsArgs,
@@ -26,7 +29,7 @@ from rath.contracts.session import (
 from rath.session._chunks import canonical_json
 from rath.session._merge import interleave_by_time
 from rath.session._table_ref import TableRef
-from rath.store import ChunkStore
+from rath.store import Catalog, ChunkStore, SessionRecord
 
 
 class SessionActivities:
@@ -34,6 +37,39 @@ class SessionActivities:
 
     def __init__(self, store: ChunkStore) -> None:
         self._store = store
+        self._catalog = Catalog(store.objects)
+
+    @RECORD_SESSION.implement
+    async def record(self, args: CatalogArgs) -> CatalogResult:
+        """Seal the session's transcript (one node) and write its catalog record."""
+        with activity_errors():
+            root = await asyncio.to_thread(self._write_record, args)
+        return CatalogResult(root=root)
+
+    def _write_record(self, args: CatalogArgs) -> str | None:
+        root = self._store.seal(args.table) if args.table is not None else None
+        earlier = self._catalog.get(args.session_id)
+        created = earlier.created if earlier is not None else args.created  # across runs
+        usage = args.usage.model_dump() if args.usage is not None else {}
+        placement = args.placement.model_dump(mode="json") if args.placement else None
+        self._catalog.put(
+            SessionRecord(
+                id=args.session_id,
+                parents=args.parents,
+                kind=args.kind,
+                operator=args.operator,
+                agent=args.agent,
+                created=created,
+                closed=args.closed,
+                status=args.status,
+                usage=usage,
+                root=root,
+                placement=placement,
+                workflow_id=args.workflow_id,
+                error=args.error,
+            )
+        )
+        return root
 
     @READ_ROWS.implement
     async def read(self, args: ReadArgs) -> ReadResult:

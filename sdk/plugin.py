@@ -93,6 +93,7 @@ class RathPlugin(SimplePlugin):
                 sessions.read,
                 sessions.interleave,
                 sessions.put_tools,
+                sessions.record,
                 memory.remember,
                 memory.recall,
                 memory.inject,

@@ -23,12 +23,14 @@ continues as new with that state, keeping the output session's id.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.contrib.workflow_streams import WorkflowStream
 
 with workflow.unsafe.imports_passed_through():
+    from rath._failures import describe_failure
     from rath._text import preview
     from rath.contracts import (
         APPROVE_UPDATE,
@@ -55,6 +57,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._table_ref import TableRef
     from rath.session.graph import GraphNode, SessionGraph
     from rath.workflows._approvals import Approvals
+    from rath.workflows._catalog import record_session
     from rath.workflows._memory_calls import commit_memories, inject_memories
     from rath.workflows._stream_handoff import (
         continue_as_new_streaming,
@@ -123,10 +126,33 @@ class SessionLoopWorkflow:
     async def run(self, input: SessionLoopInput) -> Session:
         """Run rounds until a completion without tool calls, ``max_tool_rounds`` or the budget."""
         try:
-            return await self._run(input)
+            out = await self._run(input)
+        except Exception as exc:  # not cancellation: a cancelled run's record stays "running"
+            error = preview(describe_failure(exc), 300)
+            await record_session(**self._record(input), status="failed", error=error)
+            raise
         finally:
             if self._stream is not None:
                 await release_followers(self._stream)
+        await record_session(
+            **self._record(input),
+            status="completed",
+            table=out.table,
+            usage=out.usage,
+            placement=out.sandbox,
+        )
+        return out
+
+    def _record(self, input: SessionLoopInput) -> dict[str, Any]:
+        """The catalog fields every record of this run's output session has."""
+        return {
+            "session_id": input.output_id,
+            "parents": (input.user.id, input.agent.id),
+            "kind": LineageKind.OP_SESSION_LOOP.value,
+            "operator": "run_session_loop",
+            "agent": input.agent_name,
+            "closed": workflow.now(),
+        }
 
     async def _run(self, input: SessionLoopInput) -> Session:
         self._graph = SessionGraph.from_sessions([input.user, input.agent])
@@ -135,6 +161,8 @@ class SessionLoopWorkflow:
         self._budget = RunBudget(input.budget)
         carry = input.carry
         if carry is None:
+            record = self._record(input) | {"closed": None}
+            await record_session(**record, placement=input.user.sandbox)
             transcript = input.user.table
             if input.memory is not None:
                 transcript = await inject_memories(input.memory, input.agent_name, transcript)

@@ -1,13 +1,17 @@
-"""The session activities' contracts: read a table's rows, merge two by time, store tool schemas."""
+"""The session activities' contracts: read rows, merge by time, store tool schemas, catalog."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
 from rath.contracts._contract import ActivityContract
+from rath.llm._usage import TokenUsage
 from rath.session._chunks import ChunkRow
+from rath.session._placement import Placement
 from rath.session._table_ref import TableRef
 
 
@@ -61,9 +65,43 @@ class PutToolsResult(BaseModel):
     digest: str
 
 
+class CatalogArgs(BaseModel):
+    """Input of ``rath.session.catalog``: a session's record, its transcript by reference.
+
+    The activity seals ``table`` (one node) and writes ``catalog/<id>.json`` naming it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: UUID
+    parents: tuple[UUID, ...] = ()
+    kind: str
+    operator: str
+    agent: str | None = None
+    created: datetime
+    closed: datetime | None = None
+    status: str = "running"
+    usage: TokenUsage | None = None
+    table: TableRef | None = None
+    placement: Placement | None = None
+    workflow_id: str
+    error: str | None = None
+
+
+class CatalogResult(BaseModel):
+    """The sealed root of the recorded transcript, if it had one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    root: str | None = None
+
+
 READ_ROWS = ActivityContract("rath.session.read", ReadArgs, ReadResult)
 """Bring a stored table's rows into workflow code (they enter history once)."""
 INTERLEAVE = ActivityContract("rath.session.interleave", InterleaveArgs, InterleaveResult)
 """Merge two tables by time in the store; only the result's digest comes back."""
 PUT_TOOLS = ActivityContract("rath.session.put_tools", PutToolsArgs, PutToolsResult)
 """Store a run's tool schemas once; LLM rounds refer to them by digest."""
+
+RECORD_SESSION = ActivityContract("rath.session.catalog", CatalogArgs, CatalogResult)
+"""Write (or update) a session's catalog record beside its chunks."""

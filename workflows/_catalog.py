@@ -1,0 +1,37 @@
+"""Workflow side of the session catalog: a record when a run starts and when it ends.
+
+Records are written by an activity (``rath.session.catalog``), beside the chunks, so they
+outlive Temporal's retention. A record that cannot be written (after retries) is logged, never
+a reason to fail the run. Histories recorded before records existed replay without them
+(``workflow.patched``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from rath.contracts import RECORD_SESSION, CatalogArgs
+
+CATALOG_PATCH = "rath-catalog-records"
+_OPTIONS: dict[str, Any] = {
+    "start_to_close_timeout": timedelta(seconds=60),
+    "retry_policy": RetryPolicy(maximum_attempts=10, maximum_interval=timedelta(seconds=30)),
+}
+
+
+async def record_session(**fields: Any) -> None:
+    """Write the record ``fields`` describe (``CatalogArgs``); created/workflow id filled in."""
+    if not workflow.patched(CATALOG_PATCH):
+        return
+    fields.setdefault("created", workflow.now())
+    fields.setdefault("workflow_id", workflow.info().workflow_id)
+    try:
+        await RECORD_SESSION.execute(CatalogArgs(**fields), summary="catalog", **_OPTIONS)
+    except ActivityError as exc:  # the run's own work matters more than its record
+        workflow.logger.warning("catalog record of %s not written: %s", fields["session_id"], exc)
