@@ -144,6 +144,13 @@ class StoreError(RunError):
     """The chunk store does not hold an object it should, or cannot be read."""
 
 
+class PersistenceError(StoreError):
+    """A session file (OpenRath's JSONL format) cannot be written, read or locked.
+
+    A ``RuntimeError`` too, as OpenRath's was; the message names the file (and line).
+    """
+
+
 class StoreUnavailableError(StoreError):
     """The object store did not answer, even after retries (a transient failure)."""
 
@@ -181,6 +188,7 @@ __all__ = [
     "LineageConsistencyError",
     "MemoryStoreError",
     "NotReadyError",
+    "PersistenceError",
     "RathError",
     "RunError",
     "RunFailedError",

@@ -81,6 +81,10 @@ class RunHandle(PendingResult[Any]):
         except concurrent.futures.TimeoutError:
             return wait_showing_progress(self._runtime, self._run_id, self._workflow, self._future)
 
+    def add_done_callback(self, fn: Callable[[concurrent.futures.Future[Any]], None]) -> None:
+        """Call ``fn`` with the run's future once it has a result or an error."""
+        self._future.add_done_callback(fn)
+
     async def wait(self) -> None:
         """Await the run from asyncio code without blocking the loop.
 

@@ -52,6 +52,17 @@ from rath.session.graph import (
 if TYPE_CHECKING:
     from rath.session._compress import run_session_compress
     from rath.session._loop import run_session_loop
+    from rath.session.persistence import (
+        PersistedSession,
+        PersistedSessionHeader,
+        PersistedSessionMeta,
+        PersistenceError,
+        SessionWriter,
+        delete_session,
+        list_persisted_sessions,
+        load_session,
+        prune_sessions,
+    )
 
 __all__ = [
     "ChunkKind",
@@ -63,12 +74,17 @@ __all__ = [
     "LineageKind",
     "LineageRecorder",
     "MergePolicy",
+    "PersistedSession",
+    "PersistedSessionHeader",
+    "PersistedSessionMeta",
+    "PersistenceError",
     "Placement",
     "Session",
     "SessionDiff",
     "SessionGraph",
     "SessionLineage",
     "SessionRegistry",
+    "SessionWriter",
     "Summarize",
     "TableRef",
     "ancestors_bfs",
@@ -76,6 +92,7 @@ __all__ = [
     "chunk_table_to_messages",
     "create_system_session",
     "create_user_session",
+    "delete_session",
     "descendants_dfs_preorder",
     "detach_session",
     "edge_pairs",
@@ -85,6 +102,9 @@ __all__ = [
     "lineage_journal_optional",
     "lineage_journal_tracking",
     "lineage_view_dataclass",
+    "list_persisted_sessions",
+    "load_session",
+    "prune_sessions",
     "run_session_compress",
     "run_session_loop",
     "session_graph_mode",
@@ -96,11 +116,26 @@ __all__ = [
     "validate_acyclic",
 ]
 
-# The operations that start work live on the API floor and load the runtime: resolved on first
-# use (PEP 562), so values stay cheap to import.
+# The operations that start work (and persistence, which reads the store and asks runs) live
+# on the API floor and load the runtime: resolved on first use (PEP 562), so values stay cheap
+# to import.
 _STARTERS = {
     "run_session_loop": "rath.session._loop",
     "run_session_compress": "rath.session._compress",
+    **dict.fromkeys(
+        (
+            "PersistedSession",
+            "PersistedSessionHeader",
+            "PersistedSessionMeta",
+            "PersistenceError",
+            "SessionWriter",
+            "delete_session",
+            "list_persisted_sessions",
+            "load_session",
+            "prune_sessions",
+        ),
+        "rath.session.persistence",
+    ),
 }
 
 

@@ -10,6 +10,7 @@ same workflow as a child, as a task of the parent, and returns a lazy session ju
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from temporalio import workflow
@@ -26,6 +27,8 @@ from rath.session._graph_mode import stamped
 from rath.session._lineage import LineageKind
 from rath.session._registry import register_run
 from rath.session._session import Session
+from rath.session.persistence._finish import persist_when_done
+from rath.session.persistence._writer import SessionWriter
 from rath.tools._agent_tools import agent_tool_set
 from rath.workflows._scope import current_scope
 
@@ -45,6 +48,8 @@ def run_session_loop(
     tool_policy: Any = None,
     on_event: Callable[[RathLLMStreamDelta], None] | None = None,
     lazy: bool = True,
+    persist: bool = False,
+    persist_path: Path | None = None,
 ) -> Session:
     """Run the agent loop: LLM rounds with tool calls until the model stops calling tools.
 
@@ -78,6 +83,11 @@ def run_session_loop(
             attempts of its round sent (see ``rath.streaming``). Only for runs started from
             plain Python: inside a durable ``forward`` it raises ``ConfigError``.
         lazy: Return at once (default) or wait for the run.
+        persist: Also write OpenRath's session file (``<RATH_HOME>/sessions/<id>.jsonl``):
+            the header now, as ``<id>.jsonl.__partial__``, then the transcript and the trailer
+            when the run ends (a failed run leaves the partial file, the crash marker). Every
+            run's session is in the catalog anyway (``rath.session.persistence``).
+        persist_path: Write that file here instead (implies ``persist``).
 
     Returns:
         The output session: the user rows plus this run's rows, parents
@@ -122,10 +132,18 @@ def run_session_loop(
         on_event=on_event,
     )
     if workflow.in_workflow():
+        if persist or persist_path:
+            raise ConfigError(
+                "persist= writes a file on the client: inside a durable forward every agent "
+                "run is in the session catalog already (rath.session.persistence.load_session)"
+            )
         current_scope().start_loop(call)
         return out
+    writer = SessionWriter(out, path=persist_path) if persist or persist_path else None
     start_loop(call)
     register_run(user_session, agent_session, out)
+    if writer is not None:
+        persist_when_done(out, writer)
     if not lazy:
         out.synchronize()
     return out

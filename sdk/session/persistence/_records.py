@@ -1,0 +1,206 @@
+"""The records of OpenRath's session file (schema 1) and their migration hooks.
+
+One JSON object per line: a ``header``, then ``chunk`` records, then a ``trailer`` written
+only on a clean close. Readers of older schema versions run the registered migrations.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from rath.errors import PersistenceError
+from rath.llm._usage import TokenUsage
+from rath.sandbox._spec import SandboxSpec
+from rath.session._chunks import ChunkKind, ChunkTable
+from rath.session._lineage import LineageKind
+from rath.session._session import Session
+
+CURRENT_SCHEMA_VERSION = 1
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+_HEADER_MIGRATIONS: dict[int, Migration] = {}
+_CHUNK_MIGRATIONS: dict[int, Migration] = {}
+
+
+def register_header_migration(from_version: int, fn: Migration) -> None:
+    """Register how a header of ``from_version`` becomes one of the next version."""
+    _register(_HEADER_MIGRATIONS, from_version, fn)
+
+
+def register_chunk_migration(from_version: int, fn: Migration) -> None:
+    """Register how a chunk record of ``from_version`` becomes one of the next version."""
+    _register(_CHUNK_MIGRATIONS, from_version, fn)
+
+
+def _register(table: dict[int, Migration], from_version: int, fn: Migration) -> None:
+    if from_version >= CURRENT_SCHEMA_VERSION:
+        raise ValueError(
+            f"a migration from version {from_version} makes no sense: the current schema "
+            f"version is {CURRENT_SCHEMA_VERSION}"
+        )
+    table[from_version] = fn
+
+
+def migrate(record: dict[str, Any], version: int, *, header: bool, where: str) -> dict[str, Any]:
+    """``record`` (of schema ``version``) brought to the current version."""
+    if version > CURRENT_SCHEMA_VERSION:
+        raise PersistenceError(
+            f"{where}: schema_version {version} is newer than this Rath reads "
+            f"({CURRENT_SCHEMA_VERSION}); refusing to downgrade"
+        )
+    table = _HEADER_MIGRATIONS if header else _CHUNK_MIGRATIONS
+    while version < CURRENT_SCHEMA_VERSION:
+        step = table.get(version)
+        if step is None:
+            raise PersistenceError(f"{where}: no migration from schema_version {version}")
+        record, version = step(record), version + 1
+    return record
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PersistedSessionHeader:
+    """The header record: the session's identity, lineage and sandbox at loop start."""
+
+    schema_version: int
+    id: UUID
+    created_at: datetime
+    parent_session_ids: tuple[UUID, ...] = ()
+    lineage_operator: str = "implicit"
+    lineage_kind: LineageKind = LineageKind.UNKNOWN
+    lineage_extras: tuple[tuple[str, Any], ...] = ()
+    sandbox_backend: str | None = None
+    sandbox_spec: dict[str, Any] | None = None
+    sandbox_handle_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The header line's object."""
+        return {
+            "record_type": "header",
+            "schema_version": self.schema_version,
+            "id": str(self.id),
+            "created_at": self.created_at.isoformat(),
+            "parent_session_ids": [str(p) for p in self.parent_session_ids],
+            "lineage_operator": self.lineage_operator,
+            "lineage_kind": self.lineage_kind.value,
+            "lineage_extras": [[k, _jsonable(v)] for k, v in self.lineage_extras],
+            "sandbox_backend": self.sandbox_backend,
+            "sandbox_spec": self.sandbox_spec,
+            "sandbox_handle_id": self.sandbox_handle_id,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], where: str) -> PersistedSessionHeader:
+        """Parse a header object (already migrated)."""
+        try:
+            kind = data.get("lineage_kind", "unknown")
+            return cls(
+                schema_version=CURRENT_SCHEMA_VERSION,
+                id=UUID(data["id"]),
+                created_at=datetime.fromisoformat(data["created_at"]),
+                parent_session_ids=tuple(_uuids(data.get("parent_session_ids") or ())),
+                lineage_operator=data.get("lineage_operator", "implicit"),
+                lineage_kind=LineageKind(kind) if kind in _KINDS else LineageKind.UNKNOWN,
+                lineage_extras=tuple((k, v) for k, v in data.get("lineage_extras") or ()),
+                sandbox_backend=data.get("sandbox_backend"),
+                sandbox_spec=data.get("sandbox_spec"),
+                sandbox_handle_id=data.get("sandbox_handle_id"),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PersistenceError(f"{where}: malformed header ({exc})") from None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PersistedSessionMeta:
+    """What a listing says about one persisted session."""
+
+    id: UUID
+    path: Path | None
+    created_at: datetime
+    lineage_operator: str
+    lineage_kind: LineageKind
+    chunk_count: int
+    closed: bool
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PersistedSession:
+    """A loaded session: header, rows, usage, and whether it was closed cleanly.
+
+    ``closed=False`` is a crash (or a run still in flight): its writer never wrote the trailer.
+    """
+
+    header: PersistedSessionHeader
+    chunk_table: ChunkTable
+    cumulative_usage: TokenUsage | None
+    closed: bool
+    path: Path | None
+    trailer_raw: dict[str, Any] | None = field(default=None)
+
+    def to_resumable_pair(self, *, agent_prompt: str | None = None) -> tuple[Session, Session]:
+        """``(user, agent)`` sessions that continue this conversation with a new agent call.
+
+        The user session is new (a new id, no lineage link, as in OpenRath) with the persisted
+        rows and sandbox; the agent session is ``agent_prompt``, else the first system row of
+        the transcript, else empty.
+        """
+        user = Session.from_rows(self.chunk_table.rows)
+        header = self.header
+        if header.sandbox_backend is not None:
+            user.to(
+                header.sandbox_backend, spec=rath_spec(header.sandbox_backend, header.sandbox_spec)
+            )
+        if agent_prompt is not None:
+            return user, Session.from_agent_prompt(agent_prompt)
+        system = next((r for r in self.chunk_table.rows if r.kind is ChunkKind.SYSTEM), None)
+        return user, Session.from_rows([system]) if system is not None else Session()
+
+
+_KINDS = {kind.value for kind in LineageKind}
+
+
+def openrath_spec(spec: SandboxSpec) -> dict[str, Any]:
+    """A sandbox spec in OpenRath's header shape."""
+    return {
+        "image": spec.image,
+        "entrypoint": None,
+        "env": dict(spec.env),
+        "timeout_seconds": spec.command_timeout,
+        "working_dir": spec.working_dir,
+    }
+
+
+def rath_spec(backend: str, data: dict[str, Any] | None) -> SandboxSpec | None:
+    """Rath's spec for an OpenRath header's (``None`` when it names no workspace)."""
+    if not data:
+        return None
+    fields: dict[str, Any] = {"backend": backend, "working_dir": data.get("working_dir")}
+    if data.get("env"):
+        fields["env"] = data["env"]
+    if data.get("image"):
+        fields["image"] = data["image"]
+    if data.get("timeout_seconds"):
+        fields["command_timeout"] = data["timeout_seconds"]
+    return SandboxSpec(**fields)
+
+
+def _uuids(values: Any) -> list[UUID]:
+    found = []
+    for value in values:
+        try:
+            found.append(UUID(str(value)))
+        except ValueError:
+            continue  # unparseable parents are dropped, as OpenRath does
+    return found
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return value
