@@ -13,7 +13,7 @@ import concurrent.futures
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
-from temporalio.client import WorkflowFailureError
+from temporalio.client import WorkflowFailureError, WorkflowHandle
 from temporalio.common import TypedSearchAttributes
 
 from rath._failures import describe_failure
@@ -132,6 +132,15 @@ async def run_workflow(
     )
     if on_started is not None:
         on_started()
+    return await run_result(handle, workflow_id, on_budget_exceeded)
+
+
+async def run_result(
+    handle: WorkflowHandle[Any, T],
+    workflow_id: str,
+    on_budget_exceeded: BudgetCallback | None = None,
+) -> T:
+    """The run's result; a failure is a :class:`RunFailedError` naming the workflow id."""
     try:
         result: T = await handle.result()
         return result
@@ -245,4 +254,17 @@ def start_compress(job: CompressJob) -> None:
         make_input=lambda: CompressInput(args=job.args(spec), output=job.shell()),
         static_summary=f"{job.name} · compress · session {job.out.id.hex[:8]}",
         settings=settings,
+    )
+
+
+def attach_run(out: Session, run_id: str, *, workflow: str) -> None:
+    """Make ``out`` the lazy result of the existing run ``run_id`` (any process started it)."""
+    runtime = get_runtime()
+
+    async def wait() -> Session:
+        client = await runtime.client()
+        return await run_result(client.get_workflow_handle(run_id, result_type=Session), run_id)
+
+    out.attach_pending(
+        RunHandle(run_id, runtime.submit(wait()), workflow=workflow, runtime=runtime)
     )

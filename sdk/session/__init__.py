@@ -50,6 +50,7 @@ from rath.session.graph import (
 )
 
 if TYPE_CHECKING:
+    from rath.session._attach import attach
     from rath.session._compress import run_session_compress
     from rath.session._loop import run_session_loop
     from rath.session.persistence import (
@@ -89,6 +90,7 @@ __all__ = [
     "TableRef",
     "ancestors_bfs",
     "assistant_turn_chunk",
+    "attach",
     "chunk_table_to_messages",
     "create_system_session",
     "create_user_session",
@@ -122,6 +124,7 @@ __all__ = [
 _STARTERS = {
     "run_session_loop": "rath.session._loop",
     "run_session_compress": "rath.session._compress",
+    "attach": "rath.session._attach",
     **dict.fromkeys(
         (
             "PersistedSession",
