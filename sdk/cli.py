@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from rath._cli_gc import add_gc_arguments
 from rath.errors import RathError
@@ -116,6 +117,29 @@ def _sessions_follow(args: argparse.Namespace) -> int:
     return follow_command(args)
 
 
+_SESSION_COMMANDS = {
+    "ls": "list catalogued sessions (--agent, --status, --since 7d, --root ID, --json)",
+    "show": "a session's transcript, usage and lineage",
+    "export": "a session as --format jsonl|md, its lineage as mermaid|dot",
+    "import": "catalog an OpenRath session file",
+    "fork": "a new session with the same transcript",
+    "prune": "remove finished sessions older than --older-than 30d (--dry-run)",
+}
+"""Commands whose options are parsed by :mod:`rath._cli_sessions` (loaded only when run)."""
+
+
+def sessions_commands_of(commands: Any) -> None:
+    """List ``rath sessions ls|show|...`` in the help; :func:`main` hands them over."""
+    for name, help_text in _SESSION_COMMANDS.items():
+        commands.add_parser(name, help=help_text, add_help=False)
+
+
+def _sessions_command(args: argparse.Namespace) -> int:
+    from rath._cli_sessions import run_sessions_command
+
+    return run_sessions_command(args.sessions_name, args.rest)
+
+
 def _sessions_gc(args: argparse.Namespace) -> int:
     from rath._cli_gc import run_gc
 
@@ -208,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_gc_arguments(gc)
     gc.set_defaults(func=_sessions_gc)
+    sessions_commands_of(session_commands)
     follow = session_commands.add_parser("follow", help="show a run live until it ends")
     follow.add_argument("run", help="the run's workflow id (`rath run` prints it)")
     add_follow_output(follow)
@@ -227,7 +252,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``rath`` command."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) >= 2 and argv[0] == "sessions" and argv[1] in _SESSION_COMMANDS:
+        args = argparse.Namespace(
+            command="sessions", func=_sessions_command, sessions_name=argv[1], rest=argv[2:]
+        )
+    else:
+        args = build_parser().parse_args(argv)
     try:
         code = args.func(args)
     except RathError as exc:  # a failed run, bad input, an unknown id: one line, not a traceback
