@@ -1,6 +1,6 @@
 """Two scripts' code for the routing tests: each process registers only the class it runs.
 
-Run as ``python -c "import code_app; code_app.main('Pair', BASE_URL)"``: it starts the class's
+Run as ``python -c "import code_app; code_app.main('RoutedPair', BASE_URL)"``: it starts the class's
 durable forward on the embedded default, prints the run's workflow id, waits and prints the
 reply.
 """
@@ -14,7 +14,7 @@ from rath.session import Session
 OPTIONS = LoopOptions(llm_retry_base_seconds=0.1, llm_heartbeat_seconds=2)
 
 
-class Pair(flow.Workflow):
+class RoutedPair(flow.Workflow):
     """One agent, asked "pair"."""
 
     def __init__(self, provider: flow.Provider) -> None:
@@ -25,7 +25,7 @@ class Pair(flow.Workflow):
         return self.first(session)
 
 
-class Solo(flow.Workflow):
+class RoutedSolo(flow.Workflow):
     """One agent, asked "solo"."""
 
     def __init__(self, provider: flow.Provider) -> None:
@@ -38,8 +38,9 @@ class Solo(flow.Workflow):
 
 def main(class_name: str, base_url: str) -> None:
     """Run ``class_name`` on a message naming it, against the fake model at ``base_url``."""
-    cls = {"Pair": Pair, "Solo": Solo}[class_name]
+    cls = {"RoutedPair": RoutedPair, "RoutedSolo": RoutedSolo}[class_name]
     provider = flow.Provider(model="fake-model", base_url=base_url)  # keyless: no vault entry
-    out = cls(provider)(Session.from_user_message(class_name.lower()))
+    message = {"RoutedPair": "pair", "RoutedSolo": "solo"}[class_name]
+    out = cls(provider)(Session.from_user_message(message))
     print(out.run_id, flush=True)
     print(out.chunk_table.rows[-1].payload["content"], flush=True)

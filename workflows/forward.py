@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
         ForwardInput,
         budget_exceeded,
     )
+    from rath.contracts.queues import code_of
     from rath.errors import BudgetExceededError, UserError
     from rath.llm._usage import TokenUsage
     from rath.session._lineage import LineageKind
@@ -70,12 +71,17 @@ class ForwardWorkflow:
         spec = input.module
         cls = registered_workflow_class(spec.target)
         if cls is None:
-            raise UserError(
+            queue = workflow.info().task_queue
+            message = (
                 f"workflow class {spec.target!r} is not registered on the worker of task queue "
-                f"{workflow.info().task_queue!r} (registered: "
-                f"{', '.join(registered_targets()) or 'none'}); start the worker with "
-                f"`rath worker --workflows package.module:{spec.class_name}`"
+                f"{queue!r} (registered: {', '.join(registered_targets()) or 'none'}); start "
+                f"the worker with `rath worker --workflows package.module:{spec.class_name}`"
             )
+            if code_of(queue) == ("workflow", spec.class_name):
+                # A same-named class from another module: fail this task only, so a worker
+                # that has the right class takes the run instead of it failing here.
+                raise RuntimeError(message)
+            raise UserError(message)
         scope = self._scope = WorkflowScope(
             root_session_id=input.output_id,
             use_search_attributes=input.search_attributes,

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from support import FAST, history_of
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHistory
 from wires import fake_server, llm_calls, provider_for
 
 from rath import flow
+from rath.contracts import COMPLETE
 from rath.errors import RunFailedError
 from rath.session import Session
 from rath.settings import Settings
@@ -29,11 +32,7 @@ async def test_provider_overrides_set_the_policy_and_bound_the_attempts(
         assert len(server.requests) == 3
     assert out.run_id is not None
     history = await history_of(client, out.run_id)
-    (scheduled,) = [
-        event.activity_task_scheduled_event_attributes
-        for event in history.events
-        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-    ]
+    (scheduled,) = _llm_scheduled(history)
     policy = scheduled.retry_policy
     assert policy.maximum_attempts == 3
     assert policy.initial_interval.ToMilliseconds() == 250
@@ -53,13 +52,20 @@ async def test_without_overrides_the_loop_options_apply(rath_env: Settings, clie
         out.synchronize()
     assert out.run_id is not None
     history = await history_of(client, out.run_id)
-    (policy,) = [
-        event.activity_task_scheduled_event_attributes.retry_policy
-        for event in history.events
-        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-    ]
+    (scheduled,) = _llm_scheduled(history)
+    policy = scheduled.retry_policy
     assert policy.maximum_attempts == FAST.llm_max_attempts
     assert policy.initial_interval.ToMilliseconds() == int(FAST.llm_retry_base_seconds * 1000)
+
+
+def _llm_scheduled(history: WorkflowHistory) -> list[Any]:
+    """The LLM calls' scheduled events (the run's catalog records are activities too)."""
+    return [
+        event.activity_task_scheduled_event_attributes
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and event.activity_task_scheduled_event_attributes.activity_type.name == COMPLETE.name
+    ]
 
 
 def test_a_retry_after_of_a_day_is_capped() -> None:

@@ -51,31 +51,31 @@ def test_an_orphaned_run_waits_for_a_worker_with_its_class(
 
     env = with_tests_importable(dict(os.environ))
     with FakeChatServer(function_handler(model)) as server:
-        first = _script(env, "Pair", server.base_url)
+        first = _script(env, "RoutedPair", server.base_url)
         assert first.stdout is not None
         run_id = first.stdout.readline().strip()
-        assert run_id.startswith("rath-Pair-"), run_id
+        assert run_id.startswith("rath-RoutedPair-"), run_id
         assert pair_asked.wait(WAIT)
         first.kill()  # Ctrl-C could not be cleaner: the run is orphaned mid-call
         first.wait(WAIT)
 
-        other = _script(env, "Solo", server.base_url)
+        other = _script(env, "RoutedSolo", server.base_url)
         out, err = other.communicate(timeout=WAIT)
         assert other.returncode == 0, err
         assert out.splitlines()[-1] == "solo done"
-        assert "Nondeterminism" not in err and "WARN" not in err  # it never saw the Pair run
+        assert "Nondeterminism" not in err and "WARN" not in err  # it never saw the other run
 
         with pytest.raises(WorkerUnavailableError) as info:
             rath.run_graph(run_id, timeout=2)
         assert str(info.value) == (
             f"no worker answered for run {run_id!r} (task queue "
-            f"'{rath_env.task_queue}/workflow/Pair') within 2 s: only workers with the workflow "
-            "'Pair' poll it: start one with `rath worker --workflows package.module:Pair`, or "
-            "run the script that defines it"
+            f"'{rath_env.task_queue}/workflow/RoutedPair') within 2 s: only workers with the "
+            "workflow 'RoutedPair' poll it: start one with `rath worker --workflows "
+            "package.module:RoutedPair`, or run the script that defines it"
         )
 
         release.set()
-        with WorkerProcess(env, "--workflows", "code_app:Pair"):
+        with WorkerProcess(env, "--workflows", "code_app:RoutedPair"):
             asyncio.run(_finished(server_address, run_id))  # the orphan resumed and ended
             graph = rath.run_graph(run_id, timeout=READY_TIMEOUT)  # now answered
     assert {node.lineage_kind.value for node in graph.nodes} >= {"op_workflow"}
