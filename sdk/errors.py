@@ -47,6 +47,13 @@ class ConfigError(UserError, ValueError, RuntimeError):
     """
 
 
+class ConnectError(ConfigError):
+    """Temporal could not be reached, or refused the connection (address, TLS, API key).
+
+    The message is one line naming the setting to fix.
+    """
+
+
 class ToolNameConflictError(UserError, ValueError):
     """Two tools share a name, or a user tool shadows a built-in tool (a ``ValueError``)."""
 
@@ -184,6 +191,7 @@ def _rebuild_memory_store_error(
 
 __all__ = [
     "ConfigError",
+    "ConnectError",
     "LLMError",
     "LineageConsistencyError",
     "MemoryStoreError",

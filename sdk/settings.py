@@ -7,6 +7,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from rath._profile import profile_value
 from rath.errors import ConfigError
 
 DEFAULT_TASK_QUEUE = "rath"
@@ -23,8 +24,10 @@ class Settings:
     Attributes:
         home: The data dir (``RATH_HOME``, default ``~/.rath``): embedded server database,
             chunk store, allocated workspaces.
-        address: ``TEMPORAL_ADDRESS``; ``None`` selects the embedded dev server.
-        namespace: ``TEMPORAL_NAMESPACE`` (default ``default``).
+        address: ``TEMPORAL_ADDRESS``, else the address of the Temporal profile
+            (``TEMPORAL_CONFIG_FILE``/``TEMPORAL_PROFILE``); ``None`` selects the embedded
+            dev server.
+        namespace: ``TEMPORAL_NAMESPACE``, else the profile's (default ``default``).
         task_queue: ``RATH_TASK_QUEUE`` (default ``rath``).
         store_dir: ``RATH_STORE_DIR`` (default ``<home>/store``): the local store directory
             (sandbox leases; and the chunk store when ``store_url`` is unset).
@@ -98,8 +101,12 @@ class Settings:
             )
         return cls(
             home=home,
-            address=os.environ.get("TEMPORAL_ADDRESS") or None,
-            namespace=os.environ.get("TEMPORAL_NAMESPACE") or DEFAULT_NAMESPACE,
+            address=os.environ.get("TEMPORAL_ADDRESS") or profile_value("address"),
+            namespace=(
+                os.environ.get("TEMPORAL_NAMESPACE")
+                or profile_value("namespace")
+                or DEFAULT_NAMESPACE
+            ),
             task_queue=task_queue,
             store_dir=Path(store).expanduser().resolve() if store else home / "store",
             store_url=os.environ.get("RATH_STORE_URL") or None,

@@ -22,7 +22,11 @@ def rath_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("rath-home")
     patch = pytest.MonkeyPatch()
     patch.setenv("RATH_HOME", str(home))
+    patch.setenv("XDG_CONFIG_HOME", str(home))  # no Temporal profile of the developer's
     for name in (
+        "TEMPORAL_CONFIG_FILE",
+        "TEMPORAL_PROFILE",
+        "TEMPORAL_API_KEY",
         "TEMPORAL_ADDRESS",
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",

@@ -17,13 +17,13 @@ import os
 import signal
 import sys
 
-from temporalio.client import Client
 from temporalio.service import RPCError
 
+from rath._runtime.connect import connect
 from rath._runtime.devserver import ensure_server
 from rath._runtime.search_attributes import usable_search_attributes
 from rath._runtime.workers import rath_workers, registered_code_queues, set_current_version
-from rath.errors import ConfigError
+from rath.errors import ConfigError, ConnectError
 from rath.plugin import RathPlugin
 from rath.settings import Settings
 from rath.store import store_url
@@ -37,9 +37,7 @@ async def run_worker(settings: Settings | None = None) -> None:
     address = settings.address
     if address is None:
         address = (await asyncio.to_thread(ensure_server, settings.home)).address
-    client = await Client.connect(
-        address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
-    )
+    client = await connect(settings, address, [RathPlugin(settings=settings)])
     await usable_search_attributes(client, settings)  # register them, or warn once
     code_queues = registered_code_queues(settings)
     workers = rath_workers(client, settings, versioned=True, code_queues=code_queues)
@@ -92,7 +90,7 @@ async def check(settings: Settings | None = None, *, timeout: float = 5.0) -> st
         address = info.address
     try:
         async with asyncio.timeout(timeout):
-            client = await Client.connect(address, namespace=settings.namespace)
+            client = await connect(settings, address, [])
             await client.workflow_service.describe_namespace(
                 DescribeNamespaceRequest(namespace=settings.namespace)
             )
@@ -100,7 +98,9 @@ async def check(settings: Settings | None = None, *, timeout: float = 5.0) -> st
         raise ConfigError(
             f"Temporal at TEMPORAL_ADDRESS={address} did not answer within {timeout:.0f} s"
         ) from exc
-    except (RuntimeError, RPCError) as exc:  # a failed connect is a RuntimeError
+    except ConnectError:
+        raise  # already one line naming the setting
+    except RPCError as exc:
         raise ConfigError(
             f"Temporal at TEMPORAL_ADDRESS={address}, "
             f"TEMPORAL_NAMESPACE={settings.namespace}: {exc}"

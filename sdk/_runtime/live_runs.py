@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from temporalio.client import Client
 
+from rath._runtime.connect import connect
 from rath._runtime.devserver import ensure_server
 from rath.contracts.runs import CLOSE_SANDBOX_RUN, COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.errors import GcRefusedError
@@ -67,7 +68,7 @@ def live_runs(settings: Settings | None = None, *, timeout: float = 60.0) -> Liv
         address = settings.address
         if address is None:
             address = (await asyncio.to_thread(ensure_server, settings.home)).address
-        client = await Client.connect(address, namespace=settings.namespace)
+        client = await connect(settings, address, [])
         return await scan_running(client)
 
     async def bounded() -> LiveRuns:

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from rath._runtime.connect import connect
 from rath._runtime.devserver import ensure_server
 from rath._runtime.search_attributes import usable_search_attributes
 from rath._runtime.workers import code_worker, rath_workers, registered_code_queues
@@ -66,9 +67,7 @@ class Runtime:
             address = info.address
             verb = "started" if info.started else "using"
             notice(f"{verb} embedded Temporal at {address} (Web UI: {info.ui_url})")
-        client = await Client.connect(
-            address, namespace=settings.namespace, plugins=[RathPlugin(settings=settings)]
-        )
+        client = await connect(settings, address, [RathPlugin(settings=settings)])
         self.search_attributes = await usable_search_attributes(client, settings)
         if settings.embedded:
             queues = registered_code_queues(settings)
