@@ -95,6 +95,25 @@ class RunFailedError(RunError):
         return (_rebuild_run_failed, (str(self), self.workflow_id))
 
 
+class RunUnreachableError(RunError):
+    """Temporal stayed unreachable while a client waited on a run; the run may still be going.
+
+    Attributes:
+        workflow_id: The run to re-attach to (``rath.session.attach(workflow_id)``).
+    """
+
+    def __init__(self, message: str, *, workflow_id: str) -> None:
+        super().__init__(message)
+        self.workflow_id = workflow_id
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_unreachable, (str(self), self.workflow_id))
+
+
+def _rebuild_unreachable(message: str, workflow_id: str) -> RunUnreachableError:
+    return RunUnreachableError(message, workflow_id=workflow_id)
+
+
 def _rebuild_run_failed(message: str, workflow_id: str) -> RunFailedError:
     return RunFailedError(message, workflow_id=workflow_id)
 
@@ -201,6 +220,7 @@ __all__ = [
     "RunError",
     "RunFailedError",
     "RunNotFoundError",
+    "RunUnreachableError",
     "SandboxError",
     "StoreError",
     "StoreUnavailableError",

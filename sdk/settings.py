@@ -15,6 +15,7 @@ DEFAULT_NAMESPACE = "default"
 VERSIONING_BEHAVIORS = ("auto_upgrade", "pinned")
 _OFF = ("0", "false", "off", "no")
 DEFAULT_SHUTDOWN_GRACE_SECONDS = 25.0
+DEFAULT_OUTAGE_SECONDS = 300.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,6 +52,9 @@ class Settings:
             (they finish on the version that started them).
         set_current_version: ``RATH_SET_CURRENT_VERSION`` (default off): a versioned worker
             makes its version the deployment's current one once it polls.
+        outage_seconds: ``RATH_CLIENT_OUTAGE_SECONDS`` (default 300): how long a client
+            waiting on a run keeps reconnecting to an unreachable Temporal before it gives up
+            (the run itself goes on; re-attach by its workflow id).
         shutdown_grace_seconds: ``RATH_SHUTDOWN_GRACE_SECONDS`` (default 25): on SIGTERM or
             SIGINT a worker stops taking work and lets the calls it runs finish for this long,
             so a normal restart loses no attempt (keep it under your orchestrator's kill
@@ -70,6 +74,7 @@ class Settings:
     versioning_behavior: str = "auto_upgrade"
     set_current_version: bool = False
     shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
+    outage_seconds: float = DEFAULT_OUTAGE_SECONDS
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -119,6 +124,7 @@ class Settings:
             shutdown_grace_seconds=_seconds(
                 "RATH_SHUTDOWN_GRACE_SECONDS", DEFAULT_SHUTDOWN_GRACE_SECONDS
             ),
+            outage_seconds=_seconds("RATH_CLIENT_OUTAGE_SECONDS", DEFAULT_OUTAGE_SECONDS),
         )
 
     @property

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 from temporalio.client import WorkflowFailureError, WorkflowHandle
 from temporalio.common import TypedSearchAttributes
+from temporalio.service import RPCError, RPCStatusCode
 
 from rath._failures import describe_failure
 from rath._runtime.follow import follow_started_run
@@ -29,16 +32,17 @@ from rath.contracts import (
     SessionLoopInput,
     exceeded_session,
 )
-from rath.errors import BudgetExceededError, RunFailedError
+from rath.errors import BudgetExceededError, RunFailedError, RunUnreachableError
 from rath.llm.providers import provider_spec
 from rath.session._calls import CompressJob, LoopCall
 from rath.session._deferred import PendingResult
 from rath.session._session import Session
 from rath.session.graph import record_session
-from rath.settings import Settings
+from rath.settings import DEFAULT_OUTAGE_SECONDS, Settings
 from rath.workflows._scope import search_attributes
 
 T = TypeVar("T")
+logger = logging.getLogger("rath.runtime")
 BudgetCallback = Callable[[Any, Any], None]
 """OpenRath's ``on_budget_exceeded(session, usage)``."""
 
@@ -132,17 +136,25 @@ async def run_workflow(
     )
     if on_started is not None:
         on_started()
-    return await run_result(handle, workflow_id, on_budget_exceeded)
+    outage = runtime.settings.outage_seconds
+    return await run_result(handle, workflow_id, on_budget_exceeded, outage=outage)
 
 
 async def run_result(
     handle: WorkflowHandle[Any, T],
     workflow_id: str,
     on_budget_exceeded: BudgetCallback | None = None,
+    *,
+    outage: float = DEFAULT_OUTAGE_SECONDS,
 ) -> T:
-    """The run's result; a failure is a :class:`RunFailedError` naming the workflow id."""
+    """The run's result; a failure is a :class:`RunFailedError` naming the workflow id.
+
+    While Temporal is unreachable the wait reconnects with backoff, for up to ``outage``
+    seconds of continuous outage, then raises :class:`RunUnreachableError` (the run itself
+    may well go on: its workers reconnect on their own).
+    """
     try:
-        result: T = await handle.result()
+        result: T = await _outliving_outages(handle, workflow_id, outage)
         return result
     except WorkflowFailureError as exc:
         over = exceeded_session(exc)
@@ -263,8 +275,41 @@ def attach_run(out: Session, run_id: str, *, workflow: str) -> None:
 
     async def wait() -> Session:
         client = await runtime.client()
-        return await run_result(client.get_workflow_handle(run_id, result_type=Session), run_id)
+        handle = client.get_workflow_handle(run_id, result_type=Session)
+        return await run_result(handle, run_id, outage=runtime.settings.outage_seconds)
 
     out.attach_pending(
         RunHandle(run_id, runtime.submit(wait()), workflow=workflow, runtime=runtime)
     )
+
+
+_UNREACHABLE = frozenset(
+    {RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.UNKNOWN}
+)
+_FIRST_DELAY, _MAX_DELAY = 0.5, 10.0
+
+
+async def _outliving_outages(handle: WorkflowHandle[Any, T], workflow_id: str, outage: float) -> T:
+    """``handle.result()``, asked again (by workflow id) while the server cannot be reached."""
+    down_since: float | None = None
+    delay = _FIRST_DELAY
+    while True:
+        try:
+            result: T = await handle.result()
+            return result
+        except RPCError as exc:
+            if exc.status not in _UNREACHABLE:
+                raise
+            now = time.monotonic()
+            down_since = down_since if down_since is not None else now
+            if now - down_since > outage:
+                raise RunUnreachableError(
+                    f"Temporal stayed unreachable for {outage:g} s while waiting on run "
+                    f"{workflow_id!r} ({exc.message}); the run may still be going: re-attach "
+                    f"with rath.session.attach({workflow_id!r}) or `rath sessions follow "
+                    f"{workflow_id}` once the server is back (RATH_CLIENT_OUTAGE_SECONDS)",
+                    workflow_id=workflow_id,
+                ) from None
+            logger.warning("Temporal unreachable while waiting on %s; retrying", workflow_id)
+            await asyncio.sleep(delay)  # backoff between reconnection attempts
+            delay = min(delay * 2, _MAX_DELAY)
