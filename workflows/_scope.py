@@ -100,6 +100,11 @@ class TaskHandle:
         await asyncio.wait([self._task])
 
 
+MAX_AGENT_RUNS = 8000
+"""Agent runs one durable forward may start: a 1,000-agent forward measured 5,314 history events
+and 3.2 MB, so 8,000 stays well inside Temporal's per-run limits and fails before them."""
+
+
 @dataclass
 class WorkflowScope:
     """What one durable forward run's agent calls share (see the module docstring)."""
@@ -266,6 +271,13 @@ class WorkflowScope:
                 f"agent {name!r}: on_event cannot reach your process from inside a durable "
                 "forward; call module.forward(session) from plain Python instead (each agent "
                 "a top-level run that streams), or follow a run with rath.streaming.follow_events"
+            )
+        if len(self.runs) >= MAX_AGENT_RUNS:
+            raise UserError(
+                f"agent {name!r} would be agent run {len(self.runs) + 1} of this forward; one "
+                f"forward starts at most {MAX_AGENT_RUNS} (about 5 events and 3 KB of its "
+                "history each, under Temporal's 51,200-event and 50 MB limits): split the "
+                "fan-out across several forwards (call a sub-Workflow per batch)"
             )
         spec = spec_from_provider(call.provider, demo_fallback=self.demo_fallback)
 

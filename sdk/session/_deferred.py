@@ -9,7 +9,7 @@ workflow code.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -55,7 +55,12 @@ class Source(Protocol):
 
 
 class Deferred(PendingResult[T]):
-    """The pending result of an operation over ``sources``."""
+    """The pending result of an operation over ``sources``.
+
+    Chains of operations (``functools.reduce(Session.merge, outs)`` over a thousand lazy
+    branches) nest a ``Deferred`` per step. Every walk here is iterative, over the whole chain
+    at once, so no call recurses deeper than one step whatever the chain's length.
+    """
 
     def __init__(self, sources: tuple[Source, ...], compute: Callable[[], T]) -> None:
         self._sources = sources
@@ -71,18 +76,65 @@ class Deferred(PendingResult[T]):
         return next((s.run_id for s in self._sources if s.run_id is not None), "(derived)")
 
     def done(self) -> bool:
-        """True once every source is ready."""
-        return not any(source.pending for source in self._sources)
+        """True once every source is ready (stops at the first pending run it meets)."""
+        seen: set[int] = {id(self)}
+        stack: list[Deferred[Any]] = [self]
+        while stack:
+            step = stack.pop()
+            deeper = []
+            for source in step._sources:
+                pending = getattr(source, "_pending", None)
+                if isinstance(pending, Deferred):
+                    if pending._result is None and id(pending) not in seen:
+                        seen.add(id(pending))
+                        deeper.append(pending)
+                elif pending is not None and not pending.done():
+                    return False  # a run still going: no need to look further down
+            stack.extend(deeper)
+        return True
 
     def result(self) -> T:
-        """Wait for the sources, then compute (once)."""
+        """Wait for the sources, then compute (once); inner steps first, so none recurses."""
         if self._result is None:
-            for source in self._sources:
-                source.synchronize()
-            self._result = self._compute()
+            inner, _ = self._chain()
+            for step in inner:
+                step._compute_once()
+            self._compute_once()
+        assert self._result is not None
         return self._result
 
     async def wait(self) -> None:
-        """Await every source without blocking an event loop."""
-        for source in self._sources:
-            await source.ready()
+        """Await every run the chain depends on without blocking an event loop."""
+        _, leaves = self._chain()
+        for leaf in leaves:
+            await leaf.ready()
+
+    def _compute_once(self) -> None:
+        if self._result is None:
+            for source in self._sources:
+                source.synchronize()  # its own Deferred, if any, is computed already
+            self._result = self._compute()
+
+    def _chain(self) -> tuple[list[Deferred[Any]], list[Source]]:
+        """The unfinished steps below this one (deepest first) and the sources they wait on."""
+        inner: list[Deferred[Any]] = []
+        leaves: list[Source] = []
+        seen: set[int] = {id(self)}
+        stack: list[tuple[Deferred[Any], bool]] = [(self, False)]
+        while stack:
+            step, expanded = stack.pop()
+            if expanded:
+                if step is not self:
+                    inner.append(step)
+                continue
+            stack.append((step, True))
+            for source in step._sources:
+                pending = getattr(source, "_pending", None)
+                if isinstance(pending, Deferred):
+                    if pending._result is None and id(pending) not in seen:
+                        seen.add(id(pending))
+                        stack.append((pending, False))
+                elif pending is not None and id(source) not in seen:
+                    seen.add(id(source))
+                    leaves.append(source)
+        return inner, leaves

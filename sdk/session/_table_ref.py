@@ -46,7 +46,12 @@ class TableRef(BaseModel):
             return other
         if not other.parts:
             return self.append(*other.rows)
-        return TableRef(parts=(self, other))
+        # Flat, whatever the merge order: a reduce over N branches makes one level of N parts.
+        return TableRef(parts=(*self._as_parts(), *other._as_parts()))
+
+    def _as_parts(self) -> tuple[str | TableRef, ...]:
+        """This table as parts of a concatenation: its own parts when it has no rows."""
+        return self.parts if not self.rows else (self,)
 
     def inline_rows(self) -> tuple[ChunkRow, ...] | None:
         """The rows, if every one of them is inline; ``None`` if the store is needed."""

@@ -1,7 +1,8 @@
-"""The P1 baseline: a bare workflow running two no-op activities per round."""
+"""The bare baselines: P1's no-op activity rounds, P3s's child fan-out."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from temporalio import activity, workflow
@@ -26,3 +27,31 @@ class BareRounds:
                     noop, i, start_to_close_timeout=timedelta(seconds=30)
                 )
         return rounds
+
+
+@workflow.defn(name="bench.BareChild")
+class BareChild:
+    """One no-op activity: the bare counterpart of one agent call."""
+
+    @workflow.run
+    async def run(self, i: int) -> int:
+        """Run it."""
+        return await workflow.execute_activity(
+            noop, i, start_to_close_timeout=timedelta(seconds=30)
+        )
+
+
+@workflow.defn(name="bench.BareFanout")
+class BareFanout:
+    """``n`` concurrent child workflows of one no-op activity each (P3s's baseline)."""
+
+    @workflow.run
+    async def run(self, n: int) -> int:
+        """Start them all, wait for all."""
+        children = [
+            workflow.execute_child_workflow(
+                BareChild.run, i, id=f"{workflow.info().workflow_id}-{i}"
+            )
+            for i in range(n)
+        ]
+        return len(await asyncio.gather(*children))

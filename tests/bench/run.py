@@ -1,6 +1,7 @@
 """Rath's benchmarks, each printed as a ratio against a baseline measured in the same run.
 
-Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p4] [p6] [p7] [i1]`` (all by default).
+Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p3s] [p4] [p6] [p7] [i1]``
+(all by default).
 Each uses a fresh embedded Temporal dev server in a temporary data dir and stops it at the end.
 Results and the command are recorded in ``docs/benchmarks.md``.
 
@@ -9,6 +10,8 @@ P1  median time per loop round (zero-latency fake LLM in its own process + one t
 P2  history bytes of a 200-round session / bytes of the chunks it added    target <= 3
 P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
     / the same workflow with one agent                                       target <= 3
+P3s fork to 256 and to 1,000 agents (zero-latency fake LLM), reduce-merged / bare Temporal's
+    fan-out of as many child workflows of one no-op activity each          (recorded)
 P4  SIGKILL of the worker running an LLM call at round 300 of 500 -> the retried request
     on another worker (tests/bench/recovery.py)                             target <= 6 s
 P6  cold start: empty data dir -> first round done, in a new process       target <= 3 s
@@ -244,6 +247,59 @@ def p3(agents: int = 64, latency: float = 0.1, repeats: int = 3) -> float:
     return ratio
 
 
+def p3s(sizes: tuple[int, ...] = (256, 1000)) -> float:
+    """Fan-out of 256 and 1,000 agents against bare Temporal's child fan-out of the same size."""
+    from bare_workflow import BareChild, BareFanout, noop
+    from fanout import Fanout
+    from support import FAST
+
+    from rath import flow
+    from rath._runtime.devserver import ensure_server, stop_server
+    from rath.session import Session
+
+    home = _fresh_home()
+    llm = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "bench" / "fake_llm.py"), "1", "0"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    ratios = []
+    try:
+        address = ensure_server(home).address
+        provider = flow.Provider(model="fake", base_url=llm.stdout.readline().strip())  # type: ignore[union-attr]
+
+        async def bare(n: int) -> float:
+            client = await Client.connect(address)
+            queue = f"bare-{uuid.uuid4().hex[:8]}"
+            workflows, activities = [BareFanout, BareChild], [noop]
+            async with Worker(client, task_queue=queue, workflows=workflows, activities=activities):
+                start = time.perf_counter()
+                await client.execute_workflow(
+                    BareFanout.run, n, id=f"bare-{uuid.uuid4()}", task_queue=queue
+                )
+                return time.perf_counter() - start
+
+        for n in sizes:
+            module = Fanout(provider, n, options=FAST)
+            start = time.perf_counter()
+            out = module(Session.from_user_message("go"))
+            out.synchronize()
+            rath_wall = time.perf_counter() - start
+            assert len(out.chunk_table) == 2 * n
+            bare_wall = asyncio.run(bare(n))
+            ratios.append(rath_wall / bare_wall)
+            print(
+                f"P3s fan-out of {n}: Rath {rath_wall:.1f} s, bare child fan-out {bare_wall:.1f} s"
+                f" -> ratio {ratios[-1]:.2f}"
+            )
+    finally:
+        llm.communicate(timeout=30)
+        shutdown_runtime()
+        stop_server(home)
+    return max(ratios)
+
+
 def p4() -> float:
     """Seconds from SIGKILL of the worker running an LLM call to its retry on another."""
     return recovery_after_kill(_fresh_home())
@@ -381,7 +437,7 @@ def i1() -> float:
 
 def main() -> None:
     """Run the benchmarks named on the command line (all by default)."""
-    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p4": p4, "p6": p6, "p7": p7, "i1": i1}
+    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p3s": p3s, "p4": p4, "p6": p6, "p7": p7, "i1": i1}
     results = {}
     for name in sys.argv[1:] or list(benchmarks):
         try:
