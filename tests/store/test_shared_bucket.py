@@ -1,18 +1,23 @@
 """A worker and a client that share nothing but ``RATH_STORE_URL`` (an S3 bucket on a moto
-server): the worker process runs the Squad, the client reads every row from the bucket."""
+server) and a Temporal reached through mutual TLS (a TLS relay in front of the dev server): the
+worker process runs the Squad, the client reads every row from the bucket."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from s3_server import S3Server
 from support import FAST
+from tls_relay import make_pki, tls_relay
 from workers import WorkerProcess
 
+from rath._runtime.runtime import shutdown_runtime
 from rath.flow import Provider
 from rath.session import ChunkKind, Session
+from rath.settings import Settings
 from rath.store import ChunkStore, open_objects
 from rath.testing import FakeChatServer, function_handler
 
@@ -26,12 +31,33 @@ def _objects_under(folder: Path) -> list[Path]:
 
 def test_worker_and_client_share_only_the_store_url(
     remote_env: dict[str, str],
+    server_address: str,
     s3_env: S3Server,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from squad_app import Squad
 
+    pki = make_pki(tmp_path)
+    with tls_relay(server_address, pki, require_client_cert=True) as relay:
+        mtls = {
+            "TEMPORAL_ADDRESS": relay,
+            "TEMPORAL_TLS_SERVER_CA_CERT_PATH": str(pki.ca),
+            "TEMPORAL_TLS_CLIENT_CERT_PATH": str(pki.client_cert),
+            "TEMPORAL_TLS_CLIENT_KEY_PATH": str(pki.client_key),
+        }
+        for name, value in mtls.items():
+            monkeypatch.setenv(name, value)
+        _run_the_squad(remote_env | mtls, s3_env, tmp_path, monkeypatch, Squad)
+
+
+def _run_the_squad(
+    remote_env: dict[str, str],
+    s3_env: S3Server,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    Squad: Any,
+) -> None:
     url = f"s3://{s3_env.new_bucket()}/squad"
     monkeypatch.setenv("RATH_STORE_URL", url)
     client_store = tmp_path / "client-store"  # the client's local store dir, kept empty
@@ -63,6 +89,7 @@ def test_worker_and_client_share_only_the_store_url(
             out = squad(Session.from_user_message("build it"))
             rows = out.chunk_table.rows  # read by the client, from the bucket
     finally:
+        shutdown_runtime(Settings.from_env())  # it connects through the relay, closed next
         for server in servers.values():
             server.stop()
 
