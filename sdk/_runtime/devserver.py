@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from temporalio.client import Client
 
+from rath._runtime.retention import keep_closed_runs, retention_days
 from rath.errors import ConfigError
 
 DEFAULT_SEARCH_ATTRIBUTES: Mapping[str, str] = MappingProxyType(
@@ -271,6 +272,7 @@ def _stop_worker(worker: subprocess.Popen[bytes]) -> None:
 
 
 def _start(paths: _Paths, search_attributes: Mapping[str, str], timeout: float) -> ServerInfo:
+    retention_days()  # a bad RATH_RETENTION_DAYS fails before anything starts
     for attempt in range(1, _START_ATTEMPTS + 1):
         port, ui_port = _pick_ports()
         cmd = dev_server_command(
@@ -295,6 +297,7 @@ def _start(paths: _Paths, search_attributes: Mapping[str, str], timeout: float) 
         address = f"{_HOST}:{port}"
         alive = functools.partial(_alive, proc.pid)
         if _run(_wait_ready(address, alive, _listener(proc.pid, address), timeout)):
+            _run(keep_closed_runs(address))
             return ServerInfo(address, f"http://{_HOST}:{ui_port}", proc.pid, paths.db, True)
         exit_code = proc.poll()
         _terminate(proc.pid, timeout=5.0)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
+from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from rath._runtime import devserver
@@ -305,3 +306,23 @@ def test_run_foreground_until_sigterm(home: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.communicate(timeout=10)
+
+
+def test_the_embedded_server_keeps_closed_runs_for_a_week(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RATH_RETENTION_DAYS", "0.5")
+    with pytest.raises(ConfigError, match="RATH_RETENTION_DAYS must be a number of days"):
+        ensure_server(home)
+    assert server_status(home) is None  # refused before anything started
+    monkeypatch.delenv("RATH_RETENTION_DAYS")
+    info = ensure_server(home)
+
+    async def retention() -> float:
+        client = await Client.connect(info.address)
+        described = await client.workflow_service.describe_namespace(
+            DescribeNamespaceRequest(namespace="default")
+        )
+        return described.config.workflow_execution_retention_ttl.ToSeconds() / 86_400
+
+    assert asyncio.run(retention()) == 7
