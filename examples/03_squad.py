@@ -37,10 +37,20 @@ def main() -> None:
     out = squad(task)  # returns at once; the run is in the Web UI
     print(f"started run {out.run_id}")
     print(out)  # waits for the whole tree
+    print(
+        "\nThe reviewer read a.merge(b): OpenRath's default merge concatenates both branches, so "
+        "the task and the plan they share appear once per branch above. "
+        'a.merge(b, policy="interleave_by_time") keeps shared rows once.'
+    )
     print(f"tokens (all agents): {out.cumulative_usage}")
     graph = run_graph(out)
     print(graph)
     print(graph.to_mermaid())
+    reviewer = next(n for n in graph.nodes if n.agent == "reviewer" and n.run_id)
+    print("\nLook further:")
+    print("  the Web UI address printed on stderr above, then the run", out.run_id)
+    print(f"  .venv/bin/rath sessions show {reviewer.id}")
+    print('  .venv/bin/rath run 03_squad:Squad "another task"   (PYTHONPATH=examples)')
 
 
 if __name__ == "__main__":

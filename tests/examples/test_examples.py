@@ -41,6 +41,8 @@ def test_03_squad_runs_durably_with_a_child_per_agent(tmp_path: Path) -> None:
     for agent in ("planner", "coder_a", "coder_b", "reviewer"):
         assert f"agent: {agent}" in result.stdout  # in the run's session graph
     assert 'My instructions: "Review and merge the work."' in result.stdout
+    assert "OpenRath's default merge concatenates both branches" in result.stdout
+    assert "rath sessions show " in result.stdout and "rath run 03_squad:Squad" in result.stdout
     assert "Traceback" not in result.stderr
 
 
