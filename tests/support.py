@@ -45,7 +45,7 @@ async def connect(address: str, settings: Settings | None = None) -> Client:
     return await Client.connect(address, plugins=[RathPlugin(settings=settings)])
 
 
-def tool_bodies(session: Session) -> list[dict[str, Any]]:
+def tool_bodies(session: Session) -> list[Any]:
     """The parsed JSON bodies of a session's tool results, in transcript order."""
     return [
         json.loads(row.payload["content"]) for row in session.rows_of_kind(ChunkKind.TOOL_RESULT)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import re
 import threading
 from abc import ABC, abstractmethod
@@ -152,16 +153,25 @@ async def run_tool_call(
     except Exception as exc:
         kind = type(exc).__name__
         return error_body("tool_execution_exception", f"{kind}: {exc}", kind), False
+    return result_body(value), True
+
+
+def result_body(value: Any) -> str:
+    r"""A tool's return value as the transcript carries it: OpenRath's JSON rendering.
+
+    Pydantic models are dumped; anything else goes through ``json.dumps`` (non-JSON values as
+    their ``str``), so ``42`` is ``42`` and ``"ok"`` is ``"\"ok\""``; a value that still cannot
+    be written is ``{"repr": ..., "type": ...}``. Past :data:`MAX_BODY_CHARS` the text is cut.
+    """
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
     try:
-        body = dumps(value) if isinstance(value, dict) else dumps({"result": value})
-    except (TypeError, ValueError) as exc:
-        message = f"tool {tool.name!r} returned a {type(value).__name__}, not JSON ({exc})"
-        return error_body("tool_result_not_json", message), False
+        body = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # circular, or NaN handling refused
+        body = dumps({"repr": repr(value)[:MAX_BODY_CHARS], "type": type(value).__name__})
     if len(body) > MAX_BODY_CHARS:
-        body = dumps({"result": body[:MAX_BODY_CHARS], "truncated": True})
-    return body, True
+        body = body[:MAX_BODY_CHARS] + "...(truncated)"
+    return body
 
 
 def _first_error(exc: ValidationError) -> str:

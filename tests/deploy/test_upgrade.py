@@ -92,7 +92,7 @@ def test_a_waiting_session_moves_from_v1_to_v2(
             line = v2.wait_for_line("rath worker: ")
             assert f"{deployment}.v2 (auto_upgrade) is the current version" in line
             rath.approve(out, waiting.call_id)
-            assert tool_bodies(out) == [{"result": 3}]
+            assert tool_bodies(out) == [3]
             assert out.chunk_table.rows[-1].payload["content"] == "3"
             assert asyncio.run(_build_id_and_replay(address, out.run_id)) == "v2"
         finally:

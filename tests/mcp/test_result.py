@@ -52,10 +52,8 @@ def test_content_blocks_in_order_with_non_text_summarised() -> None:
 
 
 def test_structured_only_empty_and_error_results() -> None:
-    assert body(CallToolResult(content=[], structured_content={"n": 1})) == (
-        {"text": '{"n": 1}'},
-        True,
-    )
+    structured = {"n": 1, "items": [{"id": "a"}]}  # kept as structure, as OpenRath does
+    assert body(CallToolResult(content=[], structured_content=structured)) == (structured, True)
     assert body(CallToolResult(content=[])) == ({"ok": True}, True)
     error, ok = body(CallToolResult(content=[TextContent(text="nope")], is_error=True))
     assert not ok and error == {"ok": False, "error_kind": "mcp_tool_error", "message": "nope"}

@@ -56,7 +56,7 @@ def test_an_approved_call_runs(rath_env: Settings) -> None:
         with pytest.raises(ConfigError, match=f"waiting: {waiting.call_id}"):
             rath.approve(out, "no-such-call")
         rath.approve(out, waiting.call_id)
-        assert tool_bodies(out) == [{"result": 3}]
+        assert tool_bodies(out) == [3]
     assert rath.pending_approvals(out) == []
 
 
@@ -125,7 +125,7 @@ def test_calls_in_a_durable_tree_are_answered_from_the_command_line(rath_env: Se
         )
         assert answered.returncode == 0, answered.stderr
         assert f"approved {waiting.call_id}" in answered.stdout
-        assert tool_bodies(out) == [{"result": 4}]
+        assert tool_bodies(out) == [4]
 
 
 def test_temporals_own_cli_can_answer(rath_env: Settings, server_address: str) -> None:
@@ -157,7 +157,7 @@ def test_temporals_own_cli_can_answer(rath_env: Settings, server_address: str) -
         )
         assert done.returncode == 0, done.stderr
         assert "approved" in done.stdout
-        assert tool_bodies(out) == [{"result": 7}]
+        assert tool_bodies(out) == [7]
 
 
 def test_an_unknown_run_id_is_an_error_on_the_command_line(rath_env: Settings) -> None:

@@ -41,7 +41,7 @@ def test_a_function_tool_and_a_class_tool_run_and_their_schemas_reach_the_model(
         out = agent(Session.from_user_message("go"))
         bodies = tool_bodies(out)
         first = server.requests[0]
-    assert bodies == [{"result": 5}, {"text": "HI", "rows": 2}]  # user + assistant rows
+    assert bodies == [5, {"text": "HI", "rows": 2}]  # user + assistant rows
     # No sandbox: only the agent's own tools are offered, with schemas from the type hints.
     assert tool_names(first) == ["add", "shout"]
     schema = next(t for t in first.body["tools"] if t["function"]["name"] == "add")["function"]
@@ -140,8 +140,8 @@ def test_a_worker_started_with_the_tool_runs_it(remote_env: dict[str, str]) -> N
             "Add.", provider=fake_provider(server, api_key=None), tools=[add], options=FAST
         )
         out = agent(Session.from_user_message("40+2"))
-        assert tool_bodies(out) == [{"result": 42}]
-    assert json.loads(out.chunk_table.rows[2].payload["content"]) == {"result": 42}
+        assert tool_bodies(out) == [42]
+    assert json.loads(out.chunk_table.rows[2].payload["content"]) == 42
 
 
 async def test_a_synchronous_class_tool_runs_off_the_event_loop() -> None:

@@ -1,9 +1,10 @@
 """An MCP tool result rendered as the TOOL_RESULT body the model reads.
 
 Success: ``{"text": ...[, "truncated": true]}``, the content blocks in order, text as is and
-everything else summarised in one line (``[image image/png, 67 bytes not shown]``), or the
-structured content as JSON when there are no blocks. ``isError``: the same error body as any
-failed tool, ``{"ok": false, "error_kind": "mcp_tool_error", "message": ...}``.
+everything else summarised in one line (``[image image/png, 67 bytes not shown]``); with no
+blocks, the structured content itself (as OpenRath does), else ``{"ok": true}``. ``isError``:
+the same error body as any failed tool, ``{"ok": false, "error_kind": "mcp_tool_error",
+"message": ...}``.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ def render_result(result: CallToolResult, max_bytes: int = DEFAULT_MAX_OUTPUT_BY
         if truncated:
             message += " [truncated]"
         return ToolOutcome(error_body("mcp_tool_error", message), False)
-    if not parts and result.structured_content is None:
-        return ToolOutcome(dumps({"ok": True}), True)
+    if not parts:  # OpenRath's: the structured content itself, else {"ok": true}
+        structured = result.structured_content
+        return ToolOutcome(dumps(structured if structured is not None else {"ok": True}), True)
     text, truncated = _cap(text, max_bytes)
     body: dict[str, Any] = {"text": text}
     if truncated:
