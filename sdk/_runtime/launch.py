@@ -111,8 +111,11 @@ async def run_workflow(
     on_budget_exceeded: BudgetCallback | None = None,
     on_started: Callable[[], None] | None = None,
     task_queue: str | None = None,
+    on_success: Callable[[T], None] | None = None,
 ) -> T:
     """Start a workflow once its inputs are ready, and wait for its result.
+
+    ``on_success`` sees the result of a run that completed (it may raise, failing the wait).
 
     ``on_started`` is called once the server accepted the start (the run exists).
     ``task_queue`` defaults to the shared queue (a forward goes to its class's queue).
@@ -137,7 +140,10 @@ async def run_workflow(
     if on_started is not None:
         on_started()
     outage = runtime.settings.outage_seconds
-    return await run_result(handle, workflow_id, on_budget_exceeded, outage=outage)
+    result: T = await run_result(handle, workflow_id, on_budget_exceeded, outage=outage)
+    if on_success is not None:
+        on_success(result)
+    return result
 
 
 async def run_result(
@@ -190,6 +196,7 @@ def start_lazy_run(
     on_started: Callable[[], None] | None = None,
     task_queue: str | None = None,
     progress: bool = True,
+    on_success: Callable[[Session], None] | None = None,
 ) -> None:
     """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
 
@@ -216,6 +223,7 @@ def start_lazy_run(
             on_budget_exceeded=on_budget_exceeded,
             on_started=on_started,
             task_queue=task_queue,
+            on_success=on_success,
         )
     )
     shown = runtime if progress else None
@@ -248,6 +256,7 @@ def start_loop(call: LoopCall) -> None:
         on_budget_exceeded=call.provider.on_budget_exceeded,
         on_started=(lambda: started.set_result(None)) if streaming else None,
         progress=not streaming,
+        on_success=lambda out: crossed_on_the_last_round(out, call.provider),
     )
     if call.on_event is not None:
         follow_started_run(call.out, call.on_event, started)
@@ -313,3 +322,28 @@ async def _outliving_outages(handle: WorkflowHandle[Any, T], workflow_id: str, o
             logger.warning("Temporal unreachable while waiting on %s; retrying", workflow_id)
             await asyncio.sleep(delay)  # backoff between reconnection attempts
             delay = min(delay * 2, _MAX_DELAY)
+
+
+def crossed_on_the_last_round(out: Session, provider: Any) -> None:
+    """OpenRath's budget callback for a run whose final round crossed ``budget_total_tokens``.
+
+    Rath stops a run before a call that the budget no longer allows (then the failure path
+    calls ``on_budget_exceeded``). A run whose last round crossed the cap ended on its own, and
+    OpenRath still called the callback once, after that round: so does this (or it logs the
+    warning OpenRath logs when there is no callback). A callback that raises fails the wait.
+    """
+    cap = getattr(provider, "budget_total_tokens", None)
+    if cap is None or out.usage is None or out.usage.total_tokens <= cap:
+        return
+    if "budget.exceeded" in dict(out.lineage_extras):
+        return  # the run stopped over budget: the failure path called back already
+    callback = getattr(provider, "on_budget_exceeded", None)
+    if callback is None:
+        logger.warning(
+            "run %s used %d tokens, over budget_total_tokens=%d",
+            out.run_id,
+            out.usage.total_tokens,
+            cap,
+        )
+        return
+    callback(out, out.usage)

@@ -85,6 +85,25 @@ def test_on_budget_exceeded_gets_the_session_and_its_result_stands(
     assert session.id == out.id and usage.total_tokens == 30
 
 
+def test_the_callback_fires_when_the_final_round_crosses_the_budget(
+    rath_env: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    calls: list[tuple[Session, Any]] = []
+    with FakeChatServer([text_reply("done", usage=(20, 10))]) as server:
+        provider = fake_provider(
+            server, budget_total_tokens=20, on_budget_exceeded=lambda s, u: calls.append((s, u))
+        )
+        out = flow.Agent("x", provider=provider, options=FAST)(Session.from_user_message("go"))
+        out.synchronize()  # the only round ended the loop and crossed the cap: OpenRath fires
+    assert [(s.id, u.total_tokens) for s, u in calls] == [(out.id, 30)]
+    with FakeChatServer([text_reply("done", usage=(20, 10))]) as server:
+        provider = fake_provider(server, budget_total_tokens=20)
+        flow.Agent("x", provider=provider, options=FAST)(
+            Session.from_user_message("go")
+        ).synchronize()
+    assert any("over budget_total_tokens=20" in r.getMessage() for r in caplog.records)
+
+
 def test_a_callback_that_raises_aborts(rath_env: Settings, tmp_path: Path) -> None:
     def refuse(session: Session, usage: Any) -> None:
         raise BudgetExceededError("over my limit")
