@@ -84,7 +84,14 @@ async def connect(settings: Settings, address: str, plugins: Sequence[Plugin]) -
         raise ConnectError(f"cannot connect to {where}: {_hint(str(exc), tls)}") from None
 
 
-_DROPPED = ("broken pipe", "BrokenPipe", "Connection reset", "ConnectionReset", "stream closed")
+_DROPPED = (
+    "broken pipe",
+    "BrokenPipe",
+    "Connection reset",
+    "ConnectionReset",
+    "stream closed",
+    "connection closed",
+)
 """How a TLS server that refused the client's certificate looks from the client (TLS 1.3)."""
 
 
