@@ -55,3 +55,15 @@ class BareFanout:
             for i in range(n)
         ]
         return len(await asyncio.gather(*children))
+
+
+@workflow.defn(name="bench.BareSession")
+class BareSession:
+    """``activities`` sequential no-op activities: P5's bare counterpart of one session."""
+
+    @workflow.run
+    async def run(self, activities: int) -> int:
+        """Run them."""
+        for i in range(activities):
+            await workflow.execute_activity(noop, i, start_to_close_timeout=timedelta(seconds=30))
+        return activities

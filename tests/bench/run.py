@@ -1,6 +1,6 @@
 """Rath's benchmarks, each printed as a ratio against a baseline measured in the same run.
 
-Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p3s] [p4] [p6] [p7] [i1]``
+Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p3s] [p4] [p5] [p6] [p7] [i1]``
 (all by default).
 Each uses a fresh embedded Temporal dev server in a temporary data dir and stops it at the end.
 Results and the command are recorded in ``docs/benchmarks.md``.
@@ -14,6 +14,8 @@ P3s fork to 256 and to 1,000 agents (zero-latency fake LLM), reduce-merged / bar
     fan-out of as many child workflows of one no-op activity each          (recorded)
 P4  SIGKILL of the worker running an LLM call at round 300 of 500 -> the retried request
     on another worker (tests/bench/recovery.py)                             target <= 6 s
+P5  throughput: 200 concurrent sessions of 7 LLM and 6 tool rounds per second / bare
+    Temporal's 200 workflows of 13 no-op activities, same server            target >= 0.8
 P6  cold start: empty data dir -> first round done, in a new process       target <= 3 s
 P7  median time per loop round (as P1) with the chunk store on S3 (a moto server in its own
     process, RATH_STORE_URL=s3://...) / the same with the default file store  (recorded)
@@ -300,6 +302,72 @@ def p3s(sizes: tuple[int, ...] = (256, 1000)) -> float:
     return max(ratios)
 
 
+def p5(sessions: int = 200, tool_rounds: int = 6) -> float:
+    """Concurrent sessions per second (7 LLM and 6 tool rounds each) / bare Temporal's."""
+    from bare_workflow import BareSession, noop
+    from support import FAST
+
+    from rath import flow
+    from rath._runtime.devserver import ensure_server, stop_server
+    from rath.session import Session
+    from rath.testing import (
+        FakeChatServer,
+        RecordedRequest,
+        function_handler,
+        text_reply,
+        tool_call_reply,
+    )
+
+    def model(request: RecordedRequest) -> Any:
+        done = sum(1 for m in request.messages if m.get("role") == "tool")
+        if done < tool_rounds:
+            return tool_call_reply(("workspace_path_exists", {"path": "x"}))
+        return text_reply("done")
+
+    home = _fresh_home()
+    try:
+        address = ensure_server(home).address
+        with FakeChatServer(function_handler(model)) as server:
+            provider = flow.Provider(model="fake", base_url=server.base_url)
+            agent = flow.Agent("bench", provider=provider, options=FAST)
+            start = time.perf_counter()
+            outs = [
+                agent(Session.from_user_message("go").to("local", spec=home / f"ws{i}"))
+                for i in range(sessions)
+            ]
+            for out in outs:
+                out.synchronize()
+            rath_rate = sessions / (time.perf_counter() - start)
+
+        async def bare() -> float:
+            client = await Client.connect(address)
+            queue = f"bare-{uuid.uuid4().hex[:8]}"
+            acts = 2 * tool_rounds + 1
+            async with Worker(client, task_queue=queue, workflows=[BareSession], activities=[noop]):
+                begin = time.perf_counter()
+                await asyncio.gather(
+                    *(
+                        client.execute_workflow(
+                            BareSession.run, acts, id=f"bare-{uuid.uuid4()}", task_queue=queue
+                        )
+                        for _ in range(sessions)
+                    )
+                )
+                return sessions / (time.perf_counter() - begin)
+
+        bare_rate = asyncio.run(bare())
+    finally:
+        shutdown_runtime()
+        stop_server(home)
+    ratio = rath_rate / bare_rate
+    print(
+        f"P5 throughput: {sessions} concurrent sessions of {tool_rounds + 1} LLM and {tool_rounds}"
+        f" tool rounds: Rath {rath_rate:.1f}/s, bare {bare_rate:.1f}/s -> ratio {ratio:.2f}"
+        " (target >= 0.8)"
+    )
+    return ratio
+
+
 def p4() -> float:
     """Seconds from SIGKILL of the worker running an LLM call to its retry on another."""
     return recovery_after_kill(_fresh_home())
@@ -437,7 +505,17 @@ def i1() -> float:
 
 def main() -> None:
     """Run the benchmarks named on the command line (all by default)."""
-    benchmarks = {"p1": p1, "p2": p2, "p3": p3, "p3s": p3s, "p4": p4, "p6": p6, "p7": p7, "i1": i1}
+    benchmarks = {
+        "p1": p1,
+        "p2": p2,
+        "p3": p3,
+        "p3s": p3s,
+        "p4": p4,
+        "p5": p5,
+        "p6": p6,
+        "p7": p7,
+        "i1": i1,
+    }
     results = {}
     for name in sys.argv[1:] or list(benchmarks):
         try:
