@@ -290,6 +290,7 @@ class WorkflowScope:
                     call.input(spec, self.budget_gate(call.budget)),
                     id=run_id,
                     static_summary=call.summary(spec),
+                    static_details=call.details(spec),
                     search_attributes=self.search_attributes(out.id, name),
                 )
             except ChildWorkflowError as exc:

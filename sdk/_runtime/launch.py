@@ -112,6 +112,7 @@ async def run_workflow(
     on_started: Callable[[], None] | None = None,
     task_queue: str | None = None,
     on_success: Callable[[T], None] | None = None,
+    static_details: str | None = None,
 ) -> T:
     """Start a workflow once its inputs are ready, and wait for its result.
 
@@ -135,6 +136,7 @@ async def run_workflow(
         task_queue=task_queue or runtime.settings.task_queue,
         result_type=result_type,
         static_summary=static_summary,
+        static_details=static_details,
         search_attributes=search_attributes if runtime.search_attributes else None,
     )
     if on_started is not None:
@@ -197,6 +199,7 @@ def start_lazy_run(
     task_queue: str | None = None,
     progress: bool = True,
     on_success: Callable[[Session], None] | None = None,
+    static_details: str | None = None,
 ) -> None:
     """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
 
@@ -224,6 +227,7 @@ def start_lazy_run(
             on_started=on_started,
             task_queue=task_queue,
             on_success=on_success,
+            static_details=static_details,
         )
     )
     shown = runtime if progress else None
@@ -252,6 +256,7 @@ def start_loop(call: LoopCall) -> None:
         inputs=(call.user, call.agent),
         make_input=make_input,
         static_summary=call.summary(spec),
+        static_details=call.details(spec),
         settings=settings,
         on_budget_exceeded=call.provider.on_budget_exceeded,
         on_started=(lambda: started.set_result(None)) if streaming else None,

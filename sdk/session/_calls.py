@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rath._text import preview
 from rath.budget import Budget
 from rath.contracts import (
     AgentMemory,
@@ -60,6 +61,16 @@ class LoopCall:
     def summary(self, spec: ProviderSpec) -> str:
         """The run's static summary in the Web UI."""
         return f"{self.name} · {spec.label()} · session {self.out.id.hex[:8]}"
+
+    def details(self, spec: ProviderSpec) -> str:
+        """The run's static details in the Web UI: agent, model, prompt head, sessions."""
+        rows = self.agent.table.inline_rows() or ()
+        prompt = next((str(r.payload.get("content") or "") for r in rows), "")
+        head = preview(prompt, 160) if prompt else "(stored)"
+        return (
+            f"**agent** {self.name}  \n**model** {spec.label()}  \n**prompt** {head}  \n"
+            f"**input session** {self.user.id}  \n**output session** {self.out.id}"
+        )
 
     def input(
         self, spec: ProviderSpec, budget: BudgetGate | None, *, stream: bool = False

@@ -159,3 +159,18 @@ async def test_auth_error_messages_are_redacted(rath_env: Settings, client: Clie
     assert SECRET not in str(info.value)
     assert out.run_id is not None
     assert SECRET not in (await history_of(client, out.run_id)).to_json()
+
+
+async def test_runs_carry_static_details_for_the_web_ui(rath_env: Settings, client: Client) -> None:
+    with FakeChatServer([text_reply("hi")]) as server:
+        agent = flow.Agent("Greet people warmly.", provider=fake_provider(server), options=FAST)
+        user = Session.from_user_message("hello")
+        out = agent(user)
+        await out
+    assert out.run_id is not None
+    described = await client.get_workflow_handle(out.run_id).describe()
+    details = await described.static_details()
+    assert details is not None
+    assert "**agent** agent" in details and "**prompt** Greet people warmly." in details
+    assert f"**input session** {user.id}" in details and f"**output session** {out.id}" in details
+    assert (await described.static_summary() or "").startswith("agent · ")
