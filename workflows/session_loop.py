@@ -86,6 +86,7 @@ class SessionLoopWorkflow:
         self._graph = SessionGraph()
         self._budget = RunBudget(None)
         self._approvals = Approvals()
+        self._last_reply = ""
         # Only a streaming run hosts a stream (its handlers), so other runs' histories are
         # unchanged. WorkflowStream must be built right here, in the workflow's __init__.
         self._stream = (
@@ -134,6 +135,11 @@ class SessionLoopWorkflow:
         finally:
             if self._stream is not None:
                 await release_followers(self._stream)
+        tokens = out.usage.total_tokens if out.usage is not None else 0
+        workflow.set_current_details(
+            f"**{input.agent_name}** · done · {tokens} tokens · output session {out.id}  \n"
+            f"last reply: {preview(self._last_reply, 300) or '(none)'}"
+        )
         await record_session(
             **self._record(input),
             status="completed",
@@ -233,6 +239,7 @@ class SessionLoopWorkflow:
             if refused is not None:
                 return carry, refused
             result = await self._complete(input, carry.transcript, catalog, round_no)
+            self._last_reply = result.preview
             transcript = TableRef.sealed(result.transcript).append(result.assistant)
             carry = carry.model_copy(
                 update={

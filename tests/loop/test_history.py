@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from support import FAST, activity_events, fake_provider, history_of, kinds, tool_bodies
 from temporalio.api.enums.v1 import EventType
+from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.client import Client
 
 from rath import flow
@@ -174,3 +175,10 @@ async def test_runs_carry_static_details_for_the_web_ui(rath_env: Settings, clie
     assert "**agent** agent" in details and "**prompt** Greet people warmly." in details
     assert f"**input session** {user.id}" in details and f"**output session** {out.id}" in details
     assert (await described.static_summary() or "").startswith("agent · ")
+    metadata = await client.get_workflow_handle(out.run_id).query(
+        "__temporal_workflow_metadata", result_type=WorkflowMetadata
+    )
+    assert metadata.current_details.startswith(
+        f"**agent** · done · 15 tokens · output session {out.id}"
+    )
+    assert metadata.current_details.endswith("last reply: hi")
