@@ -108,7 +108,10 @@ def _show(args: argparse.Namespace, event: RunEvent) -> None:
 
 
 def _say(args: argparse.Namespace, kind: str, text: str) -> None:
-    _show(args, RunEvent(kind, "", text)) if args.json else print(text, flush=True)
+    if args.json:
+        _show(args, RunEvent(kind, "", text))
+    else:
+        print(text, flush=True)
 
 
 def _detached(run_id: str) -> str:
