@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
 import stat
 import sys
 import time
@@ -218,12 +219,20 @@ async def test_path_exists(workspace: Path, sandbox: LocalSandbox) -> None:
 # --- commands -----------------------------------------------------------------------------
 
 
-def _is_gone(pid: int) -> bool:
+def _is_gone(pid: int, within: float = 5.0) -> bool:
+    """Whether ``pid`` has exited (gone, or a zombie awaiting its reaper) within ``within`` s.
+
+    A killed process closes its pipes before the kernel marks it exited, so the sandbox can
+    return while the process is still exiting: wait on a pidfd, which becomes readable then.
+    """
     try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"  # zombie awaiting reap
-    except FileNotFoundError:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
         return True
+    try:
+        return bool(select.select([pidfd], [], [], within)[0])
+    finally:
+        os.close(pidfd)
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")

@@ -78,13 +78,13 @@ def test_agent_run_is_legible_in_the_web_ui(
 
         # User Metadata: the static summary and the current details, each Markdown rendered
         # in an iframe of its own. Current details are read through a query, so the
-        # in-process worker must still run (it does, until the test ends). The loop's last
-        # value names the agent in bold and the round; its "/" renders as a fraction slash.
+        # in-process worker must still run (it does, until the test ends). A finished run's
+        # details name the agent in bold, say it is done, and end with its last reply.
         metadata_png = tmp_path / "user-metadata.png"
         text = ui.capture(
             rath_env.namespace,
             workflow_id,
-            expect=["Summary", "Current Details", "researcher · fake-model · round 2"],
+            expect=["Summary", "Current Details", "researcher · done ·", "Wrote notes.txt."],
             png_path=metadata_png,
             tab="user-metadata",
         )
@@ -93,7 +93,8 @@ def test_agent_run_is_legible_in_the_web_ui(
     details = frame_text(text, "user-metadata-current-details")
     assert summary.startswith("researcher · fake-model"), summary
     assert "round" not in summary
-    assert details.startswith("researcher · fake-model · round 2"), details
+    assert details.startswith("researcher · done · "), details
+    assert "output session" in details and "last reply: Wrote notes.txt." in details, details
     assert ui.blocked == []
 
 
