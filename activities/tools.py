@@ -49,6 +49,7 @@ from rath.session._placement import Placement
 from rath.session._session import Session
 from rath.store import ChunkStore
 from rath.store.call_journal import CallJournal
+from rath.telemetry import annotate_tool
 from rath.tools._bodies import dumps
 from rath.tools._context import ToolCallContext, calling
 from rath.tools._custom import TOOLS, FlowToolCall, ToolRegistry, run_tool_call
@@ -155,6 +156,7 @@ class ToolActivities:
             assistant = await asyncio.to_thread(self._store.get_row, args.assistant)
             call = (assistant.payload.get("tool_calls") or [])[args.call_index]
             name = call["function"]["name"]
+            annotate_tool(name)
             arguments, error = parse_arguments(call["function"]["arguments"])
             spec = self._spec(args.placement)
         if arguments is None:

@@ -4,6 +4,8 @@ It sets the pydantic data converter, registers the session-loop, durable-forward
 workflows and every activity (LLM, tools, sandbox claims, MCP, sessions, memory), passes
 Rath's (deterministic, side-effect-free at import) modules through the workflow sandbox, and
 makes :class:`~rath.errors.UserError` fail a workflow instead of retrying its task forever.
+With telemetry on (``Settings.telemetry``) it adds the trace-context propagation of
+``temporalio.contrib.opentelemetry`` and Rath's own spans and metrics (:mod:`rath.telemetry`).
 Give it to ``Client.connect(plugins=[...])``; workers built from that client inherit it.
 
 Example:
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
+from temporalio.contrib.opentelemetry import OpenTelemetryInterceptor
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.plugin import SimplePlugin
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
@@ -31,12 +34,21 @@ from rath.memory import local_store_factory, memory_dir
 from rath.sandbox._leases import LeaseRegistry
 from rath.settings import Settings
 from rath.store import ChunkStore, store_for
+from rath.telemetry import TelemetryInterceptor
 from rath.workflows.close_sandbox import CloseSandboxWorkflow
 from rath.workflows.compress import CompressWorkflow
 from rath.workflows.forward import ForwardWorkflow
 from rath.workflows.session_loop import SessionLoopWorkflow
 
-PASSTHROUGH_MODULES = ("rath", "pydantic", "pydantic_core", "annotated_types", "openai", "httpx")
+PASSTHROUGH_MODULES = (
+    "rath",
+    "pydantic",
+    "pydantic_core",
+    "annotated_types",
+    "openai",
+    "httpx",
+    "opentelemetry",
+)
 
 
 def workflow_runner() -> SandboxedWorkflowRunner:
@@ -107,6 +119,10 @@ class RathPlugin(SimplePlugin):
             ],
             workflow_runner=workflow_runner(),
             workflow_failure_exception_types=[UserError],
+            # First the context propagation, then the spans made inside that context.
+            interceptors=(
+                [OpenTelemetryInterceptor(), TelemetryInterceptor()] if settings.telemetry else None
+            ),
             run_context=lambda: _running(llm, mcp, tools),
         )
 

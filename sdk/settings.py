@@ -59,6 +59,9 @@ class Settings:
             SIGINT a worker stops taking work and lets the calls it runs finish for this long,
             so a normal restart loses no attempt (keep it under your orchestrator's kill
             timeout, e.g. Kubernetes' 30 s).
+        telemetry: ``RATH_OTEL`` (``1`` on, ``0`` off); unset, on when
+            ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set. ``OTEL_SDK_DISABLED=true`` turns it off.
+            Traces and metrics through OpenTelemetry (see :mod:`rath.telemetry`).
     """
 
     home: Path
@@ -75,6 +78,7 @@ class Settings:
     set_current_version: bool = False
     shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
     outage_seconds: float = DEFAULT_OUTAGE_SECONDS
+    telemetry: bool = False
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -125,6 +129,7 @@ class Settings:
                 "RATH_SHUTDOWN_GRACE_SECONDS", DEFAULT_SHUTDOWN_GRACE_SECONDS
             ),
             outage_seconds=_seconds("RATH_CLIENT_OUTAGE_SECONDS", DEFAULT_OUTAGE_SECONDS),
+            telemetry=_telemetry(),
         )
 
     @property
@@ -151,6 +156,16 @@ class Settings:
     def workspaces_dir(self) -> Path:
         """Where workspaces are allocated for sessions placed with no ``working_dir``."""
         return self.home / "workspaces"
+
+
+def _telemetry() -> bool:
+    """``RATH_OTEL`` when set, else whether an OTLP endpoint is configured."""
+    if os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
+        return False
+    switch = os.environ.get("RATH_OTEL")
+    if switch:
+        return switch.lower() not in _OFF
+    return bool(os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
 
 
 def _seconds(name: str, default: float) -> float:

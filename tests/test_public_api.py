@@ -16,6 +16,7 @@ import rath.flow
 import rath.llm
 import rath.sandbox
 import rath.session
+import rath.telemetry
 import rath.tools
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,10 +102,19 @@ def test_public_names_are_pinned() -> None:
         "tool_schemas",
         "validate_arguments",
     ]
+    assert rath.telemetry.__all__ == ["TelemetryInterceptor", "annotate_tool", "install"]
 
 
 def test_all_lists_are_sorted_and_resolve() -> None:
-    for module in (rath, rath.flow, rath.llm, rath.session, rath.sandbox, rath.tools):
+    for module in (
+        rath,
+        rath.flow,
+        rath.llm,
+        rath.session,
+        rath.sandbox,
+        rath.telemetry,
+        rath.tools,
+    ):
         names = list(module.__all__)
         assert names == sorted(names, key=str.lower) or names == sorted(names), module.__name__
         for name in names:

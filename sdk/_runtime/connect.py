@@ -18,6 +18,7 @@ from temporalio.envconfig import ClientConfig
 
 from rath.errors import ConnectError
 from rath.settings import Settings
+from rath.telemetry import install as install_telemetry
 
 CONNECT_SECONDS = 15.0
 """A connection that is not up by then fails (an unreachable address, a TLS handshake hang)."""
@@ -68,7 +69,10 @@ async def connect(settings: Settings, address: str, plugins: Sequence[Plugin]) -
         ConnectError: It could not connect within :data:`CONNECT_SECONDS`; one line says why
             and which setting to look at.
     """
+    runtime = install_telemetry(settings)
     config = connect_config(settings, address)
+    if runtime is not None:
+        config["runtime"] = runtime
     where = f"Temporal at {address} (namespace {settings.namespace!r})"
     try:
         return await asyncio.wait_for(

@@ -6,6 +6,7 @@ from typing import Any
 
 from rath import flow
 from rath.session import Session
+from rath.testing import RecordedRequest, Reply, text_reply, tool_call_reply
 
 
 class Squad(flow.Workflow):
@@ -37,3 +38,12 @@ def role_of(system_prompt: str) -> str:
         "Do part B.": "coder_b",
         "Review and merge the work.": "reviewer",
     }[system_prompt]
+
+
+def files_model(request: RecordedRequest) -> Reply:
+    """A scripted model for the Squad: each coder writes ``<role>.txt`` with a workspace
+    tool, then reports; the planner and the reviewer answer at once (20 tokens in, 7 out)."""
+    role = role_of(request.messages[0]["content"])
+    if role.startswith("coder") and request.messages[-1]["role"] != "tool":
+        return tool_call_reply(("write_workspace_file", {"path": f"{role}.txt", "content": "x"}))
+    return text_reply(f"{role} done", usage=(20, 7))

@@ -1,0 +1,106 @@
+"""Setting OpenTelemetry up once per process: tracer, meter, and Temporal's runtime metrics.
+
+What a process set up itself is kept. What it did not, Rath sets up from the standard
+``OTEL_*`` variables: a replay-safe tracer provider exporting OTLP/HTTP in batches, a meter
+provider exporting OTLP/HTTP periodically, and the Temporal runtime's own metrics sent to the
+same endpoint. Both providers flush at interpreter exit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from datetime import timedelta
+from functools import cache
+
+from opentelemetry import metrics, trace
+from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from temporalio.contrib.opentelemetry import ReplaySafeTracerProvider, create_tracer_provider
+from temporalio.runtime import OpenTelemetryConfig, Runtime, TelemetryConfig
+
+from rath.settings import Settings
+
+log = logging.getLogger("rath.telemetry")
+
+_lock = threading.Lock()
+
+
+def install(settings: Settings) -> Runtime | None:
+    """Set OpenTelemetry up for this process when ``settings.telemetry`` is on (once).
+
+    Called by every Rath client and worker before it connects; safe to call again.
+
+    Returns:
+        The Temporal runtime whose metrics go to the OTLP endpoint, for ``Client.connect``
+        (``None``: telemetry is off or no endpoint is set, so the default runtime serves).
+    """
+    if not settings.telemetry:
+        return None
+    with _lock:
+        return _install_once()
+
+
+@cache
+def _install_once() -> Runtime | None:
+    endpoint = otlp_endpoint()
+    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME") or "rath"})
+    _tracing(resource, endpoint)
+    _metrics(resource, endpoint)
+    return None if endpoint is None else _runtime_metrics(endpoint)
+
+
+def otlp_endpoint() -> str | None:
+    """The OTLP/HTTP base URL from ``OTEL_EXPORTER_OTLP_ENDPOINT`` (``None`` when unset)."""
+    return (os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or "").rstrip("/") or None
+
+
+def _tracing(resource: Resource, endpoint: str | None) -> None:
+    current = trace.get_tracer_provider()
+    if isinstance(current, ReplaySafeTracerProvider):
+        return
+    if isinstance(current, TracerProvider):
+        log.warning(
+            "telemetry: this process set its own tracer provider, so Rath adds no agent-run "
+            "spans (workflow code needs a replay-safe one): create it with "
+            "temporalio.contrib.opentelemetry.create_tracer_provider()"
+        )
+        return
+    traces = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    if endpoint is None and not traces:
+        log.warning(
+            "telemetry: RATH_OTEL is on but no OTEL_EXPORTER_OTLP_ENDPOINT is set and this "
+            "process set no tracer provider: no spans are exported"
+        )
+        return
+    provider = create_tracer_provider(resource=resource)
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(provider)
+
+
+def _metrics(resource: Resource, endpoint: str | None) -> None:
+    if isinstance(metrics.get_meter_provider(), MeterProvider):
+        return
+    if endpoint is None and not os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"):
+        return
+    reader = PeriodicExportingMetricReader(OTLPMetricExporter())
+    metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=[reader]))
+
+
+def _runtime_metrics(endpoint: str) -> Runtime:
+    """A runtime sending Temporal's own SDK metrics (tasks, polls, latencies) to OTLP."""
+    url = os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") or f"{endpoint}/v1/metrics"
+    seconds = float(os.environ.get("OTEL_METRIC_EXPORT_INTERVAL") or 60_000) / 1000
+    config = OpenTelemetryConfig(
+        url=url,
+        http=True,
+        durations_as_seconds=True,
+        metric_periodicity=timedelta(seconds=seconds),
+    )
+    return Runtime(telemetry=TelemetryConfig(metrics=config))
