@@ -250,7 +250,8 @@ async def _refusal(round: Round, call: ToolCallPlan) -> ChunkRow | None:
         return error_row(call, "denied_by_policy", f"the agent's tool policy denies {call.name!r}")
     assert policy is not None
     workflow.set_current_details(
-        f"**{round.agent_name}** · waiting for approval of `{call.name}` (call `{call.id}`)"
+        f"**{round.agent_name}** · waiting for approval of `{call.name} {call.preview}` "
+        f"(call `{call.id}`): `rath approve {workflow.info().workflow_id} {call.id}`"
     )
     answer = await round.approvals.ask(
         call.id, call.name, call.preview, round.agent_name, policy.timeout_seconds

@@ -130,6 +130,7 @@ class SessionLoopWorkflow:
             out = await self._run(input)
         except Exception as exc:  # not cancellation: a cancelled run's record stays "running"
             error = preview(describe_failure(exc), 300)
+            workflow.set_current_details(f"**{input.agent_name}** · failed: {error}")
             await record_session(**self._record(input), status="failed", error=error)
             raise
         finally:

@@ -14,11 +14,19 @@ import pytest
 from support import FAST, fake_provider
 from ui.browser import WorkflowUI, find_chromium, frame_text
 
+import rath
 from rath import flow, run_graph
 from rath._runtime.devserver import ensure_server
+from rath.errors import RunError
 from rath.session import Session
 from rath.settings import Settings
-from rath.testing import FakeChatServer, function_handler, text_reply, tool_call_reply
+from rath.testing import (
+    FakeChatServer,
+    error_reply,
+    function_handler,
+    text_reply,
+    tool_call_reply,
+)
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (dev extra)")
 pytestmark = pytest.mark.skipif(
@@ -133,4 +141,61 @@ def test_squad_run_shows_a_parent_with_a_child_per_agent(
             tab="relationships",
         )
         assert_png(relations_png)
+    assert ui.blocked == []
+
+
+def test_a_waiting_run_and_a_failed_run_say_so_in_the_web_ui(
+    rath_env: Settings, ui_url: str, tmp_path: Path
+) -> None:
+    script = [
+        tool_call_reply(("write_workspace_file", {"path": "notes.txt", "content": "hi"})),
+        text_reply("Wrote notes.txt."),
+    ]
+    with FakeChatServer(script) as server, WorkflowUI(ui_url) as ui:
+        careful = flow.Agent(
+            "Use tools.",
+            provider=fake_provider(server),
+            name="careful",
+            options=FAST,
+            tool_policy={"write_workspace_file": "ask"},
+        )
+        out = careful(Session.from_user_message("write notes").to("local", spec=tmp_path / "ws"))
+        assert out.run_id is not None
+        # While the run waits, its current details say for what, and the command to answer.
+        waiting_png = tmp_path / "waiting.png"
+        text = ui.capture(
+            rath_env.namespace,
+            out.run_id,
+            expect=["Current Details", "waiting for approval of", "rath approve"],
+            png_path=waiting_png,
+            tab="user-metadata",
+        )
+        assert_png(waiting_png)
+        details = frame_text(text, "user-metadata-current-details")
+        assert details.startswith("careful · waiting for approval of write_workspace_file"), details
+        assert '"path": "notes.txt"' in details and f"rath approve {out.run_id}" in details
+        (call,) = rath.pending_approvals(out)
+        rath.approve(out, call.call_id)
+        out.synchronize()
+    assert (tmp_path / "ws" / "notes.txt").read_text() == "hi"
+
+    with FakeChatServer([error_reply(404, "model fake-model does not exist")]) as server:
+        failing = flow.Agent("Hi.", provider=fake_provider(server), name="doomed", options=FAST)
+        failed = failing(Session.from_user_message("hello"))
+        with pytest.raises(RunError):
+            failed.synchronize()
+    assert failed.run_id is not None
+    with WorkflowUI(ui_url) as ui:
+        # A failed run's current details are one line: the agent, "failed", and why.
+        failed_png = tmp_path / "failed.png"
+        text = ui.capture(
+            rath_env.namespace,
+            failed.run_id,
+            expect=["Current Details", "doomed · failed:", "does not exist"],
+            png_path=failed_png,
+            tab="user-metadata",
+        )
+        assert_png(failed_png)
+    details = frame_text(text, "user-metadata-current-details")
+    assert details.startswith("doomed · failed:") and len(details.splitlines()) == 1, details
     assert ui.blocked == []
