@@ -139,6 +139,16 @@ class Agent(AgentMemoryMethods, Workflow):
             on_event=self.on_event,
         )
 
+    def register_tool(self, tool: Any) -> None:
+        """Offer ``tool`` on later calls; a tool of the same name already there is kept."""
+        name = _tool_name(tool)
+        if name is None or all(_tool_name(known) != name for known in self.tools):
+            self.tools.append(tool)
+
+    def unregister_tool(self, tool_name: str) -> None:
+        """Stop offering the tool named ``tool_name`` (no-op when there is none)."""
+        self.tools = [known for known in self.tools if _tool_name(known) != tool_name]
+
     def _agent_memory(self) -> AgentMemory | None:
         if self._memory_spec is None:
             return None
@@ -151,3 +161,9 @@ class Agent(AgentMemoryMethods, Workflow):
 
     def extra_repr(self) -> str:
         return f"name={self.name!r}"
+
+
+def _tool_name(tool: Any) -> str | None:
+    """The name a tool is offered under (a ``FlowToolCall``'s or ``@tool``'s ``name``)."""
+    name = getattr(tool, "name", None)
+    return name if isinstance(name, str) else None

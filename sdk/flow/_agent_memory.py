@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 from temporalio import workflow
 
@@ -24,6 +25,7 @@ from rath.memory import (
     MemoryRecord,
     MemorySpec,
     MemoryStore,
+    MemoryStoreClosed,
     commit,
     memory_spec,
     recall,
@@ -47,10 +49,34 @@ class AgentMemoryMethods:
     agent: AgentParam
     _memory_spec: MemorySpec | None
     _memory_store: MemoryStore | None
+    _memory_closed: bool = False
 
     def _bind_memory(self, memory: object) -> None:
-        self._memory_store = memory if isinstance(memory, MemoryStore) else None
         self._memory_spec = memory_spec(memory)
+        # A store object is shared: the agent holds one reference until close().
+        self._memory_store = memory.acquire() if isinstance(memory, MemoryStore) else None
+
+    def close(self) -> None:
+        """Release the agent's reference to its memory store (idempotent).
+
+        A store given as an object closes when its last holder releases it; a store named by
+        a spec (``memory="local"``) is opened per call on the worker and needs nothing here.
+        """
+        store, self._memory_store = self._memory_store, None
+        self._memory_closed = True
+        if store is not None:
+            store.release()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
 
     @property
     def memory(self) -> MemorySpec | None:
@@ -81,8 +107,11 @@ class AgentMemoryMethods:
             return current_scope().start_task(_recalled(args))
         return recall(self._memory_store or spec, query, top_k=top_k, target=target)
 
-    def commit_memory(self, session: Session) -> Any:
+    def commit_memory(self, session: Session, *, wait: bool = False) -> Any:
         """Extract durable facts from ``session`` with the agent's model and store them.
+
+        ``wait`` is OpenRath's: from plain Python the commit is always done when this returns
+        (there is no background extraction to wait for), so both values behave the same.
 
         Returns:
             A :class:`~rath.memory.CommitResult`, or in a forward a task resolving to it.
@@ -95,6 +124,11 @@ class AgentMemoryMethods:
         return commit(store, rows, self.agent.provider, session_id=str(session.id))
 
     def _require_memory(self) -> MemorySpec:
+        if self._memory_closed and self._memory_spec is not None:
+            raise MemoryStoreClosed(
+                "this agent was closed (agent.close() or the end of its `with` block): "
+                "create a new Agent to use its memory again"
+            )
         if self._memory_spec is None:
             raise ConfigError(
                 "this agent has no memory: create it with Agent(..., memory='local') "

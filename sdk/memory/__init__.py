@@ -38,7 +38,13 @@ from rath.memory._defaults import (
     open_memory_store,
 )
 from rath.memory._e5 import E5Embedder
-from rath.memory._errors import EmbeddingError, ExtractionError, InvalidMemoryError, MemoryURIError
+from rath.memory._errors import (
+    EmbeddingError,
+    ExtractionError,
+    InvalidMemoryError,
+    MemoryStoreClosed,
+    MemoryURIError,
+)
 from rath.memory._extraction import (
     EXTRACTION_PROMPT,
     ExtractedFact,
@@ -86,6 +92,7 @@ __all__ = [
     "MemoryRecord",
     "MemorySpec",
     "MemoryStore",
+    "MemoryStoreClosed",
     "MemoryStoreError",
     "MemoryURI",
     "MemoryURIError",

@@ -3,8 +3,9 @@
 ::
 
     UserError
-    └── InvalidMemoryError      a malformed request: empty content, bad scope/category, top_k < 1
-        └── MemoryURIError      a string that is not a valid ``memory://`` URI
+    ├── InvalidMemoryError      a malformed request: empty content, bad scope/category, top_k < 1
+    │   └── MemoryURIError      a string that is not a valid ``memory://`` URI
+    └── MemoryStoreClosed       (also a RuntimeError) a store acquired after its last release
     RunError
     └── MemoryStoreError        (rath.errors) the store or its embedder failed
         ├── EmbeddingError      the embedding endpoint failed (retryable or not, by status;
@@ -26,6 +27,10 @@ class MemoryURIError(InvalidMemoryError):
     """A string is not a valid memory URI; the message says which part is wrong."""
 
 
+class MemoryStoreClosed(UserError, RuntimeError):
+    """A memory store was used after its last reference was released (OpenRath's name)."""
+
+
 class ExtractionError(MemoryStoreError):
     """A model's reply to the fact-extraction prompt is not a JSON list of facts.
 
@@ -33,4 +38,10 @@ class ExtractionError(MemoryStoreError):
     """
 
 
-__all__ = ["EmbeddingError", "ExtractionError", "InvalidMemoryError", "MemoryURIError"]
+__all__ = [
+    "EmbeddingError",
+    "ExtractionError",
+    "InvalidMemoryError",
+    "MemoryStoreClosed",
+    "MemoryURIError",
+]

@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import Self
 
+from rath.memory._errors import MemoryStoreClosed
 from rath.memory._models import DEFAULT_CATEGORY, DEFAULT_SCOPE, RecallMode
 from rath.memory._records import MemoryHit, MemoryRecord
 
@@ -33,8 +34,14 @@ _Hits = list[MemoryHit]
 class MemoryStore(ABC):
     """A place where agents remember and recall knowledge, addressed by memory URIs.
 
-    Use it as a context manager, or call :meth:`close` when done.
+    Use it as a context manager, or call :meth:`close` when done. Holders that share a store
+    count references as OpenRath does: :meth:`acquire` (+1), :meth:`release` (-1; the store
+    closes when the count reaches zero); ``with store:`` is one acquire and one release, and
+    an :class:`~rath.flow.Agent` given the store holds one reference until ``agent.close()``.
     """
+
+    _refcount: int = 0
+    _released: bool = False
 
     @abstractmethod
     def remember(
@@ -117,8 +124,36 @@ class MemoryStore(ABC):
     def close(self) -> None:
         """Release the store's resources. Idempotent; the stored data persists."""
 
-    def __enter__(self) -> Self:
+    @property
+    def refcount(self) -> int:
+        """How many holders have acquired the store and not released it."""
+        return self._refcount
+
+    def acquire(self) -> Self:
+        """Take one reference (+1) and return the store.
+
+        Raises:
+            MemoryStoreClosed: The last reference was released, so the store is closed.
+        """
+        if self._released:
+            raise MemoryStoreClosed(
+                f"{type(self).__name__} was closed when its last reference was released: "
+                "open the store again"
+            )
+        self._refcount += 1
         return self
+
+    def release(self) -> None:
+        """Drop one reference (-1); at zero the store closes. No-op once closed that way."""
+        if self._released:
+            return
+        self._refcount -= 1
+        if self._refcount <= 0:
+            self._released = True
+            self.close()
+
+    def __enter__(self) -> Self:
+        return self.acquire()
 
     def __exit__(
         self,
@@ -126,4 +161,4 @@ class MemoryStore(ABC):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        self.release()

@@ -7,6 +7,7 @@ import pytest
 from rath import flow
 from rath.errors import ConfigError
 from rath.session import Session
+from rath.tools import tool
 
 
 class Pair(flow.Workflow):
@@ -124,3 +125,23 @@ def test_agent_needs_a_provider_or_model() -> None:
 def test_repr_lists_the_tree() -> None:
     text = repr(Team())
     assert "(pair): Pair(" in text and "(lead): AgentParam(prompt='Lead.'" in text
+
+
+def test_agent_tools_register_once_by_name_and_unregister() -> None:
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    @tool(name="add")
+    def other_add(a: int) -> int:
+        """Another tool of the same name."""
+        return a
+
+    agent = flow.Agent("x", model="m")
+    agent.register_tool(add)
+    agent.register_tool(other_add)
+    assert agent.tools == [add]
+    agent.unregister_tool("missing")
+    agent.unregister_tool("add")
+    assert agent.tools == []
