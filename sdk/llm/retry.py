@@ -1,0 +1,89 @@
+"""OpenRath's retry helper: exponential backoff with jitter around a plain call.
+
+Rath's own LLM calls are retried by Temporal (the activity's retry policy); this helper is for
+user code written for OpenRath, with its defaults: 4 attempts, 0.5 s base, 30 s cap, and a
+delay of ``min(cap, base * 2 ** (attempt - 1)) + U[0, base)`` before each retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+DEFAULT_MAX_ATTEMPTS = 4
+DEFAULT_BASE_SECONDS = 0.5
+
+Retryable = tuple[type[BaseException], ...]
+
+
+def backoff_delay(attempt: int, base: float, cap: float, *, jitter: bool = True) -> float:
+    """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+    delay: float = min(cap, base * 2.0 ** (attempt - 1))
+    return delay + (random.uniform(0, base) if jitter else 0.0)
+
+
+def retry_with_backoff(
+    fn: Callable[[], T],
+    *,
+    retryable: Retryable,
+    max_attempts: int | None = None,
+    base_seconds: float | None = None,
+    cap_seconds: float = 30.0,
+    jitter: bool = True,
+    sleep: Callable[[float], object] = time.sleep,
+) -> T:
+    """Call ``fn`` until it returns, retrying the exceptions in ``retryable``.
+
+    Args:
+        fn: The call, without arguments.
+        retryable: Exception types worth another attempt; others propagate at once (an empty
+            tuple never retries).
+        max_attempts: Attempts in all (default 4).
+        base_seconds: The first delay (default 0.5 s), doubled each retry.
+        cap_seconds: The longest delay before jitter.
+        jitter: Add a uniform ``[0, base)`` to each delay.
+        sleep: Waits the delay (a test passes its own).
+
+    Raises:
+        The last exception, once ``max_attempts`` attempts failed.
+    """
+    attempts = max_attempts or DEFAULT_MAX_ATTEMPTS
+    base = DEFAULT_BASE_SECONDS if base_seconds is None else base_seconds
+    attempt = 1
+    while True:
+        try:
+            return fn()
+        except retryable:
+            if attempt >= attempts:
+                raise
+        sleep(backoff_delay(attempt, base, cap_seconds, jitter=jitter))
+        attempt += 1
+
+
+async def aretry_with_backoff(
+    fn: Callable[[], Awaitable[T]],
+    *,
+    retryable: Retryable,
+    max_attempts: int | None = None,
+    base_seconds: float | None = None,
+    cap_seconds: float = 30.0,
+    jitter: bool = True,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+) -> T:
+    """The async twin of :func:`retry_with_backoff` (``fn`` returns an awaitable)."""
+    attempts = max_attempts or DEFAULT_MAX_ATTEMPTS
+    base = DEFAULT_BASE_SECONDS if base_seconds is None else base_seconds
+    attempt = 1
+    while True:
+        try:
+            return await fn()
+        except retryable:
+            if attempt >= attempts:
+                raise
+        await sleep(backoff_delay(attempt, base, cap_seconds, jitter=jitter))
+        attempt += 1
