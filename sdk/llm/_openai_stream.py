@@ -48,7 +48,7 @@ class OpenAIStreamAnswer:
             if choice.get("index", 0) == 0:
                 out += self._choice(choice)
         usage = chunk.get("usage")
-        if isinstance(usage, dict):
+        if isinstance(usage, dict) and usage:  # OpenRath's shape: an empty block is no delta
             self._usage = usage
             out.append(RathLLMStreamDelta(usage=_token_usage(usage)))
         return out
@@ -80,9 +80,11 @@ class OpenAIStreamAnswer:
                 )
         reason = choice.get("finish_reason")
         if reason:
+            # The answer keeps it (normalised like a plain call's); an unknown reason makes no
+            # delta, as in OpenRath.
             self._finish = reason
-            known = reason if reason in _KNOWN_REASONS else "stop"
-            out.append(RathLLMStreamDelta(finish_reason=known))
+            if reason in _KNOWN_REASONS:
+                out.append(RathLLMStreamDelta(finish_reason=reason))
         return out
 
     def answer(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from rath.llm import (
     WireToolCall,
     chat_client_for,
 )
+from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm._wire import parse_arguments
 from rath.streaming import RathLLMStreamDelta, StreamFold, stream_completion
 from rath.testing import raw_reply, text_reply, tool_call_reply, truncated
@@ -244,3 +245,27 @@ def test_an_anthropic_tool_call_cut_off_at_max_tokens_keeps_its_raw_arguments() 
     (call,) = completion.tool_calls
     assert (call.name, call.arguments) == ("write_workspace_file", '{"path": "a.txt", "cont')
     assert parse_arguments(call.arguments)[0] is None  # the loop reports invalid arguments
+
+
+def _chunk(**choice: object) -> dict[str, object]:
+    return {"id": "c1", "model": "m", "choices": [{"index": 0, **choice}]}
+
+
+def test_openai_chunks_become_deltas_in_openrath_s_shape() -> None:
+    answer = OpenAIStreamAnswer(where="test", model="m")
+    # Content and a stop in one chunk: two deltas.
+    assert answer.feed(_chunk(delta={"content": "Hi"}, finish_reason="stop")) == [
+        D(content_delta="Hi"),
+        D(finish_reason="stop"),
+    ]
+    # Empty content, an unknown finish reason, an empty usage block: no delta.
+    assert answer.feed(_chunk(delta={"content": ""}, finish_reason="odd")) == []
+    assert answer.feed({"id": "c1", "choices": [], "usage": {}}) == []
+    # A stop and usage together: one delta each; a usage-only chunk: one usage delta.
+    usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+    both = answer.feed({**_chunk(delta={}, finish_reason="stop"), "usage": usage})
+    assert both == [D(finish_reason="stop"), D(usage=TokenUsage(**usage))]
+    usage_only = answer.feed({"id": "c1", "choices": [], "usage": usage})
+    assert usage_only == [D(usage=TokenUsage(**usage))]
+    # Only the first choice is read.
+    assert answer.feed({"id": "c1", "choices": [{"index": 1, "delta": {"content": "x"}}]}) == []
