@@ -5,6 +5,7 @@
     RathError
     ├── UserError                 a developer mistake: fix the code or config (never retried)
     │   ├── ConfigError           bad configuration (env vars, provider fields, placement)
+    │   ├── ConfigEntryNotFoundError  a name the config file does not have (also a KeyError)
     │   ├── ToolNameConflictError a user tool reuses a built-in or another tool's name
     │   ├── NotReadyError         a lazy session was read inside a workflow before it finished
     │   └── LineageConsistencyError  a session graph has a missing parent or a cycle
@@ -52,6 +53,16 @@ class ConnectError(ConfigError):
 
     The message is one line naming the setting to fix.
     """
+
+
+class ConfigEntryNotFoundError(UserError, KeyError):
+    """The config file has no entry of that name; the message lists the names it has.
+
+    A ``KeyError``, as in OpenRath, whose message reads plainly (no quotes around it).
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 class ToolNameConflictError(UserError, ValueError):

@@ -18,7 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from rath.errors import ConfigError
+from rath.config import ConfigStore, default_store
+from rath.errors import ConfigEntryNotFoundError, ConfigError
 
 ProviderKind = str
 """A chat-client kind: ``"openai"``, ``"anthropic"``, ``"demo"`` or one registered with
@@ -149,6 +150,43 @@ class Provider:
 
     def __repr__(self) -> str:
         return f"Provider({self.model or '(no model)'})"
+
+    @classmethod
+    def from_config(
+        cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
+    ) -> Provider:
+        """The provider of the config file's ``llm.providers`` entry ``name``.
+
+        Copies its kind, model, key, base URL, temperature and max tokens, then applies
+        ``overrides`` (any ``Provider`` field).
+
+        Args:
+            name: The entry (default: ``llm.default_provider``).
+            store: The config to read (default: :func:`rath.config.default_store`).
+            **overrides: ``Provider`` fields that win over the entry's.
+
+        Raises:
+            ConfigEntryNotFoundError: There is no such entry (a ``KeyError``; the message
+                lists the entries there are).
+        """
+        store = store or default_store()
+        chosen = name or store.config.llm.default_provider
+        entry = store.get_llm_provider(chosen) if chosen else None
+        if entry is None:
+            known = ", ".join(sorted(store.config.llm.providers)) or "none"
+            asked = repr(chosen) if chosen else "(llm.default_provider is unset)"
+            raise ConfigEntryNotFoundError(
+                f"no LLM provider {asked} in {store.path} (available: {known})"
+            )
+        fields: dict[str, Any] = {
+            "provider_kind": entry.provider_kind,
+            "model": entry.model,
+            "api_key": entry.api_key,
+            "base_url": entry.base_url,
+            "temperature": entry.temperature,
+            "max_tokens": entry.max_tokens,
+        }
+        return cls(**(fields | overrides))
 
     def key_env_names(self) -> tuple[str, ...]:
         """The environment variable names in ``api_key_env``, in order (maybe none)."""
