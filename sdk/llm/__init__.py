@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from rath.llm._usage import TokenUsage, add_usage
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
+    from rath.llm.embedding_provider import EmbeddingProvider, RathOpenAIEmbeddingClient
+    from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
     "ChatClient",
@@ -36,13 +38,17 @@ __all__ = [
     "ChatClients",
     "ChatRequest",
     "Completion",
+    "EmbeddingProvider",
     "Provider",
     "ProviderError",
     "ProviderSpec",
     "RathLLMStreamDelta",
+    "RathOpenAIEmbeddingClient",
+    "RathOpenAIVLMClient",
     "StreamFold",
     "StreamingChatClient",
     "TokenUsage",
+    "VLMProvider",
     "WireToolCall",
     "add_usage",
     "chat_client_for",
@@ -62,13 +68,17 @@ _EXPORTS: dict[str, str] = {
     "ChatClients": "rath.llm._registry",
     "ChatRequest": "rath.llm._client",
     "Completion": "rath.llm._wire",
+    "EmbeddingProvider": "rath.llm.embedding_provider",
     "Provider": "rath.llm._provider",
     "ProviderError": "rath.llm._errors",
     "ProviderSpec": "rath.llm._provider",
     "RathLLMStreamDelta": "rath.llm._stream",
+    "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
+    "RathOpenAIVLMClient": "rath.llm.vlm_provider",
     "StreamFold": "rath.llm._stream",
     "StreamingChatClient": "rath.llm._stream_clients",
     "TokenUsage": "rath.llm._usage",
+    "VLMProvider": "rath.llm.vlm_provider",
     "WireToolCall": "rath.llm._wire",
     "add_usage": "rath.llm._usage",
     "chat_client_for": "rath.llm._registry",

@@ -38,6 +38,8 @@ class OpenAIEmbedder:
         dimensions: Ask the endpoint for vectors of this size (models that support it).
         timeout: Per-request timeout, in seconds.
         batch_size: The most texts sent in one request.
+        api_key: A key given in code (OpenRath's ``EmbeddingProvider(api_key=...)``); it wins
+            over ``api_key_env``. Only for direct calls: it is never put in a workflow.
     """
 
     def __init__(
@@ -49,6 +51,7 @@ class OpenAIEmbedder:
         dimensions: int | None = None,
         timeout: float = 60.0,
         batch_size: int = 128,
+        api_key: str | None = None,
     ) -> None:
         if not model:
             raise ConfigError("OpenAIEmbedder needs a model name, e.g. 'text-embedding-3-small'")
@@ -61,6 +64,7 @@ class OpenAIEmbedder:
         self._timeout = timeout
         self._batch_size = batch_size
         self._client: openai.OpenAI | None = None
+        self._given_key = api_key
         self._key: str | None = None
         self._lock = threading.Lock()
 
@@ -152,7 +156,7 @@ class OpenAIEmbedder:
         with self._lock:
             if self._client is None:
                 base_url = self._base_url or os.environ.get("OPENAI_BASE_URL") or None
-                key = os.environ.get(self._api_key_env) or None
+                key = self._given_key or os.environ.get(self._api_key_env) or None
                 if key is None:
                     if base_url is None:
                         raise ConfigError(

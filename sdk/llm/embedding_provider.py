@@ -1,0 +1,135 @@
+"""OpenRath's ``EmbeddingProvider`` and ``RathOpenAIEmbeddingClient``.
+
+Embeddings called directly from plain Python, with OpenRath's retries. Rath's agents embed
+through the memory activities; this is the API OpenRath code calls.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from rath.config import ConfigStore, default_store
+from rath.errors import ConfigEntryNotFoundError, ConfigError
+from rath.llm._embedder import EmbeddingError
+from rath.llm._embedding import DEFAULT_EMBEDDING_MODEL
+from rath.llm._openai_embedder import OpenAIEmbedder
+from rath.llm.retry import DEFAULT_BASE_SECONDS, DEFAULT_MAX_ATTEMPTS, backoff_delay
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EmbeddingProvider:
+    """An OpenAI-compatible embeddings endpoint (OpenRath's fields)."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    dimensions: int | None = None
+    retry_max_attempts: int | None = None
+    retry_base_seconds: float | None = None
+
+    @classmethod
+    def from_config(
+        cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
+    ) -> EmbeddingProvider:
+        """The embedding provider the config file names.
+
+        That is entry ``name``, else ``llm.embedding_provider``, else the default provider's
+        endpoint and key with the model ``text-embedding-3-small``.
+
+        Args:
+            name: The ``llm.providers`` entry.
+            store: The config to read (default: :func:`rath.config.default_store`).
+            **overrides: Fields that win over the entry's.
+
+        Raises:
+            ConfigEntryNotFoundError: No entry applies (a ``KeyError`` listing the entries).
+        """
+        store = store or default_store()
+        llm = store.config.llm
+        chosen = name or llm.embedding_provider
+        entry = store.get_llm_provider(chosen) if chosen else None
+        model = entry.model if entry is not None else None
+        if entry is None and chosen is None and llm.default_provider:
+            entry = store.get_llm_provider(llm.default_provider)
+        if entry is None:
+            known = ", ".join(sorted(llm.providers)) or "none"
+            raise ConfigEntryNotFoundError(
+                f"no embedding provider {chosen or '(none configured)'!r} in {store.path} "
+                f"(available: {known})"
+            )
+        fields: dict[str, Any] = {
+            "model": model or DEFAULT_EMBEDDING_MODEL,
+            "base_url": entry.base_url,
+            "api_key": entry.api_key,
+        }
+        return cls(**(fields | overrides))
+
+
+class RathOpenAIEmbeddingClient:
+    """Embeds texts with an :class:`EmbeddingProvider`.
+
+    The key is the provider's, else ``OPENAI_API_KEY``; a server named by ``base_url`` (or
+    ``OPENAI_BASE_URL``) needs none.
+
+    Raises:
+        ConfigError: No key and no server to send none to (a ``ValueError``, as in OpenRath).
+    """
+
+    def __init__(self, provider: EmbeddingProvider) -> None:
+        if not (
+            provider.api_key
+            or provider.base_url
+            or os.environ.get("OPENAI_API_KEY")
+            or os.environ.get("OPENAI_BASE_URL")
+        ):
+            raise ConfigError(
+                "No API key found for embeddings: set EmbeddingProvider(api_key=...) or "
+                "OPENAI_API_KEY, or point base_url at an OpenAI-compatible server"
+            )
+        self.provider = provider
+        self._embedder = OpenAIEmbedder(
+            provider.model,
+            base_url=provider.base_url,
+            api_key=provider.api_key,
+            dimensions=provider.dimensions,
+        )
+
+    def embed(self, texts: Sequence[str]) -> tuple[tuple[float, ...], ...]:
+        """One vector per text, in order (no request for no texts).
+
+        Raises:
+            EmbeddingError: The endpoint failed, after the retries a retryable failure gets.
+        """
+        if not texts:
+            return ()
+        vectors = _with_retries(self.provider, lambda: self._embedder.embed(list(texts)))
+        return tuple(tuple(vector) for vector in vectors)
+
+    def embed_one(self, text: str) -> tuple[float, ...]:
+        """The vector of one text."""
+        return self.embed([text])[0]
+
+    def close(self) -> None:
+        """Close the HTTP client (idempotent)."""
+        self._embedder.close()
+
+
+def _with_retries(provider: EmbeddingProvider, call: Callable[[], T]) -> T:
+    attempts = provider.retry_max_attempts or DEFAULT_MAX_ATTEMPTS
+    base = provider.retry_base_seconds
+    base = DEFAULT_BASE_SECONDS if base is None else base
+    attempt = 1
+    while True:
+        try:
+            return call()
+        except EmbeddingError as exc:
+            if not exc.retryable or attempt >= attempts:
+                raise
+            time.sleep(exc.retry_after or backoff_delay(attempt, base, 30.0))
+        attempt += 1
