@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import rath
+import rath.backend
 import rath.errors as errors
 import rath.flow
 import rath.llm

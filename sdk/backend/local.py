@@ -1,0 +1,172 @@
+"""The backends shipped: ``local``, ``bwrap`` and ``docker``, over Rath's sandboxes.
+
+Each opens the :mod:`rath.sandbox` backend of the same name on a host working directory (a
+fresh temporary one, deleted on close, when the spec names none) and maps OpenRath's payloads
+onto it. Paths stay confined to the working directory, unlike OpenRath's ``local`` (whose
+missing confinement is a known bug).
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rath.backend._backend import Backend
+from rath.backend._handle import BackendSandbox
+from rath.backend._registry import register
+from rath.backend._types import (
+    BackendSandboxSpec,
+    BackendTool,
+    BackendToolCodeRun,
+    BackendToolCommandRun,
+    BackendToolFilesExists,
+    BackendToolFilesList,
+    BackendToolFilesRead,
+    BackendToolFilesWrite,
+    Capabilities,
+    CodeResult,
+    CommandResult,
+    FileContent,
+    FileEntries,
+    FileEntry,
+    FileWriteResult,
+    IsolationLevel,
+    ToolExecutionFailure,
+    ToolResult,
+)
+from rath.sandbox import (
+    BwrapSandbox,
+    DockerSandbox,
+    LocalSandbox,
+    SandboxBackend,
+    SandboxSpec,
+    ToolFailure,
+    open_sandbox,
+)
+
+
+@dataclass
+class _Opened:
+    box: SandboxBackend
+    root: Path
+    owned: bool
+
+
+class HostDirBackend(Backend):
+    """A backend whose sandboxes are :mod:`rath.sandbox` sandboxes on a host directory."""
+
+    sandbox_class: ClassVar[type[SandboxBackend]] = LocalSandbox
+    isolation: ClassVar[IsolationLevel] = IsolationLevel.PROCESS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._boxes: dict[int, _Opened] = {}
+
+    @classmethod
+    def is_available(cls) -> bool:
+        """Whether the Rath sandbox behind it can run here (it may probe a binary)."""
+        return cls.sandbox_class.unavailable_reason() is None
+
+    @classmethod
+    def capabilities(cls) -> Capabilities:
+        """Commands, files and code, isolated as the Rath sandbox behind it isolates."""
+        return Capabilities(
+            isolation=cls.isolation,
+            supports_command=True,
+            supports_filesystem=True,
+            supports_code_interpreter=True,
+            cold_start_ms_p50=10,
+        )
+
+    async def _aopen(self, spec: BackendSandboxSpec) -> BackendSandbox:
+        owned = spec.working_dir is None
+        root = Path(spec.working_dir or tempfile.mkdtemp(prefix="rath-local-")).resolve()
+        root.mkdir(parents=True, exist_ok=True)
+        fields: dict[str, object] = {"backend": self.name, "working_dir": str(root)}
+        if spec.env:
+            fields["env"] = dict(spec.env)
+        if spec.timeout is not None:
+            fields["command_timeout"] = spec.timeout.total_seconds()
+        if spec.image:
+            fields["image"] = spec.image
+        box = open_sandbox(SandboxSpec.model_validate(fields))
+        await box.__aenter__()
+        sandbox = BackendSandbox(backend=self, handle=str(root), spec=spec)
+        self._boxes[id(sandbox)] = _Opened(box, root, owned)
+        return sandbox
+
+    async def _aclose(self, sandbox: BackendSandbox) -> None:
+        opened = self._boxes.pop(id(sandbox), None)
+        if opened is None:
+            return
+        await opened.box.aclose()
+        if opened.owned:
+            shutil.rmtree(opened.root, ignore_errors=True)
+
+    async def _adispatch(self, sandbox: BackendSandbox, call: BackendTool) -> ToolResult | bool:
+        opened = self._boxes.get(id(sandbox))
+        if opened is None:
+            return ToolExecutionFailure("sandbox_closed", f"sandbox {sandbox.handle!r} is closed")
+        try:
+            return await _run(opened, call)
+        except ToolFailure as failure:
+            return ToolExecutionFailure(failure.kind, failure.message, failure.detail)
+
+
+async def _run(opened: _Opened, call: BackendTool) -> ToolResult | bool:
+    box = opened.box
+    if isinstance(call, BackendToolCommandRun):
+        if call.stdin is not None:
+            return ToolExecutionFailure(
+                "unsupported_tool", "stdin is not supported by Rath's sandboxes"
+            )
+        line = call.cmd if isinstance(call.cmd, str) else shlex.join(call.cmd)
+        if call.cwd:
+            line = f"cd {shlex.quote(call.cwd)} && {line}"
+        done = await box.run_command(line, timeout=call.timeout, env=call.env)
+        return CommandResult(
+            done.exit_code, done.stdout.encode(), done.stderr.encode(), done.elapsed_ms
+        )
+    if isinstance(call, BackendToolFilesRead):
+        content = await box.read_file(call.path, encoding=call.encoding or "utf-8")
+        return FileContent(content.data if call.encoding else content.data.encode())
+    if isinstance(call, BackendToolFilesWrite):
+        written = await box.write_file(call.path, call.data)
+        return FileWriteResult(written.bytes_written)
+    if isinstance(call, BackendToolFilesList):
+        listing = await box.list_files(call.path)
+        entries = (
+            FileEntry(e.name, str(opened.root / e.path), e.is_dir)
+            for e in sorted(listing.entries, key=lambda e: e.name)
+        )
+        return FileEntries(tuple(entries))
+    if isinstance(call, BackendToolFilesExists):
+        return await box.path_exists(call.path)
+    if isinstance(call, BackendToolCodeRun):
+        ran = await box.run_code(call.code, language=call.language, timeout=call.timeout)
+        return CodeResult(None, ran.stdout.encode(), ran.stderr.encode(), ran.error)
+    return ToolExecutionFailure("unsupported_tool", f"no such payload: {type(call).__name__}")
+
+
+@register("local")
+class LocalBackend(HostDirBackend):
+    """Host processes in a working directory (OpenRath's ``local``)."""
+
+
+@register("bwrap")
+class BwrapBackend(HostDirBackend):
+    """Commands and code under bubblewrap (needs ``bwrap``)."""
+
+    sandbox_class = BwrapSandbox
+
+
+@register("docker")
+class DockerBackend(HostDirBackend):
+    """Commands and code in a locked-down container (needs the Docker daemon and SDK)."""
+
+    sandbox_class = DockerSandbox
+    isolation = IsolationLevel.CONTAINER
