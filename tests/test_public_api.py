@@ -14,6 +14,7 @@ import rath
 import rath.backend
 import rath.errors as errors
 import rath.flow
+import rath.flow.tool
 import rath.llm
 import rath.sandbox
 import rath.session
@@ -59,6 +60,7 @@ def test_public_names_are_pinned() -> None:
         "Provider",
         "ProviderError",
         "ProviderSpec",
+        "RathLLMFunctionTool",
         "RathLLMStreamDelta",
         "RathOpenAIEmbeddingClient",
         "RathOpenAIVLMClient",
@@ -114,6 +116,7 @@ def test_all_lists_are_sorted_and_resolve() -> None:
     for module in (
         rath,
         rath.flow,
+        rath.flow.tool,
         rath.llm,
         rath.session,
         rath.sandbox,

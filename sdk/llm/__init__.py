@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
     from rath.llm.embedding_provider import EmbeddingProvider, RathOpenAIEmbeddingClient
+    from rath.llm.function_tool import RathLLMFunctionTool
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "Provider",
     "ProviderError",
     "ProviderSpec",
+    "RathLLMFunctionTool",
     "RathLLMStreamDelta",
     "RathOpenAIEmbeddingClient",
     "RathOpenAIVLMClient",
@@ -72,6 +74,7 @@ _EXPORTS: dict[str, str] = {
     "Provider": "rath.llm._provider",
     "ProviderError": "rath.llm._errors",
     "ProviderSpec": "rath.llm._provider",
+    "RathLLMFunctionTool": "rath.llm.function_tool",
     "RathLLMStreamDelta": "rath.llm._stream",
     "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
     "RathOpenAIVLMClient": "rath.llm.vlm_provider",
