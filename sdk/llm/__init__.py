@@ -29,8 +29,21 @@ if TYPE_CHECKING:
     from rath.llm._usage import TokenUsage, add_usage
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
+    from rath.llm.dto import (
+        RathLLMAssistantMessage,
+        RathLLMChatChoice,
+        RathLLMChatRequest,
+        RathLLMChatResponse,
+        RathLLMFinishReason,
+        RathLLMMessage,
+        RathLLMRole,
+        RathLLMTokenUsage,
+        RathLLMToolCallFunction,
+        RathLLMToolCallPart,
+    )
     from rath.llm.embedding_provider import EmbeddingProvider, RathOpenAIEmbeddingClient
     from rath.llm.function_tool import RathLLMFunctionTool
+    from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
@@ -43,8 +56,19 @@ __all__ = [
     "Provider",
     "ProviderError",
     "ProviderSpec",
+    "RathLLMAssistantMessage",
+    "RathLLMChatChoice",
+    "RathLLMChatRequest",
+    "RathLLMChatResponse",
+    "RathLLMFinishReason",
     "RathLLMFunctionTool",
+    "RathLLMMessage",
+    "RathLLMRole",
     "RathLLMStreamDelta",
+    "RathLLMTokenUsage",
+    "RathLLMToolCallFunction",
+    "RathLLMToolCallPart",
+    "RathOpenAIChatClient",
     "RathOpenAIEmbeddingClient",
     "RathOpenAIVLMClient",
     "StreamFold",
@@ -58,9 +82,11 @@ __all__ = [
     "describe_image_async",
     "embedder_for",
     "image_message",
+    "normalize_chat_completion",
     "register_chat_client",
     "register_embedder",
     "registered_kinds",
+    "to_create_kwargs",
 ]
 
 # name -> defining module
@@ -74,8 +100,19 @@ _EXPORTS: dict[str, str] = {
     "Provider": "rath.llm._provider",
     "ProviderError": "rath.llm._errors",
     "ProviderSpec": "rath.llm._provider",
+    "RathLLMAssistantMessage": "rath.llm.dto",
+    "RathLLMChatChoice": "rath.llm.dto",
+    "RathLLMChatRequest": "rath.llm.dto",
+    "RathLLMChatResponse": "rath.llm.dto",
+    "RathLLMFinishReason": "rath.llm.dto",
     "RathLLMFunctionTool": "rath.llm.function_tool",
+    "RathLLMMessage": "rath.llm.dto",
+    "RathLLMRole": "rath.llm.dto",
     "RathLLMStreamDelta": "rath.llm._stream",
+    "RathLLMTokenUsage": "rath.llm.dto",
+    "RathLLMToolCallFunction": "rath.llm.dto",
+    "RathLLMToolCallPart": "rath.llm.dto",
+    "RathOpenAIChatClient": "rath.llm.openai",
     "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
     "RathOpenAIVLMClient": "rath.llm.vlm_provider",
     "StreamFold": "rath.llm._stream",
@@ -89,9 +126,11 @@ _EXPORTS: dict[str, str] = {
     "describe_image_async": "rath.llm._vlm",
     "embedder_for": "rath.llm._embedding",
     "image_message": "rath.llm._vlm",
+    "normalize_chat_completion": "rath.llm.openai",
     "register_chat_client": "rath.llm._registry",
     "register_embedder": "rath.llm._embedding",
     "registered_kinds": "rath.llm._registry",
+    "to_create_kwargs": "rath.llm.openai",
 }
 
 

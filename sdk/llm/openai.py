@@ -1,0 +1,312 @@
+"""OpenRath's direct OpenAI client and its pure helpers (``rath.llm.openai``).
+
+:class:`RathOpenAIChatClient` calls an OpenAI-compatible Chat Completions endpoint from plain
+Python with OpenRath's data types (:mod:`rath.llm.dto`) and retries; failures are
+:class:`~rath.llm.ProviderError`, classified as Rath's durable calls classify them. Rath's
+agents call models through activities instead.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
+
+import openai
+
+from rath.config import default_store
+from rath.errors import ConfigError
+from rath.llm._errors import ProviderError
+from rath.llm._http import CallSite, provider_errors
+from rath.llm._openai_client import OPENAI_ERRORS
+from rath.llm._openai_stream import OpenAIStreamAnswer
+from rath.llm._provider import Provider
+from rath.llm._stream import RathLLMStreamDelta
+from rath.llm._wire import _KNOWN_REASONS
+from rath.llm.dto import (
+    RathLLMAssistantMessage,
+    RathLLMChatChoice,
+    RathLLMChatRequest,
+    RathLLMChatResponse,
+    RathLLMTokenUsage,
+    RathLLMToolCallFunction,
+    RathLLMToolCallPart,
+)
+from rath.llm.retry import DEFAULT_BASE_SECONDS, DEFAULT_MAX_ATTEMPTS, backoff_delay
+from rath.llm.tool_args import parse_tool_arguments
+
+T = TypeVar("T")
+
+OPENAI_RETRYABLE: tuple[type[Exception], ...] = (
+    openai.RateLimitError,
+    openai.APIConnectionError,
+    openai.APITimeoutError,
+    openai.InternalServerError,
+)
+"""The ``openai`` exceptions OpenRath retried (Rath classifies by status: see ProviderError)."""
+
+_FIELDS = (
+    "tool_choice",
+    "parallel_tool_calls",
+    "response_format",
+    "temperature",
+    "top_p",
+    "max_completion_tokens",
+    "max_tokens",
+    "stop",
+    "n",
+    "seed",
+    "frequency_penalty",
+    "presence_penalty",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "reasoning_effort",
+    "verbosity",
+    "metadata",
+    "user",
+    "store",
+    "service_tier",
+)
+
+
+def to_create_kwargs(req: RathLLMChatRequest, *, default_model: str | None) -> dict[str, Any]:
+    """``chat.completions.create`` keywords for ``req`` (``stream=False``).
+
+    Raises:
+        ConfigError: No model anywhere, or ``extra_create_args`` asks to stream (a
+            ``ValueError``).
+    """
+    model = req.model or default_model
+    if not model:
+        raise ConfigError(
+            "model is required: set it on the request or the Provider, or OPENAI_DEFAULT_MODEL"
+        )
+    kwargs: dict[str, Any] = {"model": model, "messages": [_message(m) for m in req.messages]}
+    if req.tools:
+        kwargs["tools"] = [_tool(t) for t in req.tools]
+    for name in _FIELDS:
+        value = getattr(req, name)
+        if value is not None:
+            kwargs[name] = list(value) if name == "stop" and not isinstance(value, str) else value
+    extra = dict(req.extra_create_args)
+    if extra.get("stream"):
+        raise ConfigError("extra_create_args may not set stream=True: use complete_stream()")
+    kwargs.update(extra)
+    kwargs["stream"] = False
+    return kwargs
+
+
+def to_create_kwargs_stream(
+    req: RathLLMChatRequest, *, default_model: str | None
+) -> dict[str, Any]:
+    """:func:`to_create_kwargs` for a streamed answer (usage included unless asked otherwise)."""
+    extra = {k: v for k, v in req.extra_create_args.items() if k != "stream"}
+    plain = RathLLMChatRequest(
+        **{**{f: getattr(req, f) for f in req.__dataclass_fields__}, "extra_create_args": extra}
+    )
+    kwargs = to_create_kwargs(plain, default_model=default_model)
+    kwargs["stream"] = True
+    kwargs.setdefault("stream_options", {"include_usage": True})
+    return kwargs
+
+
+def normalize_chat_completion(completion: Any) -> RathLLMChatResponse:
+    """A :class:`RathLLMChatResponse` from an SDK ``ChatCompletion`` (or its dict).
+
+    Unknown finish reasons become ``"stop"``; tool-call arguments are parsed with
+    :func:`~rath.llm.tool_args.parse_tool_arguments`.
+    """
+    data: dict[str, Any] = (
+        completion.model_dump() if hasattr(completion, "model_dump") else dict(completion)
+    )
+    choices = tuple(_choice(c) for c in data.get("choices") or ())
+    return RathLLMChatResponse(
+        id=str(data.get("id") or ""),
+        choices=choices,
+        created=int(data.get("created") or 0),
+        model=str(data.get("model") or ""),
+        object_type=str(data.get("object") or "chat.completion"),
+        service_tier=data.get("service_tier"),
+        system_fingerprint=data.get("system_fingerprint"),
+        usage=_usage(data.get("usage")),
+        raw=completion,
+    )
+
+
+class RathOpenAIChatClient:
+    """Chat Completions from plain Python, with OpenRath's types and retries.
+
+    The key is the provider's, else ``OPENAI_API_KEY``, else the config file's first OpenAI
+    provider's; the endpoint likewise (``OPENAI_BASE_URL``). A server given by a base URL needs
+    no key.
+
+    Raises:
+        ConfigError: No key and no base URL (a ``ValueError``: "No API key found").
+    """
+
+    def __init__(self, provider: Provider) -> None:
+        configured = default_store().find_provider_by_kind("openai")
+        key = (
+            provider.api_key
+            or os.environ.get("OPENAI_API_KEY")
+            or (configured.api_key if configured else None)
+        )
+        base_url = (
+            provider.base_url
+            or os.environ.get("OPENAI_BASE_URL")
+            or (configured.base_url if configured else None)
+        )
+        if not key and not base_url:
+            raise ConfigError(
+                "No API key found: set Provider(api_key=...) or OPENAI_API_KEY, or point "
+                "base_url at an OpenAI-compatible server"
+            )
+        self._provider = provider
+        self._default_model = (
+            provider.model
+            or os.environ.get("OPENAI_DEFAULT_MODEL")
+            or (configured.model if configured else None)
+        )
+        timeout = provider.request_timeout or 600.0
+        self._client = openai.OpenAI(
+            api_key=key or "unused", base_url=base_url, max_retries=0, timeout=timeout
+        )
+        secret = key or ""
+        self._site = CallSite(
+            where=base_url or "OpenAI",
+            model=self._default_model or "",
+            timeout=timeout,
+            redact=lambda text: text.replace(secret, "[redacted]") if len(secret) >= 8 else text,
+        )
+
+    @property
+    def provider(self) -> Provider:
+        """The provider this client calls."""
+        return self._provider
+
+    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+        """One completion.
+
+        Raises:
+            ProviderError: The endpoint failed (after retries when retrying may help).
+        """
+        kwargs = to_create_kwargs(req, default_model=self._default_model)
+
+        def call() -> Any:
+            with provider_errors(OPENAI_ERRORS, self._site):
+                return self._client.chat.completions.create(**kwargs)
+
+        return normalize_chat_completion(self._with_retries(call))
+
+    def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]:
+        """The completion as deltas (only opening the stream is retried)."""
+        kwargs = to_create_kwargs_stream(req, default_model=self._default_model)
+
+        def open_stream() -> Any:
+            with provider_errors(OPENAI_ERRORS, self._site):
+                return self._client.chat.completions.create(**kwargs)
+
+        stream = self._with_retries(open_stream)
+        answer = OpenAIStreamAnswer(where=self._site.where, model=self._site.model)
+        with provider_errors(OPENAI_ERRORS, self._site):
+            for chunk in stream:
+                yield from answer.feed(chunk.model_dump())
+
+    def close(self) -> None:
+        """Close the HTTP client."""
+        self._client.close()
+
+    def _with_retries(self, call: Callable[[], T]) -> T:
+        attempts = self._provider.retry_max_attempts or DEFAULT_MAX_ATTEMPTS
+        base = self._provider.retry_base_seconds
+        base = DEFAULT_BASE_SECONDS if base is None else base
+        attempt = 1
+        while True:
+            try:
+                return call()
+            except ProviderError as exc:
+                if not exc.retryable or attempt >= attempts:
+                    raise
+                time.sleep(exc.retry_after or backoff_delay(attempt, base, 30.0))
+            attempt += 1
+
+
+def _message(message: Any) -> dict[str, Any]:
+    fields = ("role", "content", "name", "tool_call_id", "tool_calls")
+    out = {k: getattr(message, k) for k in fields if getattr(message, k) is not None}
+    if "tool_calls" in out:
+        out["tool_calls"] = [dict(call) for call in out["tool_calls"]]
+    return out
+
+
+def _strip_additional_properties(schema: Any) -> Any:
+    if isinstance(schema, Mapping):
+        return {
+            k: _strip_additional_properties(v)
+            for k, v in schema.items()
+            if k != "additionalProperties"
+        }
+    if isinstance(schema, list):
+        return [_strip_additional_properties(v) for v in schema]
+    return schema
+
+
+def _tool(tool: Any) -> dict[str, Any]:
+    function: dict[str, Any] = {
+        "name": tool.name,
+        "parameters": _strip_additional_properties(tool.parameters),
+    }
+    if tool.description is not None:
+        function["description"] = tool.description
+    if tool.strict is not None:
+        function["strict"] = tool.strict
+    return {"type": "function", "function": function}
+
+
+def _choice(data: Mapping[str, Any]) -> RathLLMChatChoice:
+    message = data.get("message") or {}
+    calls = tuple(_tool_call(c) for c in message.get("tool_calls") or ())
+    reason = data.get("finish_reason")
+    return RathLLMChatChoice(
+        index=int(data.get("index") or 0),
+        finish_reason=reason if reason in _KNOWN_REASONS else "stop",
+        message=RathLLMAssistantMessage(
+            content=message.get("content"),
+            refusal=message.get("refusal"),
+            reasoning_content=message.get("reasoning_content"),
+            tool_calls=calls or None,
+            function_call=message.get("function_call"),
+            annotations=tuple(message["annotations"]) if message.get("annotations") else None,
+        ),
+        logprobs=data.get("logprobs"),
+    )
+
+
+def _tool_call(data: Mapping[str, Any]) -> RathLLMToolCallPart:
+    function = data.get("function") or {}
+    arguments = function.get("arguments") or ""
+    parsed, error = parse_tool_arguments(arguments)
+    return RathLLMToolCallPart(
+        id=str(data.get("id") or ""),
+        type=str(data.get("type") or "function"),
+        function=RathLLMToolCallFunction(
+            name=str(function.get("name") or ""),
+            arguments=arguments,
+            arguments_parsed=parsed,
+            arguments_parse_error=error,
+        ),
+    )
+
+
+def _usage(data: Mapping[str, Any] | None) -> RathLLMTokenUsage | None:
+    if not data:
+        return None
+    return RathLLMTokenUsage(
+        prompt_tokens=int(data.get("prompt_tokens") or 0),
+        completion_tokens=int(data.get("completion_tokens") or 0),
+        total_tokens=int(data.get("total_tokens") or 0),
+        completion_tokens_details=data.get("completion_tokens_details"),
+        prompt_tokens_details=data.get("prompt_tokens_details"),
+    )
