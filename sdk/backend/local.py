@@ -120,14 +120,10 @@ class HostDirBackend(Backend):
 async def _run(opened: _Opened, call: BackendTool) -> ToolResult | bool:
     box = opened.box
     if isinstance(call, BackendToolCommandRun):
-        if call.stdin is not None:
-            return ToolExecutionFailure(
-                "unsupported_tool", "stdin is not supported by Rath's sandboxes"
-            )
         line = call.cmd if isinstance(call.cmd, str) else shlex.join(call.cmd)
         if call.cwd:
             line = f"cd {shlex.quote(call.cwd)} && {line}"
-        done = await box.run_command(line, timeout=call.timeout, env=call.env)
+        done = await box.run_command(line, timeout=call.timeout, env=call.env, stdin=call.stdin)
         return CommandResult(
             done.exit_code, done.stdout.encode(), done.stderr.encode(), done.elapsed_ms
         )

@@ -108,6 +108,7 @@ class SandboxBackend(abc.ABC):
         timeout: float | None = None,
         env: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
+        stdin: bytes | None = None,
     ) -> CommandResult:
         """Run one shell command in the workspace.
 
@@ -117,6 +118,7 @@ class SandboxBackend(abc.ABC):
             env: Extra environment variables for this command.
             idempotency_key: Exposed to the command as ``RATH_IDEMPOTENCY_KEY`` so scripts can
                 deduplicate side effects when a durable run retries the call.
+            stdin: Bytes fed to the command's standard input (``None``: an empty one).
 
         Returns:
             The exit code and the capped, decoded output.

@@ -118,6 +118,7 @@ class HostDirSandbox(SandboxBackend):
         timeout: float | None = None,
         env: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
+        stdin: bytes | None = None,
     ) -> CommandResult:
         """Run ``/bin/sh -c cmd`` in the workspace (see :meth:`SandboxBackend.run_command`)."""
         await self._workspace()
@@ -127,7 +128,7 @@ class HostDirSandbox(SandboxBackend):
             env=env or {},
             idempotency_key=idempotency_key,
             timeout=timeout,
-            stdin=None,
+            stdin=stdin,
         )
         return CommandResult(
             exit_code=out.exit_code,

@@ -99,8 +99,9 @@ def test_every_payload_in_a_given_working_dir(tmp_path: Path) -> None:
             "a.txt",
             "b.txt",
         ]
-        stdin = sandbox.dispatch(BackendToolCommandRun("cat", stdin=b"x"))
-        assert isinstance(stdin, ToolExecutionFailure) and stdin.kind == "unsupported_tool"
+        piped = sandbox.dispatch(BackendToolCommandRun("cat; exit 7", stdin=b"fed"))
+        assert isinstance(piped, CommandResult) and piped.stdout == b"fed"
+        assert piped.exit_code == 7
         slow = sandbox.dispatch(BackendToolCommandRun("sleep 5", timeout=0.5))
         assert isinstance(slow, ToolExecutionFailure) and slow.kind == "timeout"
 
