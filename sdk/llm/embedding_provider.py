@@ -7,17 +7,15 @@ through the memory activities; this is the API OpenRath code calls.
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from rath.config import ConfigStore, default_store
 from rath.errors import ConfigEntryNotFoundError, ConfigError
-from rath.llm._embedder import EmbeddingError
 from rath.llm._embedding import DEFAULT_EMBEDDING_MODEL
 from rath.llm._openai_embedder import OpenAIEmbedder
-from rath.llm.retry import DEFAULT_BASE_SECONDS, DEFAULT_MAX_ATTEMPTS, backoff_delay
+from rath.llm.retry import retry_classified
 
 T = TypeVar("T")
 
@@ -108,7 +106,11 @@ class RathOpenAIEmbeddingClient:
         """
         if not texts:
             return ()
-        vectors = _with_retries(self.provider, lambda: self._embedder.embed(list(texts)))
+        vectors = retry_classified(
+            lambda: self._embedder.embed(list(texts)),
+            max_attempts=self.provider.retry_max_attempts,
+            base_seconds=self.provider.retry_base_seconds,
+        )
         return tuple(tuple(vector) for vector in vectors)
 
     def embed_one(self, text: str) -> tuple[float, ...]:
@@ -118,18 +120,3 @@ class RathOpenAIEmbeddingClient:
     def close(self) -> None:
         """Close the HTTP client (idempotent)."""
         self._embedder.close()
-
-
-def _with_retries(provider: EmbeddingProvider, call: Callable[[], T]) -> T:
-    attempts = provider.retry_max_attempts or DEFAULT_MAX_ATTEMPTS
-    base = provider.retry_base_seconds
-    base = DEFAULT_BASE_SECONDS if base is None else base
-    attempt = 1
-    while True:
-        try:
-            return call()
-        except EmbeddingError as exc:
-            if not exc.retryable or attempt >= attempts:
-                raise
-            time.sleep(exc.retry_after or backoff_delay(attempt, base, 30.0))
-        attempt += 1

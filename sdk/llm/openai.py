@@ -9,7 +9,6 @@ agents call models through activities instead.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -17,7 +16,6 @@ import openai
 
 from rath.config import default_store
 from rath.errors import ConfigError
-from rath.llm._errors import ProviderError
 from rath.llm._http import CallSite, provider_errors
 from rath.llm._openai_client import OPENAI_ERRORS
 from rath.llm._openai_stream import OpenAIStreamAnswer
@@ -33,7 +31,7 @@ from rath.llm.dto import (
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
-from rath.llm.retry import DEFAULT_BASE_SECONDS, DEFAULT_MAX_ATTEMPTS, backoff_delay
+from rath.llm.retry import retry_classified
 from rath.llm.tool_args import parse_tool_arguments
 
 T = TypeVar("T")
@@ -219,18 +217,12 @@ class RathOpenAIChatClient:
         self._client.close()
 
     def _with_retries(self, call: Callable[[], T]) -> T:
-        attempts = self._provider.retry_max_attempts or DEFAULT_MAX_ATTEMPTS
-        base = self._provider.retry_base_seconds
-        base = DEFAULT_BASE_SECONDS if base is None else base
-        attempt = 1
-        while True:
-            try:
-                return call()
-            except ProviderError as exc:
-                if not exc.retryable or attempt >= attempts:
-                    raise
-                time.sleep(exc.retry_after or backoff_delay(attempt, base, 30.0))
-            attempt += 1
+        provider = self._provider
+        return retry_classified(
+            call,
+            max_attempts=provider.retry_max_attempts,
+            base_seconds=provider.retry_base_seconds,
+        )
 
 
 def _message(message: Any) -> dict[str, Any]:

@@ -87,3 +87,33 @@ async def aretry_with_backoff(
                 raise
         await sleep(backoff_delay(attempt, base, cap_seconds, jitter=jitter))
         attempt += 1
+
+
+def retry_classified(
+    fn: Callable[[], T],
+    *,
+    max_attempts: int | None = None,
+    base_seconds: float | None = None,
+    cap_seconds: float = 30.0,
+    sleep: Callable[[float], object] = time.sleep,
+) -> T:
+    """Call ``fn``, retrying the errors Rath classified as worth it (``retryable`` is true).
+
+    The delay is the error's ``retry_after`` when the server gave one, else the backoff of
+    :func:`retry_with_backoff` (same defaults).
+
+    Raises:
+        The first error that is not retryable, or the last one.
+    """
+    attempts = max_attempts or DEFAULT_MAX_ATTEMPTS
+    base = DEFAULT_BASE_SECONDS if base_seconds is None else base_seconds
+    attempt = 1
+    while True:
+        try:
+            return fn()
+        except Exception as exc:
+            if not getattr(exc, "retryable", False) or attempt >= attempts:
+                raise
+            delay = getattr(exc, "retry_after", None)
+            sleep(delay or backoff_delay(attempt, base, cap_seconds))
+        attempt += 1

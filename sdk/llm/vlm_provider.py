@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import mimetypes
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rath.config import ConfigStore, default_store
 from rath.errors import ConfigEntryNotFoundError, ConfigError
-from rath.llm._errors import ProviderError
 from rath.llm._provider import Provider
 from rath.llm._vlm import describe_image
-from rath.llm.retry import DEFAULT_BASE_SECONDS, DEFAULT_MAX_ATTEMPTS, backoff_delay
+from rath.llm.retry import retry_classified
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -105,18 +103,11 @@ class RathOpenAIVLMClient:
             ProviderError: The endpoint failed (after the retries a retryable failure gets),
                 or answered with no text.
         """
-        attempts = self.provider.retry_max_attempts or DEFAULT_MAX_ATTEMPTS
-        base = self.provider.retry_base_seconds
-        base = DEFAULT_BASE_SECONDS if base is None else base
-        attempt = 1
-        while True:
-            try:
-                return describe_image(self._chat, image_bytes, prompt=prompt, mime=mime)
-            except ProviderError as exc:
-                if not exc.retryable or attempt >= attempts:
-                    raise
-            time.sleep(backoff_delay(attempt, base, 30.0))
-            attempt += 1
+        return retry_classified(
+            lambda: describe_image(self._chat, image_bytes, prompt=prompt, mime=mime),
+            max_attempts=self.provider.retry_max_attempts,
+            base_seconds=self.provider.retry_base_seconds,
+        )
 
     def describe_path(self, path: str | os.PathLike[str], *, prompt: str) -> str:
         """:meth:`describe` of an image file (its type guessed from the extension)."""

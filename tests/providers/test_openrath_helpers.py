@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from rath.llm.retry import aretry_with_backoff, retry_with_backoff
+from rath.llm.retry import aretry_with_backoff, retry_classified, retry_with_backoff
 from rath.llm.tool_args import parse_tool_arguments
 
 
@@ -106,3 +106,23 @@ async def test_the_async_twin_retries_the_same_way() -> None:
 )
 def test_parse_tool_arguments(raw: str, expected: tuple[object, bool]) -> None:
     assert parse_tool_arguments(raw) == expected
+
+
+class Classified(Exception):
+    def __init__(self, retryable: bool, retry_after: float | None = None) -> None:
+        super().__init__("classified")
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+def test_classified_errors_retry_as_they_say() -> None:
+    errors = [Classified(True, retry_after=7.0), Classified(True), Classified(False)]
+    delays: list[float] = []
+
+    def fn() -> str:
+        raise errors.pop(0)
+
+    with pytest.raises(Classified) as info:
+        retry_classified(fn, base_seconds=1.0, sleep=delays.append)
+    assert info.value.retryable is False
+    assert delays[0] == 7.0 and 2.0 <= delays[1] < 3.0  # the server's delay, then backoff
