@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rath.llm._anthropic_wire import _STOP_REASONS, RAW_INPUT, _usage
+from rath.llm._anthropic_wire import RAW_INPUT, STOP_REASONS, _usage
 from rath.llm._errors import ProviderError
 from rath.llm._stream import RathLLMStreamDelta
 
@@ -98,7 +98,7 @@ class AnthropicStreamAnswer:
     def _finish(self, event: dict[str, Any]) -> list[RathLLMStreamDelta]:
         self._stop_reason = (event.get("delta") or {}).get("stop_reason") or self._stop_reason
         self._usage.update({k: v for k, v in (event.get("usage") or {}).items() if v is not None})
-        reason = _STOP_REASONS.get(str(self._stop_reason))
+        reason = STOP_REASONS.get(str(self._stop_reason))
         if reason is None:
             reason = "tool_calls" if self._calls else "stop"
         return [RathLLMStreamDelta(finish_reason=reason, usage=_usage(self._usage))]

@@ -29,7 +29,7 @@ from rath.llm._wire import Completion, WireToolCall, parse_arguments
 DEFAULT_MAX_TOKENS = 4096
 CONTINUE_TEXT = "(continue)"
 
-_STOP_REASONS = {
+STOP_REASONS = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "pause_turn": "stop",
@@ -147,7 +147,7 @@ def anthropic_completion(message: object, *, round_index: int) -> Completion:
                     else json.dumps(block.get("input", {}), ensure_ascii=False),
                 )
             )
-    reason = _STOP_REASONS.get(str(message.get("stop_reason")))
+    reason = STOP_REASONS.get(str(message.get("stop_reason")))
     if reason is None:
         reason = "tool_calls" if calls else "stop"
     return Completion(
