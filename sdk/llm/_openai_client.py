@@ -12,6 +12,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from rath.demo import DEMO_MODEL, demo_base_url
+from rath.llm._azure import azure_api_version, azure_endpoint, azure_style
 from rath.llm._client import ChatRequest
 from rath.llm._http import SDKErrors
 from rath.llm._openai_stream import OpenAIStreamAnswer
@@ -40,12 +41,24 @@ class OpenAIChatClient(SDKChatClient):
     errors = OPENAI_ERRORS
 
     def __init__(self, endpoint: Endpoint, *, kind: str = "openai") -> None:
-        sdk = openai.AsyncOpenAI(
-            api_key=endpoint.api_key,
-            base_url=endpoint.base_url,
-            max_retries=0,
-            timeout=endpoint.timeout,
-        )
+        sdk: openai.AsyncOpenAI
+        if azure_style(endpoint.base_url) == "legacy" and endpoint.base_url:
+            # Deployments: the SDK puts /deployments/<model> in the path and api-version in
+            # the query.
+            sdk = openai.AsyncAzureOpenAI(
+                api_key=endpoint.api_key,
+                azure_endpoint=azure_endpoint(endpoint.base_url),
+                api_version=azure_api_version(),
+                max_retries=0,
+                timeout=endpoint.timeout,
+            )
+        else:
+            sdk = openai.AsyncOpenAI(
+                api_key=endpoint.api_key,
+                base_url=endpoint.base_url,
+                max_retries=0,
+                timeout=endpoint.timeout,
+            )
         where = "the demo model" if kind == "demo" else kind
         if endpoint.base_url and kind != "demo":
             where = f"{kind} at {endpoint.base_url}"

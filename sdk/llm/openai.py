@@ -16,6 +16,7 @@ import openai
 
 from rath.config import default_store
 from rath.errors import ConfigError
+from rath.llm._azure import AZURE_KEY_ENVS, azure_api_version, azure_endpoint, azure_style
 from rath.llm._http import CallSite, provider_errors
 from rath.llm._openai_client import OPENAI_ERRORS
 from rath.llm._openai_stream import OpenAIStreamAnswer
@@ -136,9 +137,11 @@ def normalize_chat_completion(completion: Any) -> RathLLMChatResponse:
 class RathOpenAIChatClient:
     """Chat Completions from plain Python, with OpenRath's types and retries.
 
-    The key is the provider's, else ``OPENAI_API_KEY``, else the config file's first OpenAI
+    The key is the provider's, else ``OPENAI_API_KEY`` (for an Azure OpenAI base URL,
+    ``AZURE_OPENAI_API_KEY`` or ``AZURE_API_KEY`` first), else the config file's first OpenAI
     provider's; the endpoint likewise (``OPENAI_BASE_URL``). A server given by a base URL needs
-    no key.
+    no key. Azure's older ``/openai`` endpoints go through ``AzureOpenAI`` (deployments,
+    ``api-version`` from ``OPENAI_API_VERSION`` or ``AZURE_OPENAI_API_VERSION``).
 
     Raises:
         ConfigError: No key and no base URL (a ``ValueError``: "No API key found").
@@ -146,15 +149,17 @@ class RathOpenAIChatClient:
 
     def __init__(self, provider: Provider) -> None:
         configured = default_store().find_provider_by_kind("openai")
-        key = (
-            provider.api_key
-            or os.environ.get("OPENAI_API_KEY")
-            or (configured.api_key if configured else None)
-        )
         base_url = (
             provider.base_url
             or os.environ.get("OPENAI_BASE_URL")
             or (configured.base_url if configured else None)
+        )
+        azure = azure_style(base_url)
+        key_envs = (*AZURE_KEY_ENVS, "OPENAI_API_KEY") if azure else ("OPENAI_API_KEY",)
+        key = (
+            provider.api_key
+            or next((os.environ[n] for n in key_envs if os.environ.get(n)), None)
+            or (configured.api_key if configured else None)
         )
         if not key and not base_url:
             raise ConfigError(
@@ -168,9 +173,19 @@ class RathOpenAIChatClient:
             or (configured.model if configured else None)
         )
         timeout = provider.request_timeout or 600.0
-        self._client = openai.OpenAI(
-            api_key=key or "unused", base_url=base_url, max_retries=0, timeout=timeout
-        )
+        self._client: openai.OpenAI
+        if azure == "legacy" and base_url:
+            self._client = openai.AzureOpenAI(
+                api_key=key or "unused",
+                azure_endpoint=azure_endpoint(base_url),
+                api_version=azure_api_version(),
+                max_retries=0,
+                timeout=timeout,
+            )
+        else:
+            self._client = openai.OpenAI(
+                api_key=key or "unused", base_url=base_url, max_retries=0, timeout=timeout
+            )
         secret = key or ""
         self._site = CallSite(
             where=base_url or "OpenAI",

@@ -12,6 +12,7 @@ import sys
 import threading
 
 from rath.errors import ConfigError
+from rath.llm._azure import AZURE_KEY_ENVS, azure_style
 from rath.llm._provider import Provider, ProviderSpec, default_key_env
 from rath.llm.credentials import VAULT
 from rath.settings import Settings
@@ -89,6 +90,8 @@ def spec_from_provider(
     refs = [first] if first else []
     refs += [f"env:{name}" for name in provider.key_env_names() if f"env:{name}" not in refs]
     kind = provider.provider_kind or "openai"
+    if kind == "openai" and not refs and azure_style(provider.base_url) is not None:
+        refs = [f"env:{name}" for name in (*AZURE_KEY_ENVS, "OPENAI_API_KEY")]
     if kind == "openai" and not refs and provider.base_url is None and demo_fallback:
         kind = "demo"
     return ProviderSpec(

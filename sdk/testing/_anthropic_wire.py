@@ -13,7 +13,7 @@ _ids = itertools.count(1)
 
 # A reply's finish_reason (OpenAI's names) as Anthropic's stop_reason; Anthropic's own names
 # pass through unchanged.
-_STOP_REASONS = {
+STOP_REASONS = {
     "stop": "end_turn",
     "tool_calls": "tool_use",
     "length": "max_tokens",
@@ -36,6 +36,11 @@ class AnthropicWire:
     name: str = "anthropic"
     base_path: str = ""
     post_paths: tuple[str, ...] = ("/v1/messages",)
+
+    def accepts(self, path: str) -> bool:
+        """The Messages path."""
+        return path in self.post_paths
+
     models_paths: tuple[str, ...] = ("/v1/models",)
 
     def body(self, reply: Reply, model: str) -> dict[str, Any]:
@@ -93,7 +98,7 @@ def _blocks(reply: Reply) -> list[dict[str, Any]]:
 
 
 def _stop_reason(reply: Reply) -> str:
-    return _STOP_REASONS.get(reply.finish_reason, reply.finish_reason)
+    return STOP_REASONS.get(reply.finish_reason, reply.finish_reason)
 
 
 def _message(

@@ -29,6 +29,15 @@ class OpenAIWire:
     post_paths: tuple[str, ...] = ("/v1/chat/completions", "/chat/completions")
     models_paths: tuple[str, ...] = ("/v1/models", "/models")
 
+    def accepts(self, path: str) -> bool:
+        """The Chat Completions paths, Azure OpenAI's included.
+
+        Azure's are ``/openai/deployments/<model>/chat/completions`` and
+        ``/openai/v1/chat/completions``.
+        """
+        azure = path.startswith("/openai/") and path.endswith("/chat/completions")
+        return path in self.post_paths or azure
+
     def body(self, reply: Reply, model: str) -> dict[str, Any]:
         """The ``chat.completion`` JSON object for a completion reply."""
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}

@@ -22,11 +22,13 @@ class RecordedRequest:
         path: The request path, e.g. ``/v1/chat/completions`` or ``/v1/messages``.
         headers: Request headers with lower-cased names.
         body: The parsed JSON body.
+        query: The query string (``api-version=...`` for Azure OpenAI), without the ``?``.
     """
 
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    query: str = ""
 
     @property
     def messages(self) -> list[dict[str, Any]]:

@@ -28,6 +28,10 @@ class Wire(Protocol):
     post_paths: tuple[str, ...]
     models_paths: tuple[str, ...]
 
+    def accepts(self, path: str) -> bool:
+        """Whether a ``POST`` to ``path`` is a model request on this wire."""
+        ...
+
     def body(self, reply: Reply, model: str) -> dict[str, Any]:
         """The JSON body of a completion reply."""
         ...
@@ -70,7 +74,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         """Serve a completion request: record it, ask the handler, send its reply."""
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
         path = self.path.split("?")[0]
-        if path not in self.owner.wire.post_paths:
+        if not self.owner.wire.accepts(path):
             self._send_reply(error_reply(404, f"unknown path {self.path}"))
             return
         try:
@@ -81,7 +85,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self._send_reply(error_reply(400, "request body is not a JSON object"))
             return
         headers = {name.lower(): value for name, value in self.headers.items()}
-        request = RecordedRequest(path=path, headers=headers, body=body)
+        query = self.path.partition("?")[2]
+        request = RecordedRequest(path=path, headers=headers, body=body, query=query)
         self.owner._record(request)
         name = type(self.owner).__name__
         try:
