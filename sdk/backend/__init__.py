@@ -17,6 +17,7 @@ from rath.backend._errors import (
     UnsupportedBackendTool,
 )
 from rath.backend._handle import BackendSandbox
+from rath.backend._loop import SharedLoop, shared_loop
 from rath.backend._registry import (
     current,
     get,
@@ -79,6 +80,7 @@ __all__ = [
     "HostDirBackend",
     "IsolationLevel",
     "LocalBackend",
+    "SharedLoop",
     "Stream",
     "ToolExecutionFailure",
     "ToolResult",
@@ -91,5 +93,6 @@ __all__ = [
     "preferred",
     "register",
     "set_default",
+    "shared_loop",
     "tool_failure_from",
 ]

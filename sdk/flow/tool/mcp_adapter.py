@@ -1,0 +1,184 @@
+"""OpenRath's stdio MCP adapter: list and call a server's tools from plain Python.
+
+Every call starts the server, runs one request and stops it, as OpenRath did. Used as an
+agent's tools, :class:`MCPToolCall` runs on the worker like any user tool. For durable MCP
+(pooled sessions, retries, HTTP servers, secrets as references) use :mod:`rath.tools.mcp`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+from mcp_types import CallToolResult, TextContent, Tool
+
+from rath.backend import SharedLoop, shared_loop
+from rath.config import ConfigStore, default_store
+from rath.errors import ConfigEntryNotFoundError
+from rath.tools import FlowToolCall
+
+_EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
+
+
+class MCPClient:
+    """A stdio MCP server, started afresh for every request.
+
+    Args:
+        command: The executable, or a whole argv list.
+        args: More arguments.
+        env: Extra environment variables for the server (over this process's).
+    """
+
+    def __init__(
+        self,
+        command: str | list[str],
+        *,
+        args: list[str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        argv = [command] if isinstance(command, str) else list(command)
+        self.command = argv[0]
+        self.args = [*argv[1:], *(args or [])]
+        self.env = dict(env or {})
+
+    def list_tools(self) -> list[Tool]:
+        """The server's tools (every page)."""
+        return shared_mcp_loop().run(self._list())
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any]) -> CallToolResult:
+        """One ``tools/call``."""
+        return shared_mcp_loop().run(self._call(name, dict(arguments)))
+
+    def _client(self) -> Client:
+        params = StdioServerParameters(
+            command=self.command, args=self.args, env={**os.environ, **self.env}
+        )
+        return Client(params, cache=None)
+
+    async def _list(self) -> list[Tool]:
+        tools: list[Tool] = []
+        async with self._client() as client:
+            cursor: str | None = None
+            while True:
+                page = await client.list_tools(cursor=cursor)
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    return tools
+
+    async def _call(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
+        async with self._client() as client:
+            return await client.call_tool(name, arguments)
+
+
+class MCPToolCall(FlowToolCall):
+    """One tool of an MCP server as a ``FlowToolCall`` (not parallel-safe).
+
+    The result is flattened as OpenRath did: text parts joined by newlines as ``{"text": ...}``;
+    no content: the structured content, else ``{"ok": true}``; other parts as
+    ``{"content": [...]}``. A server's ``isError`` is not looked at.
+    """
+
+    def __init__(
+        self,
+        *,
+        client: MCPClient,
+        name: str,
+        description: str | None,
+        parameters: Mapping[str, Any],
+    ) -> None:
+        self.client = client
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+
+    def __call__(self, session: Any, arguments: Mapping[str, Any]) -> Any:
+        """Call the tool (``session`` is not used)."""
+        return flatten_result(self.client.call_tool(self.name, arguments))
+
+    def to_openai_tool(self) -> dict[str, Any]:
+        """The Chat Completions ``tools`` entry."""
+        return self.to_schema()
+
+
+def flatten_result(result: CallToolResult) -> dict[str, Any]:
+    """A ``tools/call`` result as the JSON object OpenRath gave the model."""
+    texts = [block.text for block in result.content if isinstance(block, TextContent)]
+    if result.content and len(texts) == len(result.content):
+        return {"text": "\n".join(texts)}
+    if not result.content:
+        structured = result.structured_content
+        return dict(structured) if structured is not None else {"ok": True}
+    return {"content": [_part(block) for block in result.content]}
+
+
+def mcp_tools_from_server(
+    command: str | list[str],
+    *,
+    args: list[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[MCPToolCall, ...]:
+    """The tools of a stdio server (listed once, now)."""
+    client = MCPClient(command, args=args, env=env)
+    return tuple(
+        MCPToolCall(
+            client=client,
+            name=tool.name,
+            description=tool.description,
+            parameters=_schema(tool.input_schema),
+        )
+        for tool in client.list_tools()
+    )
+
+
+def mcp_tools_from_config(
+    name: str | None = None, *, store: ConfigStore | None = None
+) -> tuple[MCPToolCall, ...]:
+    """The tools of the config file's MCP server ``name``.
+
+    Without a name, ``mcp.default_enabled`` must name exactly one server.
+
+    Raises:
+        ConfigEntryNotFoundError: No such server, or not exactly one enabled (a ``KeyError``).
+    """
+    store = store or default_store()
+    if name is None:
+        enabled = store.config.mcp.default_enabled
+        if len(enabled) != 1:
+            raise ConfigEntryNotFoundError(
+                f"mcp.default_enabled names {len(enabled)} servers in {store.path}: pass a name "
+                f"(servers: {', '.join(sorted(store.config.mcp.servers)) or 'none'})"
+            )
+        name = enabled[0]
+    server = store.get_mcp_server(name)
+    if server is None:
+        known = ", ".join(sorted(store.config.mcp.servers)) or "none"
+        raise ConfigEntryNotFoundError(
+            f"no MCP server {name!r} in {store.path} (available: {known})"
+        )
+    command: Sequence[str] = [server.command] if isinstance(server.command, str) else server.command
+    return mcp_tools_from_server(list(command), env=server.env)
+
+
+def shared_mcp_loop() -> SharedLoop:
+    """The loop the adapter's requests run on (the backend plane's shared loop)."""
+    return shared_loop()
+
+
+def _schema(schema: Any) -> Mapping[str, Any]:
+    if schema is None:
+        return dict(_EMPTY_SCHEMA)
+    if hasattr(schema, "model_dump"):
+        return dict(schema.model_dump(exclude_none=True))
+    return dict(schema)
+
+
+def _part(block: Any) -> str:
+    if isinstance(block, TextContent):
+        return block.text
+    if hasattr(block, "model_dump"):
+        return json.dumps(block.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+    return str(block)
