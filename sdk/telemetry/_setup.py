@@ -25,6 +25,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from temporalio.contrib.opentelemetry import ReplaySafeTracerProvider, create_tracer_provider
 from temporalio.runtime import OpenTelemetryConfig, Runtime, TelemetryConfig
 
+from rath.errors import ConfigError
 from rath.settings import Settings
 
 log = logging.getLogger("rath.telemetry")
@@ -96,7 +97,13 @@ def _metrics(resource: Resource, endpoint: str | None) -> None:
 def _runtime_metrics(endpoint: str) -> Runtime:
     """A runtime sending Temporal's own SDK metrics (tasks, polls, latencies) to OTLP."""
     url = os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") or f"{endpoint}/v1/metrics"
-    seconds = float(os.environ.get("OTEL_METRIC_EXPORT_INTERVAL") or 60_000) / 1000
+    interval = os.environ.get("OTEL_METRIC_EXPORT_INTERVAL") or "60000"
+    try:
+        seconds = float(interval) / 1000
+    except ValueError:
+        raise ConfigError(
+            f"OTEL_METRIC_EXPORT_INTERVAL={interval!r} must be a number of milliseconds"
+        ) from None
     config = OpenTelemetryConfig(
         url=url,
         http=True,
