@@ -15,6 +15,7 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from rath.config import default_store
 from rath.errors import ConfigError
 from rath.llm._client import ChatClient, ChatRequest
 from rath.llm._errors import ProviderError
@@ -109,9 +110,11 @@ class ChatClients:
                 f"unknown provider kind {spec.kind!r}; registered: "
                 f"{', '.join(registered_kinds())} (see rath.llm.register_chat_client)"
             )
-        keys: Sequence[str | None] = self._vault.resolve_all(
-            spec.key_refs(), default_env=default_key_env(spec.kind)
-        ) or [None]
+        keys: Sequence[str | None] = (
+            self._vault.resolve_all(spec.key_refs(), default_env=default_key_env(spec.kind))
+            or self._configured_key(spec)
+            or [None]
+        )
         site = (spec.kind, spec.base_url, spec.model, spec.request_timeout)
         clients = [self._one(factory, spec, site, key) for key in keys]
         if len(clients) == 1:
@@ -121,6 +124,16 @@ class ChatClients:
             fallback = KeyFallbackClient(clients)
             self._built[(*site, tuple(keys))] = fallback
         return fallback
+
+    def _configured_key(self, spec: ProviderSpec) -> list[str]:
+        """This worker's config-file key for a spec that names none (OpenRath's last tier)."""
+        if spec.key_refs() or spec.kind not in ("openai", "anthropic"):
+            return []
+        entry = default_store().find_provider_by_kind(spec.kind)
+        if entry is None or not entry.api_key:
+            return []
+        self._vault.note_handed_out(entry.api_key)
+        return [entry.api_key]
 
     async def aclose(self) -> None:
         """Close every client built so far."""

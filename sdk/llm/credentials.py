@@ -85,6 +85,11 @@ class CredentialVault:
             self._handed_out.update(keys)
         return keys
 
+    def note_handed_out(self, key: str) -> None:
+        """Redact ``key`` from error messages from now on (a key found another way)."""
+        with self._lock:
+            self._handed_out.add(key)
+
     def redact(self, text: str) -> str:
         """``text`` with every known key and anything shaped like a key replaced by ``***``."""
         with self._lock:

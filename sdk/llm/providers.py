@@ -7,10 +7,12 @@ the offline demo model when nothing is configured); :func:`spec_from_provider` a
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import threading
 
+from rath.config import default_store
 from rath.errors import ConfigError
 from rath.llm._azure import AZURE_KEY_ENVS, azure_style
 from rath.llm._provider import Provider, ProviderSpec, default_key_env
@@ -31,6 +33,7 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
         ConfigError: ``api_key`` is set but runs go to a remote cluster, whose workers cannot
             receive it without writing it into workflow history.
     """
+    provider = with_config_defaults(provider, settings)
     ref: str | None = None
     if provider.api_key:
         if not settings.embedded:
@@ -50,6 +53,32 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
             "OPENAI_BASE_URL (a compatible server, key optional), for a real model.\n"
         )
     return spec
+
+
+def with_config_defaults(provider: Provider, settings: Settings) -> Provider:
+    """``provider`` with what OpenRath's config file adds (embedded default only).
+
+    Precedence as in OpenRath: the provider's own fields, then the environment, then the
+    config file's provider of the same kind (its model, base URL and, when neither the
+    provider nor the environment has one, its key). Remote workers read their own
+    environment and config file instead.
+    """
+    kind = provider.provider_kind or "openai"
+    if not settings.embedded or kind not in ("openai", "anthropic"):
+        return provider
+    entry = default_store().find_provider_by_kind(kind)
+    if entry is None:
+        return provider
+    prefix = kind.upper()
+    keyless = not (provider.api_key or provider.api_key_env or provider.api_key_ref)
+    fields: dict[str, object] = {}
+    if keyless and entry.api_key and not os.environ.get(f"{prefix}_API_KEY"):
+        fields["api_key"] = entry.api_key
+    if provider.base_url is None and entry.base_url and not os.environ.get(f"{prefix}_BASE_URL"):
+        fields["base_url"] = entry.base_url
+    if provider.model is None and entry.model and not os.environ.get(f"{prefix}_DEFAULT_MODEL"):
+        fields["model"] = entry.model
+    return dataclasses.replace(provider, **fields) if fields else provider  # type: ignore[arg-type]
 
 
 def demo_fallback(settings: Settings) -> bool:
