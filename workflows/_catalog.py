@@ -1,8 +1,11 @@
 """Workflow side of the session catalog: a record when a run starts and when it ends.
 
 Records are written by an activity (``rath.session.catalog``), beside the chunks, so they
-outlive Temporal's retention. A record that cannot be written (after retries) is logged, never
-a reason to fail the run. Histories recorded before records existed replay without them
+outlive Temporal's retention. It runs as a local activity, on the worker running the loop: a
+record is a small write, and a round trip through a task queue for each would cost a loop two
+activity tasks per run. A record that cannot be written (after retries) is logged, never a
+reason to fail the run. Histories recorded before records existed replay without them, and
+those recorded before records were local replay them as regular activities
 (``workflow.patched``).
 """
 
@@ -19,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.contracts import RECORD_SESSION, CatalogArgs
 
 CATALOG_PATCH = "rath-catalog-records"
+LOCAL_PATCH = "rath-catalog-local"
 _OPTIONS: dict[str, Any] = {
     "start_to_close_timeout": timedelta(seconds=60),
     "retry_policy": RetryPolicy(maximum_attempts=10, maximum_interval=timedelta(seconds=30)),
@@ -31,7 +35,11 @@ async def record_session(**fields: Any) -> None:
         return
     fields.setdefault("created", workflow.now())
     fields.setdefault("workflow_id", workflow.info().workflow_id)
+    args = CatalogArgs(**fields)
     try:
-        await RECORD_SESSION.execute(CatalogArgs(**fields), summary="catalog", **_OPTIONS)
+        if workflow.patched(LOCAL_PATCH):
+            await RECORD_SESSION.execute_local(args, summary="catalog", **_OPTIONS)
+        else:
+            await RECORD_SESSION.execute(args, summary="catalog", **_OPTIONS)
     except ActivityError as exc:  # the run's own work matters more than its record
         workflow.logger.warning("catalog record of %s not written: %s", fields["session_id"], exc)

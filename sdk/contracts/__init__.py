@@ -15,6 +15,7 @@ from rath.contracts._contract import (
     ActivityContract,
     ActivityOptions,
     ChildOptions,
+    LocalActivityOptions,
     WorkflowContract,
 )
 from rath.contracts.approvals import (
@@ -206,6 +207,7 @@ __all__ = [
     "InjectResult",
     "InterleaveArgs",
     "InterleaveResult",
+    "LocalActivityOptions",
     "LoopCarry",
     "LoopOptions",
     "McpCallArgs",

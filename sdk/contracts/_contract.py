@@ -56,6 +56,19 @@ class ActivityOptions(TypedDict, total=False):
     priority: Priority
 
 
+class LocalActivityOptions(TypedDict, total=False):
+    """How one local activity call runs (``workflow.execute_local_activity``'s options)."""
+
+    schedule_to_close_timeout: timedelta | None
+    schedule_to_start_timeout: timedelta | None
+    start_to_close_timeout: timedelta | None
+    retry_policy: RetryPolicy | None
+    local_retry_threshold: timedelta | None
+    cancellation_type: workflow.ActivityCancellationType
+    activity_id: str | None
+    summary: str | None
+
+
 class ChildOptions(TypedDict, total=False):
     """How one child workflow runs (``workflow.start_child_workflow``'s options)."""
 
@@ -98,6 +111,20 @@ class ActivityContract(Generic[I, R]):
             temporalio.exceptions.ActivityError: The activity failed (after its retries).
         """
         result: R = await workflow.execute_activity(
+            self.name, arg, result_type=self.result, **options
+        )
+        return result
+
+    async def execute_local(self, arg: I, **options: Unpack[LocalActivityOptions]) -> R:
+        """Workflow code: run the activity as a local activity and wait for its result.
+
+        It runs on this worker, with no task-queue round trip; its result is a marker in
+        history.
+
+        Raises:
+            temporalio.exceptions.ActivityError: The activity failed (after its retries).
+        """
+        result: R = await workflow.execute_local_activity(
             self.name, arg, result_type=self.result, **options
         )
         return result
