@@ -29,7 +29,10 @@ class Wire(Protocol):
     models_paths: tuple[str, ...]
 
     def accepts(self, path: str) -> bool:
-        """Whether a ``POST`` to ``path`` is a model request on this wire."""
+        """Whether a ``POST`` to ``path`` is a model request on this wire.
+
+        Optional: a wire without it serves exactly its ``post_paths``.
+        """
         ...
 
     def body(self, reply: Reply, model: str) -> dict[str, Any]:
@@ -74,7 +77,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         """Serve a completion request: record it, ask the handler, send its reply."""
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
         path = self.path.split("?")[0]
-        if not self.owner.wire.accepts(path):
+        if not _accepts(self.owner.wire, path):
             self._send_reply(error_reply(404, f"unknown path {self.path}"))
             return
         try:
@@ -232,3 +235,9 @@ class FakeChatServer(FakeServer):
     """
 
     wire: ClassVar[Wire] = OpenAIWire()
+
+
+def _accepts(wire: Wire, path: str) -> bool:
+    """Whether ``wire`` serves ``path`` (a wire written before ``accepts``: its post paths)."""
+    accepts = getattr(wire, "accepts", None)
+    return bool(accepts(path)) if callable(accepts) else path in wire.post_paths

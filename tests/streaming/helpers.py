@@ -26,6 +26,9 @@ class WrappedWire:
         self.post_paths = inner.post_paths
         self.models_paths = inner.models_paths
 
+    def accepts(self, path: str) -> bool:
+        return bool(self.inner.accepts(path))
+
     def body(self, reply: Reply, model: str) -> dict[str, Any]:
         return self.inner.body(reply, model)
 
