@@ -11,6 +11,7 @@ import dataclasses
 import os
 import sys
 import threading
+from typing import Any
 
 from rath.config import default_store
 from rath.errors import ConfigError
@@ -71,14 +72,14 @@ def with_config_defaults(provider: Provider, settings: Settings) -> Provider:
         return provider
     prefix = kind.upper()
     keyless = not (provider.api_key or provider.api_key_env or provider.api_key_ref)
-    fields: dict[str, object] = {}
+    fields: dict[str, Any] = {}
     if keyless and entry.api_key and not os.environ.get(f"{prefix}_API_KEY"):
         fields["api_key"] = entry.api_key
     if provider.base_url is None and entry.base_url and not os.environ.get(f"{prefix}_BASE_URL"):
         fields["base_url"] = entry.base_url
     if provider.model is None and entry.model and not os.environ.get(f"{prefix}_DEFAULT_MODEL"):
         fields["model"] = entry.model
-    return dataclasses.replace(provider, **fields) if fields else provider  # type: ignore[arg-type]
+    return dataclasses.replace(provider, **fields) if fields else provider
 
 
 def demo_fallback(settings: Settings) -> bool:
