@@ -8,18 +8,16 @@ mapped); failures are :class:`~rath.llm.ProviderError`, retried when retrying ma
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 import anthropic
 
-from rath.config import default_store
-from rath.errors import ConfigError
 from rath.llm._anthropic_client import ANTHROPIC_ERRORS
 from rath.llm._anthropic_stream import AnthropicStreamAnswer
 from rath.llm._anthropic_wire import STOP_REASONS, anthropic_request
-from rath.llm._http import CallSite, provider_errors
+from rath.llm._direct import direct_target, retried
+from rath.llm._http import provider_errors
 from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta
 from rath.llm._usage import TokenUsage
@@ -33,9 +31,6 @@ from rath.llm.dto import (
     RathLLMToolCallPart,
 )
 from rath.llm.openai import to_create_kwargs
-from rath.llm.retry import retry_classified
-
-T = TypeVar("T")
 
 ANTHROPIC_RETRYABLE: tuple[type[Exception], ...] = (
     anthropic.RateLimitError,
@@ -165,38 +160,17 @@ class RathAnthropicChatClient:
     """
 
     def __init__(self, provider: Provider) -> None:
-        configured = default_store().find_provider_by_kind("anthropic")
-        key = (
-            provider.api_key
-            or os.environ.get("ANTHROPIC_API_KEY")
-            or (configured.api_key if configured else None)
+        target = direct_target(
+            provider, "anthropic", label="Anthropic", key_envs=lambda url: ("ANTHROPIC_API_KEY",)
         )
-        base_url = (
-            provider.base_url
-            or os.environ.get("ANTHROPIC_BASE_URL")
-            or (configured.base_url if configured else None)
-        )
-        if not key and not base_url:
-            raise ConfigError(
-                "No API key found: set Provider(api_key=...) or ANTHROPIC_API_KEY, or point "
-                "base_url at an Anthropic-compatible server"
-            )
         self._provider = provider
-        self._default_model = (
-            provider.model
-            or os.environ.get("ANTHROPIC_DEFAULT_MODEL")
-            or (configured.model if configured else None)
-        )
-        timeout = provider.request_timeout or 600.0
+        self._default_model = target.model
+        self._site = target.site
         self._client = anthropic.Anthropic(
-            api_key=key or "unused", base_url=base_url, max_retries=0, timeout=timeout
-        )
-        secret = key or ""
-        self._site = CallSite(
-            where=base_url or "Anthropic",
-            model=self._default_model or "",
-            timeout=timeout,
-            redact=lambda text: text.replace(secret, "[redacted]") if len(secret) >= 8 else text,
+            api_key=target.key or "unused",
+            base_url=target.base_url,
+            max_retries=0,
+            timeout=target.timeout,
         )
 
     @property
@@ -216,7 +190,7 @@ class RathAnthropicChatClient:
             with provider_errors(ANTHROPIC_ERRORS, self._site):
                 return self._client.messages.create(**kwargs)
 
-        return normalize_anthropic_response(self._with_retries(call))
+        return normalize_anthropic_response(retried(self._provider, call))
 
     def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]:
         """The completion as deltas (only opening the stream is retried)."""
@@ -226,7 +200,7 @@ class RathAnthropicChatClient:
             with provider_errors(ANTHROPIC_ERRORS, self._site):
                 return self._client.messages.create(**kwargs)
 
-        stream = self._with_retries(open_stream)
+        stream = retried(self._provider, open_stream)
         answer = AnthropicStreamAnswer(where=self._site.where, model=self._site.model)
         with provider_errors(ANTHROPIC_ERRORS, self._site):
             for event in stream:
@@ -235,10 +209,3 @@ class RathAnthropicChatClient:
     def close(self) -> None:
         """Close the HTTP client."""
         self._client.close()
-
-    def _with_retries(self, call: Callable[[], T]) -> T:
-        return retry_classified(
-            call,
-            max_attempts=self._provider.retry_max_attempts,
-            base_seconds=self._provider.retry_base_seconds,
-        )

@@ -6,16 +6,15 @@ through the memory activities; this is the API OpenRath code calls.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from rath.config import ConfigStore, default_store
-from rath.errors import ConfigEntryNotFoundError, ConfigError
+from rath.errors import ConfigEntryNotFoundError
+from rath.llm._direct import require_credentials, retried
 from rath.llm._embedding import DEFAULT_EMBEDDING_MODEL
 from rath.llm._openai_embedder import OpenAIEmbedder
-from rath.llm.retry import retry_classified
 
 T = TypeVar("T")
 
@@ -80,16 +79,7 @@ class RathOpenAIEmbeddingClient:
     """
 
     def __init__(self, provider: EmbeddingProvider) -> None:
-        if not (
-            provider.api_key
-            or provider.base_url
-            or os.environ.get("OPENAI_API_KEY")
-            or os.environ.get("OPENAI_BASE_URL")
-        ):
-            raise ConfigError(
-                "No API key found for embeddings: set EmbeddingProvider(api_key=...) or "
-                "OPENAI_API_KEY, or point base_url at an OpenAI-compatible server"
-            )
+        require_credentials("embeddings", provider.api_key, provider.base_url, "OPENAI")
         self.provider = provider
         self._embedder = OpenAIEmbedder(
             provider.model,
@@ -106,11 +96,7 @@ class RathOpenAIEmbeddingClient:
         """
         if not texts:
             return ()
-        vectors = retry_classified(
-            lambda: self._embedder.embed(list(texts)),
-            max_attempts=self.provider.retry_max_attempts,
-            base_seconds=self.provider.retry_base_seconds,
-        )
+        vectors = retried(self.provider, lambda: self._embedder.embed(list(texts)))
         return tuple(tuple(vector) for vector in vectors)
 
     def embed_one(self, text: str) -> tuple[float, ...]:

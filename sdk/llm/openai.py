@@ -8,19 +8,18 @@ agents call models through activities instead.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, TypeVar
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import openai
 
-from rath.config import default_store
 from rath.errors import ConfigError
 from rath.llm._azure import AZURE_KEY_ENVS, azure_api_version, azure_endpoint, azure_style
-from rath.llm._http import CallSite, provider_errors
+from rath.llm._direct import direct_target, retried
+from rath.llm._http import provider_errors
 from rath.llm._openai_client import OPENAI_ERRORS
 from rath.llm._openai_stream import OpenAIStreamAnswer
-from rath.llm._provider import Provider
+from rath.llm._provider import SAMPLING_FIELDS, Provider
 from rath.llm._stream import RathLLMStreamDelta
 from rath.llm._wire import _KNOWN_REASONS
 from rath.llm.dto import (
@@ -32,10 +31,7 @@ from rath.llm.dto import (
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
-from rath.llm.retry import retry_classified
 from rath.llm.tool_args import parse_tool_arguments
-
-T = TypeVar("T")
 
 OPENAI_RETRYABLE: tuple[type[Exception], ...] = (
     openai.RateLimitError,
@@ -44,30 +40,6 @@ OPENAI_RETRYABLE: tuple[type[Exception], ...] = (
     openai.InternalServerError,
 )
 """The ``openai`` exceptions OpenRath retried (Rath classifies by status: see ProviderError)."""
-
-_FIELDS = (
-    "tool_choice",
-    "parallel_tool_calls",
-    "response_format",
-    "temperature",
-    "top_p",
-    "max_completion_tokens",
-    "max_tokens",
-    "stop",
-    "n",
-    "seed",
-    "frequency_penalty",
-    "presence_penalty",
-    "logit_bias",
-    "logprobs",
-    "top_logprobs",
-    "reasoning_effort",
-    "verbosity",
-    "metadata",
-    "user",
-    "store",
-    "service_tier",
-)
 
 
 def to_create_kwargs(req: RathLLMChatRequest, *, default_model: str | None) -> dict[str, Any]:
@@ -85,7 +57,7 @@ def to_create_kwargs(req: RathLLMChatRequest, *, default_model: str | None) -> d
     kwargs: dict[str, Any] = {"model": model, "messages": [_message(m) for m in req.messages]}
     if req.tools:
         kwargs["tools"] = [_tool(t) for t in req.tools]
-    for name in _FIELDS:
+    for name in SAMPLING_FIELDS:
         value = getattr(req, name)
         if value is not None:
             kwargs[name] = list(value) if name == "stop" and not isinstance(value, str) else value
@@ -148,51 +120,31 @@ class RathOpenAIChatClient:
     """
 
     def __init__(self, provider: Provider) -> None:
-        configured = default_store().find_provider_by_kind("openai")
-        base_url = (
-            provider.base_url
-            or os.environ.get("OPENAI_BASE_URL")
-            or (configured.base_url if configured else None)
+        target = direct_target(
+            provider,
+            "openai",
+            label="OpenAI",
+            key_envs=lambda url: (
+                (*AZURE_KEY_ENVS, "OPENAI_API_KEY") if azure_style(url) else ("OPENAI_API_KEY",)
+            ),
         )
-        azure = azure_style(base_url)
-        key_envs = (*AZURE_KEY_ENVS, "OPENAI_API_KEY") if azure else ("OPENAI_API_KEY",)
-        key = (
-            provider.api_key
-            or next((os.environ[n] for n in key_envs if os.environ.get(n)), None)
-            or (configured.api_key if configured else None)
-        )
-        if not key and not base_url:
-            raise ConfigError(
-                "No API key found: set Provider(api_key=...) or OPENAI_API_KEY, or point "
-                "base_url at an OpenAI-compatible server"
-            )
         self._provider = provider
-        self._default_model = (
-            provider.model
-            or os.environ.get("OPENAI_DEFAULT_MODEL")
-            or (configured.model if configured else None)
-        )
-        timeout = provider.request_timeout or 600.0
+        self._default_model = target.model
+        self._site = target.site
+        key, base_url = target.key or "unused", target.base_url
         self._client: openai.OpenAI
-        if azure == "legacy" and base_url:
+        if azure_style(base_url) == "legacy" and base_url:
             self._client = openai.AzureOpenAI(
-                api_key=key or "unused",
+                api_key=key,
                 azure_endpoint=azure_endpoint(base_url),
                 api_version=azure_api_version(),
                 max_retries=0,
-                timeout=timeout,
+                timeout=target.timeout,
             )
         else:
             self._client = openai.OpenAI(
-                api_key=key or "unused", base_url=base_url, max_retries=0, timeout=timeout
+                api_key=key, base_url=base_url, max_retries=0, timeout=target.timeout
             )
-        secret = key or ""
-        self._site = CallSite(
-            where=base_url or "OpenAI",
-            model=self._default_model or "",
-            timeout=timeout,
-            redact=lambda text: text.replace(secret, "[redacted]") if len(secret) >= 8 else text,
-        )
 
     @property
     def provider(self) -> Provider:
@@ -211,7 +163,7 @@ class RathOpenAIChatClient:
             with provider_errors(OPENAI_ERRORS, self._site):
                 return self._client.chat.completions.create(**kwargs)
 
-        return normalize_chat_completion(self._with_retries(call))
+        return normalize_chat_completion(retried(self._provider, call))
 
     def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]:
         """The completion as deltas (only opening the stream is retried)."""
@@ -221,7 +173,7 @@ class RathOpenAIChatClient:
             with provider_errors(OPENAI_ERRORS, self._site):
                 return self._client.chat.completions.create(**kwargs)
 
-        stream = self._with_retries(open_stream)
+        stream = retried(self._provider, open_stream)
         answer = OpenAIStreamAnswer(where=self._site.where, model=self._site.model)
         with provider_errors(OPENAI_ERRORS, self._site):
             for chunk in stream:
@@ -230,14 +182,6 @@ class RathOpenAIChatClient:
     def close(self) -> None:
         """Close the HTTP client."""
         self._client.close()
-
-    def _with_retries(self, call: Callable[[], T]) -> T:
-        provider = self._provider
-        return retry_classified(
-            call,
-            max_attempts=provider.retry_max_attempts,
-            base_seconds=provider.retry_base_seconds,
-        )
 
 
 def _message(message: Any) -> dict[str, Any]:

@@ -52,17 +52,15 @@ def retry_with_backoff(
     Raises:
         The last exception, once ``max_attempts`` attempts failed.
     """
-    attempts = max_attempts or DEFAULT_MAX_ATTEMPTS
-    base = DEFAULT_BASE_SECONDS if base_seconds is None else base_seconds
-    attempt = 1
-    while True:
-        try:
-            return fn()
-        except retryable:
-            if attempt >= attempts:
-                raise
-        sleep(backoff_delay(attempt, base, cap_seconds, jitter=jitter))
-        attempt += 1
+    return _retry(
+        fn,
+        lambda exc: isinstance(exc, retryable),
+        lambda exc, attempt: backoff_delay(
+            attempt, _base(base_seconds), cap_seconds, jitter=jitter
+        ),
+        max_attempts or DEFAULT_MAX_ATTEMPTS,
+        sleep,
+    )
 
 
 async def aretry_with_backoff(
@@ -77,7 +75,7 @@ async def aretry_with_backoff(
 ) -> T:
     """The async twin of :func:`retry_with_backoff` (``fn`` returns an awaitable)."""
     attempts = max_attempts or DEFAULT_MAX_ATTEMPTS
-    base = DEFAULT_BASE_SECONDS if base_seconds is None else base_seconds
+    base = _base(base_seconds)
     attempt = 1
     while True:
         try:
@@ -105,15 +103,36 @@ def retry_classified(
     Raises:
         The first error that is not retryable, or the last one.
     """
-    attempts = max_attempts or DEFAULT_MAX_ATTEMPTS
-    base = DEFAULT_BASE_SECONDS if base_seconds is None else base_seconds
+    return _retry(
+        fn,
+        lambda exc: bool(getattr(exc, "retryable", False)),
+        lambda exc, attempt: (
+            getattr(exc, "retry_after", None)
+            or backoff_delay(attempt, _base(base_seconds), cap_seconds)
+        ),
+        max_attempts or DEFAULT_MAX_ATTEMPTS,
+        sleep,
+    )
+
+
+def _base(base_seconds: float | None) -> float:
+    return DEFAULT_BASE_SECONDS if base_seconds is None else base_seconds
+
+
+def _retry(
+    fn: Callable[[], T],
+    worth_retrying: Callable[[BaseException], bool],
+    delay: Callable[[BaseException, int], float],
+    attempts: int,
+    sleep: Callable[[float], object],
+) -> T:
+    """The loop both retry helpers share: call, and on an error worth it, wait and call again."""
     attempt = 1
     while True:
         try:
             return fn()
-        except Exception as exc:
-            if not getattr(exc, "retryable", False) or attempt >= attempts:
+        except BaseException as exc:
+            if not worth_retrying(exc) or attempt >= attempts:
                 raise
-            delay = getattr(exc, "retry_after", None)
-            sleep(delay or backoff_delay(attempt, base, cap_seconds))
+            sleep(delay(exc, attempt))
         attempt += 1

@@ -14,9 +14,9 @@ from typing import Any
 
 from rath.config import ConfigStore, default_store
 from rath.errors import ConfigEntryNotFoundError, ConfigError
+from rath.llm._direct import require_credentials, retried
 from rath.llm._provider import Provider
 from rath.llm._vlm import describe_image
-from rath.llm.retry import retry_classified
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -76,16 +76,7 @@ class RathOpenAIVLMClient:
     """
 
     def __init__(self, provider: VLMProvider) -> None:
-        if not (
-            provider.api_key
-            or provider.base_url
-            or os.environ.get("OPENAI_API_KEY")
-            or os.environ.get("OPENAI_BASE_URL")
-        ):
-            raise ConfigError(
-                "No API key found for the VLM: set VLMProvider(api_key=...) or OPENAI_API_KEY, "
-                "or point base_url at an OpenAI-compatible server"
-            )
+        require_credentials("the VLM", provider.api_key, provider.base_url, "OPENAI")
         self.provider = provider
         self._chat = Provider(
             model=provider.model,
@@ -103,10 +94,9 @@ class RathOpenAIVLMClient:
             ProviderError: The endpoint failed (after the retries a retryable failure gets),
                 or answered with no text.
         """
-        return retry_classified(
+        return retried(
+            self.provider,
             lambda: describe_image(self._chat, image_bytes, prompt=prompt, mime=mime),
-            max_attempts=self.provider.retry_max_attempts,
-            base_seconds=self.provider.retry_base_seconds,
         )
 
     def describe_path(self, path: str | os.PathLike[str], *, prompt: str) -> str:
