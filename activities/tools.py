@@ -141,11 +141,7 @@ class ToolActivities:
 
     def _spec(self, placement: Placement) -> SandboxSpec:
         """The placement's spec, with its allocated workspace when it names none."""
-        spec = placement.spec
-        if spec.working_dir is None:
-            workspace = self._workspaces / placement.sandbox_id.hex
-            spec = spec.model_copy(update={"working_dir": str(workspace)})
-        return spec
+        return placement.resolved_spec(self._workspaces)
 
     @RUN_TOOL.implement
     async def run(self, args: RunToolArgs) -> RunToolResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
@@ -28,6 +29,13 @@ class Placement(BaseModel):
     def backend(self) -> str:
         """The backend name, e.g. ``"local"``."""
         return self.spec.backend
+
+    def resolved_spec(self, workspaces_dir: Path) -> SandboxSpec:
+        """The spec, with its allocated workspace under ``workspaces_dir`` when it names none."""
+        if self.spec.working_dir is not None:
+            return self.spec
+        workspace = workspaces_dir / self.sandbox_id.hex
+        return self.spec.model_copy(update={"working_dir": str(workspace)})
 
     def describe(self) -> str:
         """``backend:working_dir`` (or ``backend:#<id>`` for an allocated workspace)."""

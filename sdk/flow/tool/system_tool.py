@@ -42,13 +42,12 @@ def dispatch_on(session: Session, call: BackendTool) -> ToolResult | bool:
     placement = session.sandbox
     if placement is None:
         raise ConfigError(NO_SANDBOX)
-    spec = placement.spec
-    workdir = spec.working_dir or str(Settings.from_env().workspaces_dir / placement.sandbox_id.hex)
+    spec = placement.resolved_spec(Settings.from_env().workspaces_dir)
     backend_spec = BackendSandboxSpec(
         image=spec.image,
         env=dict(spec.env) or None,
         timeout=timedelta(seconds=spec.command_timeout),
-        working_dir=workdir,
+        working_dir=spec.working_dir,
     )
     with get(spec.backend).open(backend_spec) as sandbox:
         return sandbox.dispatch(call)
