@@ -26,8 +26,10 @@ from rath.memory import (
     MemorySpec,
     MemoryStore,
     MemoryStoreClosed,
+    MemoryStoreSpec,
     commit,
     memory_spec,
+    open_plane_store,
     recall,
     remember,
 )
@@ -52,6 +54,11 @@ class AgentMemoryMethods:
     _memory_closed: bool = False
 
     def _bind_memory(self, memory: object) -> None:
+        if isinstance(memory, MemoryStoreSpec) or (
+            isinstance(memory, str) and memory.partition(":")[0] != "local"
+        ):
+            # OpenRath's names: a config preset or a backend, opened here (a new store).
+            memory = open_plane_store(memory)
         self._memory_spec = memory_spec(memory)
         # A store object is shared: the agent holds one reference until close().
         self._memory_store = memory.acquire() if isinstance(memory, MemoryStore) else None

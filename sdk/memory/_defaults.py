@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rath.llm._embedder import Embedder
 from rath.memory._local import LocalMemoryStore
+from rath.memory._plane_spec import open_described
 from rath.memory._spec import DEFAULT_STORE_NAME, MemorySpec, build_embedder
 from rath.memory._store import MemoryStore
 from rath.settings import Settings
@@ -53,8 +54,8 @@ def open_memory_store(
 ) -> MemoryStore:
     """Open the store ``spec`` describes (the default local store when ``None``).
 
-    This is the one place a spec's ``kind`` picks a backend: a remote service would add its
-    branch here.
+    This is the one place a spec's ``kind`` picks a backend: ``local`` is Rath's SQLite
+    store, ``backend`` a store of the memory plane (OpenViking, OpenRath's file store).
 
     Args:
         spec: The store's description.
@@ -65,6 +66,8 @@ def open_memory_store(
         ConfigError: The spec's embedder is misconfigured.
     """
     spec = spec or MemorySpec()
+    if spec.kind == "backend" and spec.backend is not None:
+        return open_described(spec.backend)
     embedder = build_embedder(spec.embedding) if spec.embedding is not None else None
     return LocalMemoryStore(
         memory_path(spec, directory=directory),

@@ -8,12 +8,19 @@
     └── MemoryStoreClosed       (also a RuntimeError) a store acquired after its last release
     RunError
     └── MemoryStoreError        (rath.errors) the store or its embedder failed
+        ├── MemoryBackendError  a memory backend of the plane failed (OpenRath's name)
+        │   ├── UnsupportedMemoryOp    the backend does not run that op
+        │   ├── MemoryBackendNotFound  no backend of that name is registered
+        │   ├── MemoryNotFound         nothing at that URI
+        │   └── MemoryConflict         the URI is taken
         ├── EmbeddingError      the embedding endpoint failed (retryable or not, by status;
         │                       defined in rath.llm, beside the embedders)
         └── ExtractionError     a model's fact-extraction reply could not be parsed
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rath.errors import MemoryStoreError, UserError
 from rath.llm._embedder import EmbeddingError
@@ -38,10 +45,70 @@ class ExtractionError(MemoryStoreError):
     """
 
 
+class MemoryBackendError(MemoryStoreError):
+    """A memory backend failed (a ``RuntimeError``, as in OpenRath)."""
+
+
+class UnsupportedMemoryOp(MemoryBackendError):
+    """A backend was given an op type it does not run."""
+
+    def __init__(self, op_type: str, backend_name: str) -> None:
+        super().__init__(f"memory backend {backend_name!r} does not support {op_type}")
+        self.op_type = op_type
+        self.backend_name = backend_name
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.op_type, self.backend_name))
+
+
+class MemoryBackendNotFound(MemoryBackendError):
+    """No memory backend of that name is registered (the message lists those that are)."""
+
+    def __init__(self, name: str, available: Sequence[str] = ()) -> None:
+        names = ", ".join(available) or "none"
+        super().__init__(
+            f"no memory backend {name!r} (registered: {names}); install its extra, e.g. "
+            "pip install 'rath[openviking]'",
+            retryable=False,
+        )
+        self.name = name
+        self.available = tuple(available)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.name, self.available))
+
+
+class MemoryNotFound(MemoryBackendError):
+    """Nothing is stored at ``uri``."""
+
+    def __init__(self, uri: str) -> None:
+        super().__init__(f"no memory at {uri!r}", retryable=False)
+        self.uri = uri
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.uri,))
+
+
+class MemoryConflict(MemoryBackendError):
+    """Something else is already stored at ``uri``."""
+
+    def __init__(self, uri: str) -> None:
+        super().__init__(f"memory {uri!r} already exists", retryable=False)
+        self.uri = uri
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.uri,))
+
+
 __all__ = [
     "EmbeddingError",
     "ExtractionError",
     "InvalidMemoryError",
+    "MemoryBackendError",
+    "MemoryBackendNotFound",
+    "MemoryConflict",
+    "MemoryNotFound",
     "MemoryStoreClosed",
     "MemoryURIError",
+    "UnsupportedMemoryOp",
 ]

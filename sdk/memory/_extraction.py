@@ -139,7 +139,7 @@ def parse_extracted_facts(
     """
     check_scope(scope)
     check_segment("category", category)
-    items = _json_list(reply)
+    items = json_list(reply)
     facts: list[ExtractedFact] = []
     seen: set[str] = set()
     for item in items:
@@ -176,7 +176,12 @@ def fact_key(text: str) -> str:
     return fold_whitespace(unicodedata.normalize("NFKC", text).casefold()).rstrip(_TRAILING)
 
 
-def _json_list(reply: str) -> list[Any]:
+def json_list(reply: str) -> list[Any]:
+    """The JSON array in a model's reply (fenced, bare, or wrapped in ``facts``/``memories``).
+
+    Raises:
+        ExtractionError: The reply holds no JSON array.
+    """
     if not isinstance(reply, str):
         raise ExtractionError(f"the extraction reply is {type(reply).__name__}, not text")
     candidates = [match.group(1) for match in _FENCE.finditer(reply)] + [reply]

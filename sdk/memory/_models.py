@@ -51,12 +51,35 @@ class EmbeddingSpec(BaseModel):
     timeout: float = 60.0
 
 
+OptionValue = str | int | float | bool | None
+
+
+class BackendStoreSpec(BaseModel):
+    """A store of a memory plane backend (:mod:`rath.memory.abc`), described for a worker.
+
+    Attributes:
+        name: The registered backend (``local``, ``openviking``...).
+        namespace: The spec's namespace; ``account_id``, ``user_id``, ``agent_id`` likewise.
+        options: The backend's options, plain values only. A key travels as ``api_key_ref``
+            (a reference the worker resolves: an in-process key, or ``env:NAME``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    namespace: str | None = None
+    account_id: str | None = None
+    user_id: str | None = None
+    agent_id: str | None = None
+    options: dict[str, OptionValue] = {}
+
+
 class MemorySpec(BaseModel):
     """A memory store by description: what ``Agent(memory=...)`` becomes in a workflow.
 
     Attributes:
-        kind: The backend. Only ``local`` (SQLite on the worker's disk) exists; a remote
-            service would add a kind (see ``docs/memory.md``, "Adapter boundary").
+        kind: ``local`` (Rath's SQLite store on the worker's disk) or ``backend`` (a store of
+            the memory plane, described by ``backend``: OpenViking, OpenRath's file store).
         store: The store's name: ``default`` is ``<RATH_HOME>/memory/memory.db`` and ``x`` is
             ``<RATH_HOME>/memory/x.db``, ``RATH_HOME`` being the worker's data dir.
         path: An explicit database file instead (made absolute where the spec is built). It
@@ -67,17 +90,19 @@ class MemorySpec(BaseModel):
         category: The category ``remember`` writes to when not told otherwise.
         embedding: Enables embedding and hybrid recall.
         min_similarity: Embedding matches at or below this cosine similarity are dropped.
+        backend: The plane store, when ``kind`` is ``backend``.
     """
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["local"] = "local"
+    kind: Literal["local", "backend"] = "local"
     store: str = DEFAULT_STORE_NAME
     path: str | None = None
     scope: str = DEFAULT_SCOPE
     category: str = DEFAULT_CATEGORY
     embedding: EmbeddingSpec | None = None
     min_similarity: float = 0.0
+    backend: BackendStoreSpec | None = None
 
     @field_validator("store")
     @classmethod

@@ -56,3 +56,22 @@ class MemoryHit(BaseModel):
     def content(self) -> str:
         """The record's content."""
         return self.record.content
+
+    @property
+    def snippet(self) -> str:
+        """The content as a backend plane's hit shows it (OpenRath's ``MemoryHit.snippet``)."""
+        return snippet(self.record.content)
+
+    @property
+    def level(self) -> str:
+        """Always ``"detail"``: a record is read whole."""
+        return "detail"
+
+
+SNIPPET_CHARS = 200
+
+
+def snippet(text: str) -> str:
+    """``text`` stripped, cut at :data:`SNIPPET_CHARS` with ``...`` when longer."""
+    text = text.strip()
+    return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS] + "..."

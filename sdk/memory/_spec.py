@@ -15,8 +15,10 @@ from rath.errors import ConfigError
 from rath.llm._embedder import Embedder
 from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.memory._e5 import E5Embedder
+from rath.memory._handle import BackendMemoryStore
 from rath.memory._local import LocalMemoryStore
 from rath.memory._models import DEFAULT_STORE_NAME, EmbeddingKind, EmbeddingSpec, MemorySpec
+from rath.memory._plane_spec import describe_store
 from rath.memory._store import MemoryStore
 
 __all__ = [
@@ -36,7 +38,8 @@ def memory_spec(memory: object) -> MemorySpec | None:
     Args:
         memory: ``None`` (no memory); ``"local"`` (the default store under the data dir);
             ``"local:<name>"`` (a named store there); a :class:`MemorySpec`; or a
-            :class:`~rath.memory.LocalMemoryStore` (its file and embedder are described).
+            :class:`~rath.memory.LocalMemoryStore` (its file and embedder are described); or
+            a store a memory backend opened (its backend, identities and options are).
 
     Returns:
         The spec, or ``None`` for ``None``.
@@ -52,14 +55,17 @@ def memory_spec(memory: object) -> MemorySpec | None:
         if kind == "local":
             return MemorySpec(store=name) if name else MemorySpec()
         raise ConfigError(
-            f"unknown memory backend {memory!r}: use memory='local' (or 'local:<name>' for a "
-            "named store), a MemorySpec, or a LocalMemoryStore"
+            f"memory={memory!r} names no store: use memory='local' (or 'local:<name>'), a "
+            "MemorySpec, a memory store, or open a backend's store first "
+            "(rath.memory.get(name).open(spec))"
         )
     if isinstance(memory, LocalMemoryStore):
         embedding = embedding_spec(memory.embedder) if memory.embedder is not None else None
         return MemorySpec(
             path=str(memory.path), embedding=embedding, min_similarity=memory.min_similarity
         )
+    if isinstance(memory, BackendMemoryStore):
+        return describe_store(memory)
     if isinstance(memory, MemoryStore):
         raise ConfigError(
             f"memory={type(memory).__name__}(...) cannot be described to a worker: only "

@@ -47,7 +47,7 @@ def test_agent_memory_arguments_become_specs(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("memory", "message"),
     [
-        ("openviking", "unknown memory backend 'openviking'"),
+        ("openviking", r"memory='openviking' names no store.*rath\.memory\.get\(name\)\.open"),
         (42, "not int"),
         (True, "not bool"),
         (object(), "not object"),

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The OpenViking server (AGPL-3.0, about 1.3 GB, about 2 minutes) in a venv of its own,
+# .venv-openviking, for the `openviking` memory backend's tests and example. The backend
+# itself needs only its client (`pip install 'rath[openviking]'`, part of the dev extra).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv-openviking/bin/openviking-server ]; then
+  echo "openviking: installing openviking-server 0.5.2 into .venv-openviking (about 2 minutes)"
+  python3 -m venv .venv-openviking
+  .venv-openviking/bin/python -m pip install --quiet --upgrade pip
+  .venv-openviking/bin/python -m pip install --quiet 'openviking==0.5.2'
+fi
+echo "openviking: ok ($(.venv-openviking/bin/openviking-server --version 2>/dev/null | tail -1))"

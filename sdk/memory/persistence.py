@@ -1,0 +1,101 @@
+"""Where the plane's local memory stores live: ``<RATH_HOME>/memory/local/<id>/``.
+
+:class:`PersistentMemoryRegistry` allocates, lists and deletes those directories. Rath's own
+default store (``<RATH_HOME>/memory/memory.db``, :func:`rath.memory.default_memory_store`)
+sits beside them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+from rath.settings import Settings
+
+__all__ = [
+    "PersistentMemoryRegistry",
+    "ensure_local_memory_root",
+    "local_memory_root",
+    "local_store_dir",
+    "memory_root",
+]
+
+
+def memory_root() -> Path:
+    """``<RATH_HOME>/memory`` (not created)."""
+    return Settings.from_env().home / "memory"
+
+
+def local_memory_root() -> Path:
+    """``<RATH_HOME>/memory/local``, the local stores' parent (not created)."""
+    return memory_root() / "local"
+
+
+def ensure_local_memory_root() -> Path:
+    """:func:`local_memory_root`, created."""
+    root = local_memory_root()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def local_store_dir(store_id: str | uuid.UUID) -> Path:
+    """The directory of local store ``store_id``.
+
+    Raises:
+        ValueError: ``store_id`` is not one plain directory name.
+    """
+    name = str(store_id)
+    if not name or name in (".", "..") or "/" in name or "\\" in name:
+        raise ValueError(f"invalid local memory store id {name!r}: use a plain name or a UUID")
+    return local_memory_root() / name
+
+
+class PersistentMemoryRegistry:
+    """The local stores on disk, by id."""
+
+    def alloc_local_id(self) -> str:
+        """A new store id (a UUID), not yet on disk."""
+        return str(uuid.uuid4())
+
+    def ensure_local(self, store_id: str | uuid.UUID) -> Path:
+        """The store's directory, created."""
+        path = local_store_dir(store_id)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def local_path(self, store_id: str | uuid.UUID) -> Path:
+        """The store's directory (whether or not it exists)."""
+        return local_store_dir(store_id)
+
+    def list_local(self) -> list[str]:
+        """The ids of the stores on disk, sorted."""
+        root = local_memory_root()
+        return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+    def delete_local(self, store_id: str | uuid.UUID) -> bool:
+        """Delete a store and everything in it; whether it existed."""
+        path = local_store_dir(store_id)
+        if not path.is_dir():
+            return False
+        shutil.rmtree(path)
+        return True
+
+    def prune_local(self, older_than: timedelta | float) -> list[str]:
+        """Delete the stores untouched for ``older_than`` (seconds or a timedelta); their ids."""
+        age = older_than.total_seconds() if isinstance(older_than, timedelta) else older_than
+        cutoff = time.time() - age
+        pruned = []
+        for store_id in self.list_local():
+            path = local_store_dir(store_id)
+            if _last_touched(path) < cutoff:
+                shutil.rmtree(path, ignore_errors=True)
+                pruned.append(store_id)
+        return pruned
+
+
+def _last_touched(path: Path) -> float:
+    meta = path / "meta.json"
+    return (meta if meta.exists() else path).stat().st_mtime
