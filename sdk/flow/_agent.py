@@ -12,6 +12,7 @@ from rath.errors import ConfigError
 from rath.flow._agent_memory import AgentMemoryMethods
 from rath.flow._module import Workflow
 from rath.flow._param import AgentParam
+from rath.flow.memory_inject import DefaultRecallInjection
 from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta
 from rath.session._loop import run_session_loop
@@ -42,6 +43,8 @@ class Agent(AgentMemoryMethods, Workflow):
             injected as marked SYSTEM rows before the first round of each run.
         memory_top_k: The most memories injected per run.
         memory_target: Recall only from this scope or URI prefix.
+        memory_inject: OpenRath's ``DefaultRecallInjection(top_k, target_uri)``, the same as
+            ``memory_top_k`` and ``memory_target``.
         commit_on_forward: After each run, extract durable facts from its transcript with
             this agent's model and store them (needs ``memory``).
         tool_policy: ``{pattern: "allow" | "deny" | "ask"}`` per tool name (first match
@@ -79,6 +82,7 @@ class Agent(AgentMemoryMethods, Workflow):
         memory: object = None,
         memory_top_k: int = 4,
         memory_target: str | None = None,
+        memory_inject: DefaultRecallInjection | None = None,
         commit_on_forward: bool = False,
         budget: Budget | None = None,
         tool_policy: Any = None,
@@ -98,6 +102,14 @@ class Agent(AgentMemoryMethods, Workflow):
         self.max_tool_rounds = max_tool_rounds
         self.options = options
         self.compress_at_tokens = compress_at_tokens
+        if memory_inject is not None:
+            if not isinstance(memory_inject, DefaultRecallInjection):
+                raise ConfigError(
+                    f"memory_inject={type(memory_inject).__name__}(...): a durable agent "
+                    "recalls on its worker, so only DefaultRecallInjection(top_k, target_uri) "
+                    "is taken; call a policy of your own on the session before the agent"
+                )
+            memory_top_k, memory_target = memory_inject.top_k, memory_inject.target_uri
         self._bind_memory(memory)
         if commit_on_forward and self._memory_spec is None:
             raise ConfigError("commit_on_forward=True needs memory: Agent(..., memory='local')")

@@ -96,7 +96,12 @@ class MemoryBackend(ABC):
     @classmethod
     def is_available(cls) -> bool:
         """Whether this backend can run here (its packages are installed)."""
-        return True
+        return cls.unavailable_reason() is None
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        """Why this backend cannot run here, with the command that fixes it; ``None`` if it can."""
+        return None
 
     @classmethod
     @abstractmethod

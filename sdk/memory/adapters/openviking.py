@@ -65,9 +65,11 @@ class OpenVikingMemoryBackend(MemoryBackend):
     """Memory on an OpenViking server (see the module docstring)."""
 
     @classmethod
-    def is_available(cls) -> bool:
-        """Whether the client is installed (``pip install 'rath[openviking]'``)."""
-        return importlib.util.find_spec(_SDK) is not None
+    def unavailable_reason(cls) -> str | None:
+        """Set when the client is missing: ``pip install 'rath[openviking]'``."""
+        if importlib.util.find_spec(_SDK) is None:
+            return "the OpenViking client is not installed (pip install 'rath[openviking]')"
+        return None
 
     @classmethod
     def capabilities(cls) -> MemoryCapabilities:
@@ -82,11 +84,9 @@ class OpenVikingMemoryBackend(MemoryBackend):
         )
 
     def _open(self, spec: MemoryStoreSpec | None) -> tuple[str, Any]:
-        if not self.is_available():
-            raise MemoryBackendError(
-                "the openviking memory backend needs its client: pip install 'rath[openviking]'",
-                retryable=False,
-            )
+        reason = self.unavailable_reason()
+        if reason is not None:
+            raise MemoryBackendError(f"memory backend 'openviking': {reason}", retryable=False)
         options = dict((spec.options if spec else None) or {})
         if options.get("path") and not options.get("url"):
             raise MemoryBackendError(

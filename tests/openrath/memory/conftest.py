@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from openviking_server import openviking
 
 
 @pytest.fixture(autouse=True)
@@ -18,6 +17,3 @@ def own_home(
     home = tmp_path / "home"
     monkeypatch.setenv("RATH_HOME", str(home))
     return home
-
-
-__all__ = ["openviking", "own_home"]

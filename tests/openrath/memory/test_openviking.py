@@ -25,6 +25,7 @@ from rath.memory import (
     MemoryStoreSpec,
     MemoryWriteResult,
 )
+from rath.memory.adapters import openviking as openviking_backend
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, function_handler
@@ -80,6 +81,17 @@ def test_failures_come_back_with_openraths_kinds(openviking: OpenViking) -> None
     with _open(openviking, key="not-a-key") as stranger:
         refused = stranger.dispatch(MemoryOpRead(uri="memory://user/memories/drinks/tea"))
         assert isinstance(refused, MemoryExecutionFailure) and refused.kind == "unauthorized"
+
+
+def test_without_its_client_it_is_unavailable_and_says_how_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(openviking_backend, "_SDK", "openviking_sdk_not_installed")
+    assert not memory.is_available("openviking")
+    reason = memory.get_class("openviking").unavailable_reason()
+    assert reason is not None and "pip install 'rath[openviking]'" in reason
+    with pytest.raises(MemoryBackendError, match=r"pip install 'rath\[openviking\]'"):
+        memory.get("openviking").open(MemoryStoreSpec(options={"url": "http://127.0.0.1:9"}))
 
 
 def test_nothing_listening_is_a_clear_error() -> None:

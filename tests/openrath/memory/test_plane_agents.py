@@ -11,6 +11,7 @@ from support import FAST, fake_provider
 import rath.memory as memory
 from rath import flow
 from rath.errors import ConfigError
+from rath.flow.memory_inject import DefaultRecallInjection, MemoryInjectionPolicy
 from rath.memory import MEMORY_PREFIX, MemoryBackendNotFound, MemoryStoreSpec
 from rath.session import ChunkKind, Session
 from rath.settings import Settings
@@ -78,3 +79,25 @@ def test_a_durable_agent_recalls_from_a_plane_store(rath_env: Settings, tmp_path
     assert len(sent) == 1 and DARK in sent[0]
     assert rows[-1].kind is ChunkKind.ASSISTANT
     agent.close()
+
+
+def test_default_recall_injection_configures_the_agents_recall(tmp_path: Path) -> None:
+    store = memory.get("local").open(MemoryStoreSpec(options={"path": str(tmp_path)}))
+    record = memory.remember(store, DARK)
+    memory.remember(store, "The agent answers in lists.", scope="agent")
+    policy = DefaultRecallInjection(top_k=2, target_uri="memory://user")
+    agent = flow.Agent("x", model="m", memory=store, memory_inject=policy)
+    assert (agent.memory_top_k, agent.memory_target) == (2, "memory://user")
+    rows = policy.inject(Session.from_user_message("dark mode or lists?"), store)
+    assert [row.payload["content"].split("\n")[0] for row in rows] == [
+        f"{MEMORY_PREFIX}{record.uri}"
+    ]
+    assert policy.inject(Session.from_agent_prompt("no user text"), store) == ()
+    assert isinstance(policy, MemoryInjectionPolicy)
+
+    class Mine:
+        def inject(self, session: Session, store: object) -> tuple[()]:
+            return ()
+
+    with pytest.raises(ConfigError, match="only DefaultRecallInjection"):
+        flow.Agent("x", model="m", memory=store, memory_inject=Mine())  # type: ignore[arg-type]
