@@ -19,6 +19,10 @@ one) and use the ``rath.memory.*`` activities (:mod:`rath.activities.memory`): r
 recall, inject (recalled memories as marked SYSTEM rows) and commit (facts extracted by a
 model).
 
+OpenRath's memory plane is here too: backends by name (``rath.memory.get("local")``,
+``"openviking"``) whose stores run OpenRath's ops (``store.dispatch(MemoryOpWrite(...))``) and
+are Rath stores as well, so agents and durable runs take them (:mod:`rath.memory.abc`).
+
 See ``docs/memory.md`` for the design, the ranking and its measured quality.
 """
 

@@ -2,8 +2,9 @@
 
 A store is synchronous and thread-safe; activities call it from worker threads
 (``asyncio.to_thread``). :class:`~rath.memory.LocalMemoryStore` is the SQLite implementation.
-A remote memory service (OpenViking, see ``docs/memory.md``) plugs in as another subclass; the
-contract each method states is what the activities and the agent rely on:
+The stores of the memory plane's backends (:class:`~rath.memory.BackendMemoryStore`: OpenRath's
+file store, OpenViking) are subclasses too; the contract each method states is what the
+activities and the agent rely on:
 
 * ``remember`` is idempotent: the same ``key``, or the same content in the same scope, gives
   back the record already stored instead of a second one. Retried activities depend on it.
