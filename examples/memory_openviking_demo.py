@@ -66,8 +66,7 @@ def main() -> None:
             injected = [
                 row.payload["content"]
                 for row in out.chunk_table.rows
-                if row.kind is ChunkKind.SYSTEM
-                and row.payload["content"].startswith(MEMORY_PREFIX)
+                if row.kind is ChunkKind.SYSTEM and row.payload["content"].startswith(MEMORY_PREFIX)
             ]
         print(f"the run {out.run_id} was given {len(injected)} memory:")
         for content in injected:

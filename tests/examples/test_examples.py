@@ -94,3 +94,32 @@ def test_10_provider_variation_runs_both_kinds(tmp_path: Path) -> None:
     assert "=== provider_kind=anthropic ===" in result.stdout
     assert (tmp_path / "work" / "openai" / "hello.txt").read_text() == "hi"
     assert (tmp_path / "work" / "anthropic" / "hello.txt").read_text() == "hi"
+
+
+def test_13_trading_desk_runs_the_nested_desk_as_one_tree(tmp_path: Path) -> None:
+    result = run_example("13_trading_desk.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "started run rath-TradingDesk-" in out
+    assert "(analysts): AnalystTeam(" in out and "(risk): RiskReview(" in out
+    runs = out.split(" agent runs: ", 1)[1].splitlines()[0].split(", ")
+    # Concurrent agents may be recorded in either order.
+    assert sorted(runs) == sorted(
+        [
+            "market",
+            "news",
+            "fundamentals",
+            "bull",
+            "bear",
+            "bull",
+            "bear",
+            "trader",
+            "aggressive",
+            "conservative",
+            "neutral",
+            "manager",
+        ]
+    )
+    assert 'My instructions: "You are the risk manager.' in out
+    assert "TradingDesk.forward (op_workflow)" in out
+    assert "Traceback" not in result.stderr
