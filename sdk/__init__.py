@@ -39,9 +39,11 @@ __all__ = [
 
 # name -> (module, attribute); attribute None means the module itself.
 _EXPORTS: dict[str, tuple[str, str | None]] = {
+    "backend": ("rath.backend", None),
     "errors": ("rath.errors", None),
     "flow": ("rath.flow", None),
     "llm": ("rath.llm", None),
+    "memory": ("rath.memory", None),
     "session": ("rath.session", None),
     "run_graph": ("rath._runtime.queries", "run_graph"),
     "approve": ("rath.approvals", "approve"),

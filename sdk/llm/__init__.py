@@ -13,6 +13,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rath.errors import BudgetExceededError
+    from rath.llm.anthropic import (
+        RathAnthropicChatClient,
+        build_anthropic_kwargs,
+        build_anthropic_stream_kwargs,
+        normalize_anthropic_response,
+    )
     from rath.llm._client import ChatClient, ChatRequest
     from rath.llm._embedding import embedder_for, register_embedder
     from rath.llm._errors import ProviderError
@@ -47,6 +54,7 @@ if TYPE_CHECKING:
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
+    "BudgetExceededError",
     "ChatClient",
     "ChatClientFactory",
     "ChatClients",
@@ -56,6 +64,7 @@ __all__ = [
     "Provider",
     "ProviderError",
     "ProviderSpec",
+    "RathAnthropicChatClient",
     "RathLLMAssistantMessage",
     "RathLLMChatChoice",
     "RathLLMChatRequest",
@@ -77,11 +86,14 @@ __all__ = [
     "VLMProvider",
     "WireToolCall",
     "add_usage",
+    "build_anthropic_kwargs",
+    "build_anthropic_stream_kwargs",
     "chat_client_for",
     "describe_image",
     "describe_image_async",
     "embedder_for",
     "image_message",
+    "normalize_anthropic_response",
     "normalize_chat_completion",
     "register_chat_client",
     "register_embedder",
@@ -91,6 +103,7 @@ __all__ = [
 
 # name -> defining module
 _EXPORTS: dict[str, str] = {
+    "BudgetExceededError": "rath.errors",
     "ChatClient": "rath.llm._client",
     "ChatClientFactory": "rath.llm._registry",
     "ChatClients": "rath.llm._registry",
@@ -112,6 +125,7 @@ _EXPORTS: dict[str, str] = {
     "RathLLMTokenUsage": "rath.llm.dto",
     "RathLLMToolCallFunction": "rath.llm.dto",
     "RathLLMToolCallPart": "rath.llm.dto",
+    "RathAnthropicChatClient": "rath.llm.anthropic",
     "RathOpenAIChatClient": "rath.llm.openai",
     "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
     "RathOpenAIVLMClient": "rath.llm.vlm_provider",
@@ -121,6 +135,9 @@ _EXPORTS: dict[str, str] = {
     "VLMProvider": "rath.llm.vlm_provider",
     "WireToolCall": "rath.llm._wire",
     "add_usage": "rath.llm._usage",
+    "build_anthropic_kwargs": "rath.llm.anthropic",
+    "build_anthropic_stream_kwargs": "rath.llm.anthropic",
+    "normalize_anthropic_response": "rath.llm.anthropic",
     "chat_client_for": "rath.llm._registry",
     "describe_image": "rath.llm._vlm",
     "describe_image_async": "rath.llm._vlm",
