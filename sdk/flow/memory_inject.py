@@ -50,8 +50,6 @@ class DefaultRecallInjection:
         query = injection_query(rows)
         if query is None:
             return ()
-        scope, category = (
-            parse_memory_prefix(self.target_uri) if self.target_uri else (None, None)
-        )
+        scope, category = parse_memory_prefix(self.target_uri) if self.target_uri else (None, None)
         hits = store.recall(query, top_k=self.top_k, scope=scope, category=category)
         return tuple(memory_row(hit.record) for hit in injectable(hits, rows))

@@ -14,12 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rath.errors import BudgetExceededError
-    from rath.llm.anthropic import (
-        RathAnthropicChatClient,
-        build_anthropic_kwargs,
-        build_anthropic_stream_kwargs,
-        normalize_anthropic_response,
-    )
     from rath.llm._client import ChatClient, ChatRequest
     from rath.llm._embedding import embedder_for, register_embedder
     from rath.llm._errors import ProviderError
@@ -36,6 +30,12 @@ if TYPE_CHECKING:
     from rath.llm._usage import TokenUsage, add_usage
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
+    from rath.llm.anthropic import (
+        RathAnthropicChatClient,
+        build_anthropic_kwargs,
+        build_anthropic_stream_kwargs,
+        normalize_anthropic_response,
+    )
     from rath.llm.dto import (
         RathLLMAssistantMessage,
         RathLLMChatChoice,
