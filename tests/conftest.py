@@ -35,6 +35,9 @@ def rath_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         "OPENAI_BASE_URL",
         "RATH_STORE_DIR",
         "RATH_STORE_URL",
+        "OPEN_SANDBOX_DOMAIN",
+        "OPENSANDBOX_DOMAIN",
+        "OPEN_SANDBOX_API_KEY",
     ):
         patch.delenv(name, raising=False)
     yield home

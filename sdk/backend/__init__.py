@@ -50,7 +50,13 @@ from rath.backend._types import (
     ToolResult,
     tool_failure_from,
 )
-from rath.backend.local import BwrapBackend, DockerBackend, HostDirBackend, LocalBackend
+from rath.backend.local import (
+    BwrapBackend,
+    DockerBackend,
+    HostDirBackend,
+    LocalBackend,
+    OpenSandboxBackend,
+)
 
 __all__ = [
     "Backend",
@@ -80,6 +86,7 @@ __all__ = [
     "HostDirBackend",
     "IsolationLevel",
     "LocalBackend",
+    "OpenSandboxBackend",
     "SharedLoop",
     "Stream",
     "ToolExecutionFailure",

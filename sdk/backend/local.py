@@ -1,4 +1,4 @@
-"""The backends shipped: ``local``, ``bwrap`` and ``docker``, over Rath's sandboxes.
+"""The backends shipped: ``local``, ``bwrap``, ``docker``, ``opensandbox``, over Rath's sandboxes.
 
 Each opens the :mod:`rath.sandbox` backend of the same name on a host working directory (a
 fresh temporary one, deleted on close, when the spec names none) and maps OpenRath's payloads
@@ -8,6 +8,7 @@ missing confinement is a known bug).
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import shutil
 import tempfile
@@ -17,6 +18,7 @@ from typing import ClassVar
 
 from rath.backend._backend import Backend
 from rath.backend._handle import BackendSandbox
+from rath.backend._loop import run
 from rath.backend._registry import register
 from rath.backend._types import (
     BackendSandboxSpec,
@@ -42,11 +44,13 @@ from rath.sandbox import (
     BwrapSandbox,
     DockerSandbox,
     LocalSandbox,
+    OpenSandboxSandbox,
     SandboxBackend,
     SandboxSpec,
     ToolFailure,
     open_sandbox,
 )
+from rath.sandbox.opensandbox import GUEST_WORKSPACE, ID_FILE
 
 
 @dataclass
@@ -54,6 +58,7 @@ class _Opened:
     box: SandboxBackend
     root: Path
     owned: bool
+    shown_root: str  # where listed paths live, as OpenRath's FileEntry.path shows them
 
 
 class HostDirBackend(Backend):
@@ -65,6 +70,11 @@ class HostDirBackend(Backend):
     def __init__(self) -> None:
         super().__init__()
         self._boxes: dict[int, _Opened] = {}
+
+    @classmethod
+    def shown_root(cls, root: Path) -> str:
+        """The directory listed paths are under: the host directory itself."""
+        return str(root)
 
     @classmethod
     def is_available(cls) -> bool:
@@ -96,7 +106,7 @@ class HostDirBackend(Backend):
         box = open_sandbox(SandboxSpec.model_validate(fields))
         await box.__aenter__()
         sandbox = BackendSandbox(backend=self, handle=str(root), spec=spec)
-        self._boxes[id(sandbox)] = _Opened(box, root, owned)
+        self._boxes[id(sandbox)] = _Opened(box, root, owned, self.shown_root(root))
         return sandbox
 
     async def _aclose(self, sandbox: BackendSandbox) -> None:
@@ -136,7 +146,7 @@ async def _run(opened: _Opened, call: BackendTool) -> ToolResult | bool:
     if isinstance(call, BackendToolFilesList):
         listing = await box.list_files(call.path)
         entries = (
-            FileEntry(e.name, str(opened.root / e.path), e.is_dir)
+            FileEntry(e.name, f"{opened.shown_root}/{e.path}", e.is_dir)
             for e in sorted(listing.entries, key=lambda e: e.name)
         )
         return FileEntries(tuple(entries))
@@ -166,3 +176,33 @@ class DockerBackend(HostDirBackend):
 
     sandbox_class = DockerSandbox
     isolation = IsolationLevel.CONTAINER
+
+
+@register("opensandbox")
+class OpenSandboxBackend(HostDirBackend):
+    """A container on an OpenSandbox server (``OPEN_SANDBOX_DOMAIN``; the SDK extra).
+
+    The working directory stays on this host and holds only the remote sandbox's id; files
+    live in the sandbox's ``/workspace``, which listings show.
+    """
+
+    sandbox_class = OpenSandboxSandbox
+    isolation = IsolationLevel.CONTAINER
+
+    @classmethod
+    def shown_root(cls, root: Path) -> str:
+        """The sandbox's own workspace."""
+        return GUEST_WORKSPACE
+
+    def attach(self, remote_id: str, *, spec: BackendSandboxSpec | None = None) -> BackendSandbox:
+        """Reconnect to the running OpenSandbox sandbox ``remote_id`` (OpenRath's ``attach``)."""
+        return run(self._aattach(remote_id, spec or BackendSandboxSpec()))
+
+    async def _aattach(self, remote_id: str, spec: BackendSandboxSpec) -> BackendSandbox:
+        root = Path(spec.working_dir or tempfile.mkdtemp(prefix="rath-opensandbox-")).resolve()
+        root.mkdir(parents=True, exist_ok=True)
+        (root / ID_FILE).write_text(remote_id)
+        sandbox = await self._aopen(dataclasses.replace(spec, working_dir=str(root)))
+        if spec.working_dir is None:
+            self._boxes[id(sandbox)].owned = True
+        return sandbox

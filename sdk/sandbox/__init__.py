@@ -30,8 +30,9 @@ from rath.sandbox._spec import SandboxLimits, SandboxSpec
 from rath.sandbox.bwrap import BwrapSandbox
 from rath.sandbox.docker import DockerSandbox
 from rath.sandbox.local import LocalSandbox
+from rath.sandbox.opensandbox import OpenSandboxSandbox
 
-for _backend in (LocalSandbox, BwrapSandbox, DockerSandbox):
+for _backend in (LocalSandbox, BwrapSandbox, DockerSandbox, OpenSandboxSandbox):
     register_backend(_backend.name, _backend)
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "FileEntry",
     "FileWriteResult",
     "LocalSandbox",
+    "OpenSandboxSandbox",
     "SandboxBackend",
     "SandboxLimits",
     "SandboxSpec",

@@ -25,9 +25,12 @@ from rath.sandbox import (
 from rath.session import Session
 
 
-def test_every_backend_is_usable_here(docker_host: str) -> None:
+def test_every_backend_is_usable_here(docker_host: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if BwrapSandbox.unavailable_reason() is not None:
         pytest.skip(BwrapSandbox.unavailable_reason() or "")
+    monkeypatch.setenv("OPEN_SANDBOX_DOMAIN", "127.0.0.1:9")  # named: usable (not probed)
+    assert available_backends() == ("bwrap", "docker", "local", "opensandbox")
+    monkeypatch.delenv("OPEN_SANDBOX_DOMAIN")
     assert available_backends() == ("bwrap", "docker", "local")
 
 
@@ -61,13 +64,13 @@ def test_backend_names_are_checked_without_probing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/nothing.sock")
-    assert registered_backends() == ("bwrap", "docker", "local")
+    assert registered_backends() == ("bwrap", "docker", "local", "opensandbox")
     check_backend_name("docker")  # registered: fine, even with no daemon
     with pytest.raises(SandboxUnavailableError) as info:
         check_backend_name("firecracker")
     assert str(info.value) == (
         "sandbox backend 'firecracker' is unavailable: no backend of that name is registered "
-        "(see register_backend). Available: bwrap, docker, local"
+        "(see register_backend). Available: bwrap, docker, local, opensandbox"
     )
 
 
