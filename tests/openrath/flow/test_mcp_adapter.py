@@ -22,7 +22,7 @@ from rath.testing import FakeChatServer, text_reply, tool_call_reply
 
 ECHO = [
     sys.executable,
-    str(Path(__file__).resolve().parents[2] / "examples" / "mcp_echo_server.py"),
+    str(Path(__file__).resolve().parents[3] / "examples" / "mcp_echo_server.py"),
 ]
 
 
