@@ -161,6 +161,7 @@ def test_a_waiting_run_and_a_failed_run_say_so_in_the_web_ui(
         )
         out = careful(Session.from_user_message("write notes").to("local", spec=tmp_path / "ws"))
         assert out.run_id is not None
+        server.wait_for_requests(1, timeout=30)  # the run exists before its page is opened
         # While the run waits, its current details say for what, and the command to answer.
         waiting_png = tmp_path / "waiting.png"
         text = ui.capture(
