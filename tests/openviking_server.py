@@ -12,15 +12,12 @@ import json
 import os
 import secrets
 import shutil
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
+from server_process import free_port, server_process
 
 from rath.memory.testing import FakeEmbeddingServer
 
@@ -49,12 +46,6 @@ def server_binary() -> str | None:
     return next((c for c in candidates if c and Path(c).is_file()), None)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def openviking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenViking]:
     """Start the server (once per session), create an account, stop it at the end."""
@@ -65,7 +56,7 @@ def openviking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenViking]
     from openviking_sdk import SyncHTTPClient
 
     folder = tmp_path_factory.mktemp("openviking")
-    port = _free_port()
+    port = free_port()
     root_key = secrets.token_hex(16)
     with FakeEmbeddingServer(dimensions=64) as embedder:
         config = {
@@ -83,44 +74,17 @@ def openviking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpenViking]
             },
         }
         (folder / "ov.conf").write_text(json.dumps(config))
-        log = (folder / "server.log").open("wb")
-        process = subprocess.Popen(
+        url = f"http://127.0.0.1:{port}"
+        with server_process(
             [binary, "--config", str(folder / "ov.conf")],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "HOME": str(folder)},
-        )
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait_healthy(url, process, folder / "server.log")
+            health_url=f"{url}/health",
+            log=folder / "server.log",
+            env={"HOME": str(folder)},
+            timeout=_START_TIMEOUT,
+        ):
             admin = SyncHTTPClient(url=url, api_key=root_key, timeout=30)
             admin.initialize()
             account = admin.admin_create_account("rath-tests", "alice")
             admin.close()
-            yield OpenViking(
-                url=url, api_key=account["user_key"], account="rath-tests", user="alice"
-            )
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-            log.close()
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + _START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"openviking-server exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(
-        f"openviking-server not healthy in {_START_TIMEOUT} s: {log.read_text()[-2000:]}"
-    )
+            key = account["user_key"]
+            yield OpenViking(url=url, api_key=key, account="rath-tests", user="alice")

@@ -17,17 +17,14 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import socket
-import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import docker
-import httpx
 import pytest
+from server_process import free_port, server_process
 from testcontainers.core.image import DockerImage
 from testcontainers.core.network import Network
 
@@ -76,12 +73,6 @@ def build_execd_image(base_image: str) -> str:
         return tag
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _config(folder: Path, port: int, key: str, execd_image: str, network: str) -> Path:
@@ -133,31 +124,23 @@ def opensandbox_server(
     patch.setenv("TESTCONTAINERS_RYUK_DISABLED", "true")  # Ryuk's image cannot be pulled
     execd_image = os.environ.get("RATH_OPENSANDBOX_EXECD_IMAGE") or build_execd_image(docker_image)
     folder = tmp_path_factory.mktemp("opensandbox")
-    port = _free_port()
+    port = free_port()
     key = secrets.token_hex(16)
     with Network() as network:
         config = _config(folder, port, key, execd_image, network.name)
-        log = (folder / "server.log").open("wb")
-        process = subprocess.Popen(
-            [binary, "--config", str(config)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "DOCKER_HOST": docker_host, "HOME": str(folder)},
-        )
         try:
-            _wait_healthy(f"http://127.0.0.1:{port}", process, folder / "server.log")
-            patch.setenv("OPEN_SANDBOX_DOMAIN", f"127.0.0.1:{port}")
-            patch.setenv("OPEN_SANDBOX_API_KEY", key)
-            yield OpenSandboxServer(domain=f"127.0.0.1:{port}", api_key=key, image=docker_image)
+            with server_process(
+                [binary, "--config", str(config)],
+                health_url=f"http://127.0.0.1:{port}/health",
+                log=folder / "server.log",
+                env={"DOCKER_HOST": docker_host, "HOME": str(folder)},
+                timeout=_START_TIMEOUT,
+            ):
+                patch.setenv("OPEN_SANDBOX_DOMAIN", f"127.0.0.1:{port}")
+                patch.setenv("OPEN_SANDBOX_API_KEY", key)
+                yield OpenSandboxServer(domain=f"127.0.0.1:{port}", api_key=key, image=docker_image)
         finally:
             patch.undo()
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-            log.close()
             _remove_sandboxes(docker_host)
 
 
@@ -170,18 +153,3 @@ def _remove_sandboxes(docker_host: str) -> None:
                 container.remove(force=True)
     finally:
         client.close()
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + _START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"opensandbox-server exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    tail = log.read_text()[-2000:]
-    raise RuntimeError(f"opensandbox-server not healthy in {_START_TIMEOUT} s: {tail}")
