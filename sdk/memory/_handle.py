@@ -10,10 +10,15 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from rath.errors import MemoryStoreError
-from rath.memory._errors import InvalidMemoryError, MemoryNotFound, MemoryURIError
+from rath.memory._errors import (
+    InvalidMemoryError,
+    MemoryNotFound,
+    MemoryStoreClosed,
+    MemoryURIError,
+)
 from rath.memory._models import DEFAULT_CATEGORY, DEFAULT_SCOPE, RecallMode
 from rath.memory._records import MemoryHit, MemoryRecord
 from rath.memory._store import DEFAULT_TOP_K, MemoryStore
@@ -74,6 +79,16 @@ class BackendMemoryStore(MemoryStore):
     def __repr__(self) -> str:
         status = "closed" if self.closed else f"refcount={self.refcount}"
         return f"BackendMemoryStore({self.backend.name!r}, {self.handle!r}, {status})"
+
+    def acquire(self) -> Self:
+        """Take one reference (+1); a store its backend closed cannot be taken.
+
+        Raises:
+            MemoryStoreClosed: The store is closed.
+        """
+        if self.closed:
+            raise MemoryStoreClosed(f"memory store {self.handle!r} is closed: open it again")
+        return super().acquire()
 
     def dispatch(self, op: MemoryOp) -> MemoryResult:
         """Run ``op`` on this store (see :meth:`~rath.memory.abc.MemoryBackend.dispatch`)."""

@@ -291,6 +291,10 @@ def test_store_references_close_at_zero(tmp_path: Path) -> None:
     assert store.closed
     with pytest.raises(memory.MemoryStoreClosed):
         store.dispatch(MemoryOpFind(query="x"))
+    closed_directly = _open(tmp_path / "t")
+    closed_directly.close()
+    with pytest.raises(memory.MemoryStoreClosed):
+        closed_directly.acquire()
 
 
 def test_persistent_registry_allocates_lists_and_prunes() -> None:
