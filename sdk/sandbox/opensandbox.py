@@ -10,6 +10,8 @@ nothing is mounted from the worker. The remote sandbox's id is kept in the worke
 workspace directory (``.opensandbox-id``), so a worker that restarts reattaches to the same
 sandbox and its files instead of starting an empty one. Closing kills the remote sandbox.
 Commands run with ``/bin/sh -c`` in ``/workspace``; stdin is staged as a file in the sandbox.
+A sandbox lives an hour past its last renewal, and one in use is renewed every half hour, so
+only a sandbox nobody uses any more ends by itself.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ class OpenSandboxSandbox(SandboxBackend):
             raise ConfigError("an OpenSandbox sandbox cannot share the worker's network")
         self.image = spec.image or DEFAULT_IMAGE
         self._remote: Any = None
+        self._renewed = 0.0
         self._lock = asyncio.Lock()
         self._closed = False
 
@@ -274,6 +277,12 @@ class OpenSandboxSandbox(SandboxBackend):
                 raise closed_error(self.name)
             if self._remote is None:
                 self._remote = await self._open()
+                self._renewed = time.monotonic()
+            elif time.monotonic() - self._renewed > _LIFETIME.total_seconds() / 2:
+                # A session in use keeps its sandbox: the server ends it only when left alone.
+                with _errors("renew"):
+                    await self._remote.renew(_LIFETIME)
+                self._renewed = time.monotonic()
             return self._remote
 
     async def _open(self) -> Any:
