@@ -22,7 +22,13 @@ from typing import ClassVar, Self
 from rath.errors import ConfigError, SandboxError
 from rath.sandbox import _files
 from rath.sandbox._base import SandboxBackend, SandboxSpec, ToolFailure, closed_error
-from rath.sandbox._process import Execution, ProcessOutput, check_timeout, scrubbed_env
+from rath.sandbox._process import (
+    Execution,
+    ProcessOutput,
+    check_command,
+    check_timeout,
+    scrubbed_env,
+)
 from rath.sandbox._registry import unavailable_error
 from rath.sandbox._results import (
     CodeResult,
@@ -32,7 +38,6 @@ from rath.sandbox._results import (
     FileWriteResult,
 )
 
-MAX_COMMAND_CHARS = 8192
 GUEST_WORKSPACE = "/workspace"
 """Where the isolating backends mount the workspace."""
 
@@ -122,7 +127,7 @@ class HostDirSandbox(SandboxBackend):
     ) -> CommandResult:
         """Run ``/bin/sh -c cmd`` in the workspace (see :meth:`SandboxBackend.run_command`)."""
         await self._workspace()
-        _check_command(cmd)
+        check_command(cmd)
         out = await self._run(
             ["/bin/sh", "-c", cmd],
             env=env or {},
@@ -264,24 +269,3 @@ class HostDirSandbox(SandboxBackend):
                 f"{self._working_dir!r}: {exc.strerror}"
             ) from exc
         return os.path.realpath(self._working_dir)
-
-
-def _check_command(cmd: str) -> None:
-    if not isinstance(cmd, str):
-        raise ToolFailure("invalid_argument", "the command must be a string")
-    if not cmd.strip():
-        raise ToolFailure("invalid_argument", "the command is empty")
-    if "\n" in cmd or "\r" in cmd:
-        raise ToolFailure(
-            "invalid_argument",
-            "multiline commands are rejected; chain commands with && or ; on one line, "
-            "or write a script file and run it",
-        )
-    if "\0" in cmd:
-        raise ToolFailure("invalid_argument", "the command contains a NUL character")
-    if len(cmd) > MAX_COMMAND_CHARS:
-        raise ToolFailure(
-            "invalid_argument",
-            f"the command is too long ({len(cmd)} characters, limit {MAX_COMMAND_CHARS}); "
-            "write a script file and run it",
-        )

@@ -114,6 +114,32 @@ def scrubbed_env(
     return env
 
 
+MAX_COMMAND_CHARS = 8192
+"""The longest command line a sandbox runs; longer work belongs in a script file."""
+
+
+def check_command(cmd: str, *, limit: int = MAX_COMMAND_CHARS) -> None:
+    """Refuse what no backend runs: a non-string, empty, multiline, NUL or over-long command."""
+    if not isinstance(cmd, str):
+        raise ToolFailure("invalid_argument", "the command must be a string")
+    if not cmd.strip():
+        raise ToolFailure("invalid_argument", "the command is empty")
+    if "\n" in cmd or "\r" in cmd:
+        raise ToolFailure(
+            "invalid_argument",
+            "multiline commands are rejected; chain commands with && or ; on one line, "
+            "or write a script file and run it",
+        )
+    if "\0" in cmd:
+        raise ToolFailure("invalid_argument", "the command contains a NUL character")
+    if len(cmd) > limit:
+        raise ToolFailure(
+            "invalid_argument",
+            f"the command is too long ({len(cmd)} characters, limit {limit}); "
+            "write a script file and run it",
+        )
+
+
 def check_timeout(timeout: float | None, default: float) -> float:
     """The effective timeout: ``timeout`` capped at ``default`` (the sandbox's own limit).
 

@@ -31,7 +31,7 @@ from typing import Any, Self
 
 from rath.errors import ConfigError, SandboxError
 from rath.sandbox._base import Capabilities, SandboxBackend, SandboxSpec, ToolFailure, closed_error
-from rath.sandbox._process import CappedBuffer, check_timeout
+from rath.sandbox._process import CappedBuffer, check_command, check_timeout
 from rath.sandbox._registry import unavailable_error
 from rath.sandbox._results import (
     CodeResult,
@@ -140,8 +140,7 @@ class OpenSandboxSandbox(SandboxBackend):
         stdin: bytes | None = None,
     ) -> CommandResult:
         """Run ``cmd`` with ``/bin/sh -c`` in ``/workspace`` (see :class:`SandboxBackend`)."""
-        if not isinstance(cmd, str) or not cmd.strip():
-            raise ToolFailure("invalid_argument", "cmd must be a non-empty string")
+        check_command(cmd)
         seconds = check_timeout(timeout, self.spec.command_timeout)
         envs = {**self.spec.env, **(env or {})}
         if idempotency_key is not None:

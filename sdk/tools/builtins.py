@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from rath.sandbox import SandboxBackend, ToolFailure
+from rath.sandbox import SandboxBackend, ToolFailure, check_command
 from rath.tools._bodies import (
     code_body,
     command_body,
@@ -272,6 +272,10 @@ async def run_builtin(
     return ToolOutcome(dumps(body), True)
 
 
+MAX_MODEL_COMMAND_CHARS = 2048
+"""OpenRath's limit on a model's ``run_shell_command`` line (sandboxes take longer ones)."""
+
+
 async def _dispatch(
     sandbox: SandboxBackend,
     name: str,
@@ -279,6 +283,7 @@ async def _dispatch(
     idempotency_key: str | None,
 ) -> dict[str, Any]:
     if name == "run_shell_command":
+        check_command(args["cmd"], limit=MAX_MODEL_COMMAND_CHARS)
         return command_body(await sandbox.run_command(args["cmd"], idempotency_key=idempotency_key))
     if name == "read_workspace_file":
         content = await sandbox.read_file(args["path"], encoding=args.get("encoding", "utf-8"))
