@@ -194,6 +194,21 @@ class OpenSandboxBackend(HostDirBackend):
         """The sandbox's own workspace."""
         return GUEST_WORKSPACE
 
+    async def _aclose(self, sandbox: BackendSandbox) -> None:
+        """Kill a sandbox this plane made; only let go of one on a given working directory.
+
+        A given working directory is a session's workspace (``flow_tool_*``, ``attach`` with a
+        spec): its sandbox holds that session's files, and the session's worker (or a later
+        handle) reattaches to it, so it must outlive this handle.
+        """
+        opened = self._boxes.get(id(sandbox))
+        if opened is None or opened.owned:
+            await super()._aclose(sandbox)
+            return
+        del self._boxes[id(sandbox)]
+        assert isinstance(opened.box, OpenSandboxSandbox)
+        await opened.box.detach()
+
     def attach(self, remote_id: str, *, spec: BackendSandboxSpec | None = None) -> BackendSandbox:
         """Reconnect to the running OpenSandbox sandbox ``remote_id`` (OpenRath's ``attach``)."""
         return run(self._aattach(remote_id, spec or BackendSandboxSpec()))

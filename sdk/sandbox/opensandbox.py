@@ -130,6 +130,18 @@ class OpenSandboxSandbox(SandboxBackend):
         if marker is not None:
             marker.unlink(missing_ok=True)
 
+    async def detach(self) -> None:
+        """Let go of the remote sandbox without killing it (its id stays in the workspace).
+
+        A later open of the same workspace reattaches; the holder that closes it kills it.
+        """
+        self._closed = True
+        async with self._lock:
+            remote, self._remote = self._remote, None
+        if remote is not None:
+            with contextlib.suppress(Exception):
+                await remote.close()
+
     async def run_command(
         self,
         cmd: str,

@@ -31,6 +31,7 @@ from rath.backend import (
     FileEntries,
 )
 from rath.backend.persistence import PersistentSandboxRegistry
+from rath.flow.tool import flow_tool_files_write
 from rath.sandbox import (
     OpenSandboxSandbox,
     SandboxSpec,
@@ -199,3 +200,20 @@ def test_the_opensandbox_example(
     assert '[rath demo model] Wrote notes.txt (2 bytes). Read it back: "hi".' in out
     assert "nothing was written on this host: True" in out
     assert opensandbox_server.api_key not in out + result.stderr
+
+
+def test_session_helpers_and_the_agent_share_one_sandbox(
+    rath_env: Settings, spec: SandboxSpec
+) -> None:
+    root = Session.from_user_message("go").to("opensandbox", spec=spec)
+    # OpenRath's session-level helper: a plane handle on the session's workspace. Closing it
+    # lets go of the sandbox without killing it, so the agent's worker reattaches to it.
+    written = flow_tool_files_write(root, "seed.txt", "from the client")
+    assert written.bytes_written == len("from the client")
+    script = [tool_call_reply(shell("cat seed.txt")), text_reply("done")]
+    with FakeChatServer(script) as server:
+        out = flow.Agent("x", provider=fake_provider(server), options=FAST)(root)
+        bodies = tool_bodies(out)
+    assert bodies[0]["stdout"] == "from the client"
+    root.release()
+    assert out.release()  # the last holder: the worker kills the sandbox
