@@ -7,6 +7,7 @@ Importing this package loads values only (no Temporal client): ``run_session_loo
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from rath.session import _plane_handles  # noqa: F401 - installs the sandbox handle opener
 from rath.session._chunks import (
     ChunkKind,
     ChunkRow,

@@ -40,6 +40,7 @@ from rath.session._chunks import (
 from rath.session._deferred import Deferred, PendingResult
 from rath.session._diff import SessionDiff
 from rath.session._graph_mode import stamped
+from rath.session._handles import NO_SANDBOX, open_handle
 from rath.session._lineage import LineageKind, SessionLineage
 from rath.session._merge import MERGE_SUMMARY_PROMPT, Summarize, policy_name
 from rath.session._placement import Placement
@@ -66,6 +67,7 @@ class Session(BaseModel):
     _pending: PendingResult[Session] | None = PrivateAttr(default=None)
     _rows: tuple[ChunkRow, ...] | None = PrivateAttr(default=None)
     _run_id: str | None = PrivateAttr(default=None)
+    _handle: Any = PrivateAttr(default=None)
 
     # -- construction ---------------------------------------------------------------------
 
@@ -385,11 +387,56 @@ class Session(BaseModel):
             self.synchronize()
         return current_host().release(self.sandbox, str(self.id))
 
+    def require_sandbox(self) -> Any:
+        """An open handle of the backend plane on this session's sandbox (OpenRath's).
+
+        Opened on first use (one reference, held until :meth:`close_sandbox`) on the same
+        workspace the session's tools use; ``handle.dispatch(BackendToolFilesRead(...))``.
+
+        Raises:
+            ConfigError: The session has no sandbox (``.to(...)`` first), or its handle was
+                closed (both also ``RuntimeError``).
+        """
+        if self.sandbox is None:
+            raise ConfigError(NO_SANDBOX)
+        handle = self._handle
+        if handle is None:
+            handle = open_handle(self.sandbox).acquire()
+            self._handle = handle
+        elif handle.closed:
+            raise ConfigError(
+                "this session's sandbox handle is closed; bind an open one with "
+                "session.bind_sandbox(...) or call session.close_sandbox() first"
+            )
+        return handle
+
+    def bind_sandbox(self, sandbox: Any) -> Session:
+        """Hold ``sandbox`` (a plane handle) as this session's sandbox; returns ``self``.
+
+        The session is placed on the handle's backend and workspace, so its tools use the
+        same files; the handle held before is released.
+        """
+        if sandbox is self._handle:
+            return self
+        held = sandbox.acquire()
+        previous, self._handle = self._handle, held
+        if previous is not None:
+            previous.release()
+        return self.to(sandbox.backend.name, spec=Path(sandbox.handle))
+
+    def close_sandbox(self) -> Session:
+        """Release this session's handle and its hold on the sandbox; returns ``self``."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            handle.release()
+        self.release()
+        return self
+
     def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.release()
+        self.close_sandbox()
 
     # -- display --------------------------------------------------------------------------
 

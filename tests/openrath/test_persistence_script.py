@@ -18,7 +18,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from rath._runtime.devserver import temporal_binary
 from rath.session import Session, run_session_loop
-from rath.session.persistence import session_file
+from rath.session.persistence import delete_session, session_file
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply
 
@@ -104,3 +104,5 @@ def test_persist_list_load_resume_after_the_runs_are_gone(
     assert resumed.stdout.strip().splitlines()[-1] == str(
         ["hello", "first answer", "second answer"]
     )
+    # The data dir is the session's: leave no session file for other tests (prune sees them).
+    assert delete_session(out.id)

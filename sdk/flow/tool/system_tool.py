@@ -8,11 +8,9 @@ raw result (a ``ToolResult`` or a ``bool``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
 from typing import Any
 
 from rath.backend import (
-    BackendSandboxSpec,
     BackendTool,
     BackendToolCodeRun,
     BackendToolCommandRun,
@@ -21,16 +19,11 @@ from rath.backend import (
     BackendToolFilesRead,
     BackendToolFilesWrite,
     ToolResult,
-    get,
 )
 from rath.errors import ConfigError
 from rath.session import Session
-from rath.settings import Settings
-
-NO_SANDBOX = (
-    'session has no sandbox backend; call session.to("local") (or another backend) before '
-    "using workspace tools"
-)
+from rath.session._handles import NO_SANDBOX
+from rath.session._plane_handles import open_placement
 
 
 def dispatch_on(session: Session, call: BackendTool) -> ToolResult | bool:
@@ -42,14 +35,7 @@ def dispatch_on(session: Session, call: BackendTool) -> ToolResult | bool:
     placement = session.sandbox
     if placement is None:
         raise ConfigError(NO_SANDBOX)
-    spec = placement.resolved_spec(Settings.from_env().workspaces_dir)
-    backend_spec = BackendSandboxSpec(
-        image=spec.image,
-        env=dict(spec.env) or None,
-        timeout=timedelta(seconds=spec.command_timeout),
-        working_dir=spec.working_dir,
-    )
-    with get(spec.backend).open(backend_spec) as sandbox:
+    with open_placement(placement) as sandbox:
         return sandbox.dispatch(call)
 
 
