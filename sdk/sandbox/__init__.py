@@ -10,7 +10,7 @@ registered, or a backend that cannot run on the worker, raises
 """
 
 from rath.sandbox._base import Capabilities, SandboxBackend, ToolFailure
-from rath.sandbox._process import MAX_COMMAND_CHARS, check_command
+from rath.sandbox._process import check_command
 from rath.sandbox._registry import (
     SandboxUnavailableError,
     available_backends,
@@ -37,7 +37,6 @@ for _backend in (LocalSandbox, BwrapSandbox, DockerSandbox, OpenSandboxSandbox):
     register_backend(_backend.name, _backend)
 
 __all__ = [
-    "MAX_COMMAND_CHARS",
     "BwrapSandbox",
     "Capabilities",
     "CodeResult",
