@@ -8,7 +8,6 @@ mapped); failures are :class:`~rath.llm.ProviderError`, retried when retrying ma
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import anthropic
@@ -16,8 +15,8 @@ import anthropic
 from rath.llm._anthropic_client import ANTHROPIC_ERRORS
 from rath.llm._anthropic_stream import AnthropicStreamAnswer
 from rath.llm._anthropic_wire import STOP_REASONS, anthropic_request
-from rath.llm._direct import direct_target, retried
-from rath.llm._http import provider_errors
+from rath.llm._direct import direct_target
+from rath.llm._direct_client import DirectChatClient
 from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta
 from rath.llm._usage import TokenUsage
@@ -148,7 +147,7 @@ def anthropic_event_to_deltas(event: Any) -> list[RathLLMStreamDelta]:
     return []
 
 
-class RathAnthropicChatClient:
+class RathAnthropicChatClient(DirectChatClient):
     """Anthropic's Messages API from plain Python, with OpenRath's types and retries.
 
     The key is the provider's, else ``ANTHROPIC_API_KEY``, else the config file's first
@@ -163,9 +162,7 @@ class RathAnthropicChatClient:
         target = direct_target(
             provider, "anthropic", label="Anthropic", key_envs=lambda url: ("ANTHROPIC_API_KEY",)
         )
-        self._provider = provider
-        self._default_model = target.model
-        self._site = target.site
+        super().__init__(provider, target)
         self._client = anthropic.Anthropic(
             api_key=target.key or "unused",
             base_url=target.base_url,
@@ -173,38 +170,20 @@ class RathAnthropicChatClient:
             timeout=target.timeout,
         )
 
-    @property
-    def provider(self) -> Provider:
-        """The provider this client calls."""
-        return self._provider
+    errors = ANTHROPIC_ERRORS
 
-    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
-        """One completion.
+    def _kwargs(self, req: RathLLMChatRequest, *, stream: bool) -> dict[str, Any]:
+        build = build_anthropic_stream_kwargs if stream else build_anthropic_kwargs
+        return build(req, default_model=self._default_model)
 
-        Raises:
-            ProviderError: The endpoint failed (after retries when retrying may help).
-        """
-        kwargs = build_anthropic_kwargs(req, default_model=self._default_model)
+    def _create(self, kwargs: dict[str, Any]) -> Any:
+        return self._client.messages.create(**kwargs)
 
-        def call() -> Any:
-            with provider_errors(ANTHROPIC_ERRORS, self._site):
-                return self._client.messages.create(**kwargs)
+    def _normalize(self, raw: Any) -> RathLLMChatResponse:
+        return normalize_anthropic_response(raw)
 
-        return normalize_anthropic_response(retried(self._provider, call))
-
-    def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]:
-        """The completion as deltas (only opening the stream is retried)."""
-        kwargs = build_anthropic_stream_kwargs(req, default_model=self._default_model)
-
-        def open_stream() -> Any:
-            with provider_errors(ANTHROPIC_ERRORS, self._site):
-                return self._client.messages.create(**kwargs)
-
-        stream = retried(self._provider, open_stream)
-        answer = AnthropicStreamAnswer(where=self._site.where, model=self._site.model)
-        with provider_errors(ANTHROPIC_ERRORS, self._site):
-            for event in stream:
-                yield from answer.feed(event.model_dump())
+    def _stream_answer(self) -> AnthropicStreamAnswer:
+        return AnthropicStreamAnswer(where=self._site.where, model=self._site.model)
 
     def close(self) -> None:
         """Close the HTTP client."""

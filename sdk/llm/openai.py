@@ -8,19 +8,18 @@ agents call models through activities instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import openai
 
 from rath.errors import ConfigError
 from rath.llm._azure import AZURE_KEY_ENVS, azure_api_version, azure_endpoint, azure_style
-from rath.llm._direct import direct_target, retried
-from rath.llm._http import provider_errors
+from rath.llm._direct import direct_target
+from rath.llm._direct_client import DirectChatClient
 from rath.llm._openai_client import OPENAI_ERRORS
 from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm._provider import SAMPLING_FIELDS, Provider
-from rath.llm._stream import RathLLMStreamDelta
 from rath.llm._wire import _KNOWN_REASONS
 from rath.llm.dto import (
     RathLLMAssistantMessage,
@@ -106,7 +105,7 @@ def normalize_chat_completion(completion: Any) -> RathLLMChatResponse:
     )
 
 
-class RathOpenAIChatClient:
+class RathOpenAIChatClient(DirectChatClient):
     """Chat Completions from plain Python, with OpenRath's types and retries.
 
     The key is the provider's, else ``OPENAI_API_KEY`` (for an Azure OpenAI base URL,
@@ -128,9 +127,7 @@ class RathOpenAIChatClient:
                 (*AZURE_KEY_ENVS, "OPENAI_API_KEY") if azure_style(url) else ("OPENAI_API_KEY",)
             ),
         )
-        self._provider = provider
-        self._default_model = target.model
-        self._site = target.site
+        super().__init__(provider, target)
         key, base_url = target.key or "unused", target.base_url
         self._client: openai.OpenAI
         if azure_style(base_url) == "legacy" and base_url:
@@ -146,38 +143,20 @@ class RathOpenAIChatClient:
                 api_key=key, base_url=base_url, max_retries=0, timeout=target.timeout
             )
 
-    @property
-    def provider(self) -> Provider:
-        """The provider this client calls."""
-        return self._provider
+    errors = OPENAI_ERRORS
 
-    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
-        """One completion.
+    def _kwargs(self, req: RathLLMChatRequest, *, stream: bool) -> dict[str, Any]:
+        build = to_create_kwargs_stream if stream else to_create_kwargs
+        return build(req, default_model=self._default_model)
 
-        Raises:
-            ProviderError: The endpoint failed (after retries when retrying may help).
-        """
-        kwargs = to_create_kwargs(req, default_model=self._default_model)
+    def _create(self, kwargs: dict[str, Any]) -> Any:
+        return self._client.chat.completions.create(**kwargs)
 
-        def call() -> Any:
-            with provider_errors(OPENAI_ERRORS, self._site):
-                return self._client.chat.completions.create(**kwargs)
+    def _normalize(self, raw: Any) -> RathLLMChatResponse:
+        return normalize_chat_completion(raw)
 
-        return normalize_chat_completion(retried(self._provider, call))
-
-    def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]:
-        """The completion as deltas (only opening the stream is retried)."""
-        kwargs = to_create_kwargs_stream(req, default_model=self._default_model)
-
-        def open_stream() -> Any:
-            with provider_errors(OPENAI_ERRORS, self._site):
-                return self._client.chat.completions.create(**kwargs)
-
-        stream = retried(self._provider, open_stream)
-        answer = OpenAIStreamAnswer(where=self._site.where, model=self._site.model)
-        with provider_errors(OPENAI_ERRORS, self._site):
-            for chunk in stream:
-                yield from answer.feed(chunk.model_dump())
+    def _stream_answer(self) -> OpenAIStreamAnswer:
+        return OpenAIStreamAnswer(where=self._site.where, model=self._site.model)
 
     def close(self) -> None:
         """Close the HTTP client."""
