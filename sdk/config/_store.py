@@ -6,6 +6,7 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar, Self
 
@@ -24,7 +25,7 @@ from rath.config.secrets import (
     ensure_project_gitignore_entry,
     warn_if_world_readable,
 )
-from rath.errors import ConfigError
+from rath.errors import ConfigEntryNotFoundError, ConfigError
 
 
 class ConfigStore:
@@ -98,6 +99,21 @@ class ConfigStore:
         if default is not None and (default.provider_kind or "openai") == kind:
             return default
         return next((p for p in providers.values() if (p.provider_kind or "openai") == kind), None)
+
+    def missing(
+        self, what: str, name: str | None, names: Iterable[str], *, unset: str
+    ) -> ConfigEntryNotFoundError:
+        """The error for an entry this file lacks, naming the entries it has.
+
+        Args:
+            what: The kind of entry (``LLM provider``, ``memory preset``...).
+            name: The name asked for; ``None`` when nothing named one.
+            names: The entries of that kind.
+            unset: What to say instead of a name (``(llm.default_provider is unset)``).
+        """
+        asked = repr(name) if name else unset
+        known = ", ".join(sorted(names)) or "none"
+        return ConfigEntryNotFoundError(f"no {what} {asked} in {self.path} (available: {known})")
 
     def get_memory_provider(self, name: str) -> MemoryProviderConfig | None:
         """The memory preset ``name``, or ``None``."""

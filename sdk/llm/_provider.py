@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rath.config import ConfigStore, default_store
-from rath.errors import ConfigEntryNotFoundError, ConfigError
+from rath.errors import ConfigError
 
 ProviderKind = str
 """A chat-client kind: ``"openai"``, ``"anthropic"``, ``"demo"`` or one registered with
@@ -173,10 +173,11 @@ class Provider:
         chosen = name or store.config.llm.default_provider
         entry = store.get_llm_provider(chosen) if chosen else None
         if entry is None:
-            known = ", ".join(sorted(store.config.llm.providers)) or "none"
-            asked = repr(chosen) if chosen else "(llm.default_provider is unset)"
-            raise ConfigEntryNotFoundError(
-                f"no LLM provider {asked} in {store.path} (available: {known})"
+            raise store.missing(
+                "LLM provider",
+                chosen,
+                store.config.llm.providers,
+                unset="(llm.default_provider is unset)",
             )
         fields: dict[str, Any] = {
             "provider_kind": entry.provider_kind,

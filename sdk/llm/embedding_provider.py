@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from rath.config import ConfigStore, default_store
-from rath.errors import ConfigEntryNotFoundError
 from rath.llm._direct import require_credentials, retried
 from rath.llm._embedding import DEFAULT_EMBEDDING_MODEL
 from rath.llm._openai_embedder import OpenAIEmbedder
@@ -55,10 +54,8 @@ class EmbeddingProvider:
         if entry is None and chosen is None and llm.default_provider:
             entry = store.get_llm_provider(llm.default_provider)
         if entry is None:
-            known = ", ".join(sorted(llm.providers)) or "none"
-            raise ConfigEntryNotFoundError(
-                f"no embedding provider {chosen or '(none configured)'!r} in {store.path} "
-                f"(available: {known})"
+            raise store.missing(
+                "embedding provider", chosen, llm.providers, unset="(none configured)"
             )
         fields: dict[str, Any] = {
             "model": model or DEFAULT_EMBEDDING_MODEL,

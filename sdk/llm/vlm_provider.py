@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rath.config import ConfigStore, default_store
-from rath.errors import ConfigEntryNotFoundError, ConfigError
+from rath.errors import ConfigError
 from rath.llm._direct import require_credentials, retried
 from rath.llm._provider import Provider
 from rath.llm._vlm import describe_image
@@ -50,10 +50,11 @@ class VLMProvider:
         chosen = name or store.config.llm.vlm_provider
         entry = store.get_llm_provider(chosen) if chosen else None
         if entry is None:
-            known = ", ".join(sorted(store.config.llm.providers)) or "none"
-            raise ConfigEntryNotFoundError(
-                f"no VLM provider {chosen or '(llm.vlm_provider is unset)'!r} in {store.path} "
-                f"(available: {known})"
+            raise store.missing(
+                "VLM provider",
+                chosen,
+                store.config.llm.providers,
+                unset="(llm.vlm_provider is unset)",
             )
         if not entry.model and "model" not in overrides:
             raise ConfigError(f"the VLM provider {chosen!r} in {store.path} names no model")

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from rath.config import ConfigStore, default_store
-from rath.errors import ConfigEntryNotFoundError
 
 __all__ = ["MemoryStoreSpec"]
 
@@ -46,10 +45,11 @@ class MemoryStoreSpec:
         chosen = name or memory.default_provider
         entry = store.get_memory_provider(chosen) if chosen else None
         if entry is None:
-            known = ", ".join(sorted(memory.providers)) or "none"
-            raise ConfigEntryNotFoundError(
-                f"no memory preset {chosen or '(no default_provider)'!r} in {store.path} "
-                f"(available: {known})"
+            raise store.missing(
+                "memory preset",
+                chosen,
+                memory.providers,
+                unset="(memory.default_provider is unset)",
             )
         options = {
             key: value

@@ -155,10 +155,7 @@ def mcp_tools_from_config(
         name = enabled[0]
     server = store.get_mcp_server(name)
     if server is None:
-        known = ", ".join(sorted(store.config.mcp.servers)) or "none"
-        raise ConfigEntryNotFoundError(
-            f"no MCP server {name!r} in {store.path} (available: {known})"
-        )
+        raise store.missing("MCP server", name, store.config.mcp.servers, unset="")
     command: Sequence[str] = [server.command] if isinstance(server.command, str) else server.command
     return mcp_tools_from_server(list(command), env=server.env)
 
