@@ -43,12 +43,14 @@ from rath.contracts.llm import (
     DescribeImageResult,
     EmbedArgs,
     EmbedResult,
+    ExecutorRef,
     ToolCallPlan,
 )
-from rath.llm._client import ChatRequest
+from rath.llm._client import ChatClient, ChatRequest
 from rath.llm._embedder import Embedder, EmbeddingError
 from rath.llm._embedding import embedder_for
 from rath.llm._errors import ProviderError
+from rath.llm._executor import EXECUTORS, ExecutorChatClient
 from rath.llm._provider import ProviderSpec
 from rath.llm._registry import ChatClients
 from rath.llm._stream_clients import stream_completion
@@ -133,7 +135,7 @@ class LLMActivities:
             # Heartbeat from here: a cold worker's first client imports its SDK (seconds on
             # a loaded host), which must not outlast the heartbeat timeout unannounced.
             async with heartbeating():
-                client = await self._clients.aclient(args.provider)
+                client = await self._client(args.provider, args.executor)
                 if args.stream is None:
                     result = await client.complete(request)
                 else:
@@ -158,6 +160,7 @@ class LLMActivities:
             messages,
             purpose=f"compression by {args.agent_name!r}",
             wanted="a summary",
+            executor=args.executor,
         )
         row = user_text_chunk(text).stamped(time.time())
         digest = await asyncio.to_thread(self._store.put_row, row)
@@ -206,6 +209,7 @@ class LLMActivities:
         purpose: str,
         wanted: str = "text",
         error_type: str = "CompressError",
+        executor: ExecutorRef | None = None,
     ) -> tuple[str, TokenUsage | None]:
         """One tool-less completion, for activities that want text back (call it from one).
 
@@ -216,7 +220,7 @@ class LLMActivities:
         with self._errors():
             options = {k: v for k, v in provider.options.items() if k != "tool_choice"}
             async with heartbeating():
-                client = await self._clients.aclient(provider)
+                client = await self._client(provider, executor)
                 result = await client.complete(ChatRequest(messages=messages, options=options))
         text = (result.content or "").strip()
         if result.tool_calls or not text:
@@ -227,6 +231,12 @@ class LLMActivities:
                 non_retryable=True,
             )
         return text, result.usage
+
+    async def _client(self, provider: ProviderSpec, executor: ExecutorRef | None) -> ChatClient:
+        """The pooled client for ``provider``, or the caller's executor when the run has one."""
+        if executor is not None:
+            return ExecutorChatClient(EXECUTORS.get(executor.id), provider)
+        return await self._clients.aclient(provider)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:

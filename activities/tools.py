@@ -17,30 +17,35 @@ import asyncio
 import hashlib
 import shutil
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from rath._text import preview
 from rath.activities._boundary import activity_errors
+from rath.activities._executor_tools import Dispatched, SandboxTool
 from rath.activities._heartbeat import heartbeating
 from rath.activities._sandbox_pool import SandboxPool
 from rath.contracts.tools import (
     CLAIM_SANDBOX,
     CLOSE_SANDBOX,
     RUN_CUSTOM_TOOL,
+    RUN_EXECUTOR_TOOL,
     RUN_TOOL,
     ClaimArgs,
     ClaimResult,
     CloseArgs,
     CustomToolArgs,
+    ExecutorToolArgs,
     RunToolArgs,
     RunToolResult,
 )
 from rath.errors import SandboxError
+from rath.llm._executor import EXECUTORS
 from rath.llm._wire import parse_arguments
 from rath.sandbox._leases import LeaseRegistry
 from rath.sandbox._spec import SandboxSpec
@@ -146,33 +151,44 @@ class ToolActivities:
     @RUN_TOOL.implement
     async def run(self, args: RunToolArgs) -> RunToolResult:
         """Run one built-in tool call and store its TOOL_RESULT row."""
-        info = activity.info()
-        key = f"{info.workflow_id}/{info.workflow_run_id}/{info.activity_id}"
-        with activity_errors():
-            assistant = await asyncio.to_thread(self._store.get_row, args.assistant)
-            call = (assistant.payload.get("tool_calls") or [])[args.call_index]
-            name = call["function"]["name"]
-            annotate_tool(name)
-            arguments, error = parse_arguments(call["function"]["arguments"])
-            spec = self._spec(args.placement)
+        key = _idempotency_key()
+        call, arguments, error = await self._call(args.assistant, args.call_index)
+        name = call["function"]["name"]
+        annotate_tool(name)
         if arguments is None:
-            body, ok = error_body("invalid_tool_arguments", error or "invalid arguments"), False
-        else:
-            # Inside the boundary: a backend that is unknown or cannot run on this worker
-            # (SandboxUnavailableError, a ConfigError) fails the call once, without retries.
-            pooled = _key(args.placement, spec)
-            with activity_errors():
-                async with heartbeating(), self.sandboxes.use(pooled, spec) as box:
-                    outcome = await run_builtin(box, name, arguments, idempotency_key=key)
-            if isinstance(outcome.error, SandboxError):  # broken: the next call reopens
-                self.sandboxes.discard(pooled, box)
-            body, ok = outcome.body, outcome.ok
-        row = tool_feedback_chunk(call["id"], name, body).stamped(time.time())
-        return RunToolResult(
-            result=await asyncio.to_thread(self._store.put_row, row),
-            ok=ok,
-            preview=preview(body, PREVIEW_CHARS),
-        )
+            return await self._invalid(call["id"], name, error)
+        body, ok = await self._builtin(args.placement, name, arguments, key)
+        return await self._stored(call["id"], name, body, ok=ok)
+
+    async def _call(
+        self, assistant: str, index: int
+    ) -> tuple[dict[str, Any], dict[str, Any] | None, str | None]:
+        """Call ``index`` of the stored assistant row: the wire dict and its parsed arguments."""
+        with activity_errors():
+            row = await asyncio.to_thread(self._store.get_row, assistant)
+            call: dict[str, Any] = (row.payload.get("tool_calls") or [])[index]
+            arguments, error = parse_arguments(call["function"]["arguments"])
+        return call, arguments, error
+
+    async def _invalid(self, call_id: str, tool_name: str, error: str | None) -> RunToolResult:
+        """The stored result of a call whose arguments do not parse."""
+        body = error_body("invalid_tool_arguments", error or "invalid arguments")
+        return await self._stored(call_id, tool_name, body, ok=False)
+
+    async def _builtin(
+        self, placement: Placement, name: str, arguments: Mapping[str, Any], key: str
+    ) -> tuple[str, bool]:
+        """Run a built-in in the placement's pooled sandbox: its body and whether it worked."""
+        # Inside the boundary: a backend that is unknown or cannot run on this worker
+        # (SandboxUnavailableError, a ConfigError) fails the call once, without retries.
+        with activity_errors():
+            spec = self._spec(placement)
+            pooled = _key(placement, spec)
+            async with heartbeating(), self.sandboxes.use(pooled, spec) as box:
+                outcome = await run_builtin(box, name, dict(arguments), idempotency_key=key)
+        if isinstance(outcome.error, SandboxError):  # broken: the next call reopens
+            self.sandboxes.discard(pooled, box)
+        return outcome.body, outcome.ok
 
     @RUN_CUSTOM_TOOL.implement
     async def run_custom(self, args: CustomToolArgs) -> RunToolResult:
@@ -192,14 +208,10 @@ class ToolActivities:
                 type="ToolNotRegistered",
                 non_retryable=True,
             )
-        with activity_errors():
-            assistant = await asyncio.to_thread(self._store.get_row, args.assistant)
-            call = (assistant.payload.get("tool_calls") or [])[args.call_index]
-            arguments, error = parse_arguments(call["function"]["arguments"])
+        call, arguments, error = await self._call(args.assistant, args.call_index)
         if arguments is None:
-            body = error_body("invalid_tool_arguments", error or "invalid arguments")
-            return await self._stored(call["id"], args.tool_name, body, ok=False)
-        key = f"{info.workflow_id}/{info.workflow_run_id}/{info.activity_id}"
+            return await self._invalid(call["id"], args.tool_name, error)
+        key = _idempotency_key()
         with activity_errors():
             earlier = await asyncio.to_thread(self._journal.begin, key, info.attempt)
         if earlier is not None and earlier.state == "done" and earlier.result is not None:
@@ -225,6 +237,38 @@ class ToolActivities:
             )
         return done
 
+    @RUN_EXECUTOR_TOOL.implement
+    async def run_executor(self, args: ExecutorToolArgs) -> RunToolResult:
+        """Run one call through the run's loop executor (``executor.dispatch_tool``).
+
+        The executor lives in this process (the one that started the run); the tool it is
+        given is the registered user tool, or the built-in running in the session's sandbox.
+        """
+        key = _idempotency_key()
+        with activity_errors():
+            executor = EXECUTORS.get(args.executor.id)
+        call, arguments, error = await self._call(args.assistant, args.call_index)
+        if arguments is None:
+            return await self._invalid(call["id"], args.tool_name, error)
+        tool = self._registry.get(args.tool_name)
+        if tool is None:
+            placement = args.placement
+            if placement is None:
+                raise ApplicationError(
+                    f"tool {args.tool_name!r} needs a sandbox", type="ConfigError"
+                )
+
+            async def run(arguments: Mapping[str, Any]) -> str:
+                body, _ = await self._builtin(placement, args.tool_name, arguments, key)
+                return body
+
+            tool = SandboxTool(args.tool_name, run, asyncio.get_running_loop())
+        session = Session(table=args.transcript, sandbox=args.placement)
+        with calling(ToolCallContext(key, activity.info().attempt, args.tool_name)):
+            async with heartbeating():
+                body, ok = await run_tool_call(Dispatched(executor, tool), session, arguments)
+        return await self._stored(call["id"], args.tool_name, body, ok=ok)
+
     async def _stored(self, call_id: str, tool_name: str, body: str, *, ok: bool) -> RunToolResult:
         """Store a call's TOOL_RESULT row; what travels back to the workflow."""
         row = tool_feedback_chunk(call_id, tool_name, body).stamped(time.time())
@@ -248,6 +292,12 @@ def _outcome_unknown(tool: FlowToolCall, key: str, attempt: int) -> str:
             "idempotency_key": key,
         }
     )
+
+
+def _idempotency_key() -> str:
+    """The running call's idempotency key: workflow id, run id and activity id."""
+    info = activity.info()
+    return f"{info.workflow_id}/{info.workflow_run_id}/{info.activity_id}"
 
 
 def _key(placement: Placement, spec: SandboxSpec) -> str:

@@ -98,6 +98,7 @@ class RathPlugin(SimplePlugin):
                 llm.embed,
                 tools.run,
                 tools.run_custom,
+                tools.run_executor,
                 tools.claim,
                 tools.close,
                 mcp.list_tools,

@@ -3,11 +3,12 @@
 Calls with the same resource key run in order, different keys concurrently; results are
 returned in the model's call order. A placed session's calls all run on the worker that
 opened its sandbox (its own task queue; see :func:`claim_sandbox`). Each call goes where its
-tool lives: a built-in to the
-session's sandbox (``rath.tools.run``), a custom tool to a worker that registered it
-(``rath.tools.custom``), an MCP tool to the pooled server (``rath.mcp.call_tool``). Unknown
-tools, invalid arguments, refusals and failed calls come back as error rows; only a custom
-tool no worker offers fails the run (a deployment mistake the model cannot fix).
+tool lives: a built-in to the session's sandbox (``rath.tools.run``), a custom tool to a
+worker that registered it (``rath.tools.custom``), an MCP tool to the pooled server
+(``rath.mcp.call_tool``); with a loop executor (``executor=``) the built-in and custom calls
+go to it, in the process that started the run (``rath.tools.executor``). Unknown tools,
+invalid arguments, refusals and failed calls come back as error rows; only a custom tool no
+worker offers fails the run (a deployment mistake the model cannot fix).
 """
 
 from __future__ import annotations
@@ -28,10 +29,13 @@ with workflow.unsafe.imports_passed_through():
         CALL_MCP_TOOL,
         CLAIM_SANDBOX,
         RUN_CUSTOM_TOOL,
+        RUN_EXECUTOR_TOOL,
         RUN_TOOL,
         ActivityContract,
         ClaimArgs,
         CustomToolArgs,
+        ExecutorRef,
+        ExecutorToolArgs,
         McpCallArgs,
         RunToolArgs,
         RunToolResult,
@@ -71,6 +75,8 @@ class Round:
     tool_wait_seconds: float = 600.0
     unclaimed: str | None = None
     """Why the session's sandbox could not be opened (its calls then fail with this)."""
+    executor: ExecutorRef | None = None
+    """The caller's loop executor, which dispatches the calls of its process's tools."""
 
     @property
     def queue(self) -> str | None:
@@ -155,7 +161,10 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
     owned = contract is RUN_TOOL and round.queue is not None
     custom = contract is RUN_CUSTOM_TOOL
     queue = round.queue
-    if custom:  # only workers that registered the tool poll its queue (the owner's, if placed)
+    if contract is RUN_EXECUTOR_TOOL:
+        assert round.executor is not None
+        queue = round.executor.queue
+    elif custom:  # only workers that registered the tool poll its queue (the owner's, if placed)
         queue = tool_queue(round.queue or base_queue(workflow.info().task_queue), call.name)
     # Only the owner (or a worker with the tool) can run it: bound the wait, so a run whose
     # owner is gone fails instead of waiting forever.
@@ -220,16 +229,19 @@ def _activity(round: Round, call: ToolCallPlan) -> tuple[ToolActivity, Any, str]
             args,
             f"{round.agent_name} · mcp {binding.server.label()} · {binding.tool} {call.preview}",
         )
+    custom = CustomToolArgs(
+        agent_name=round.agent_name,
+        tool_name=call.name,
+        assistant=round.assistant,
+        call_index=call.index,
+        transcript=round.transcript,
+        placement=round.placement,
+    )
+    if round.executor is not None:
+        args = ExecutorToolArgs(**dict(custom), executor=round.executor)
+        return RUN_EXECUTOR_TOOL, args, f"{who} (via the loop executor)"
     if call.name in round.catalog.custom:
-        args = CustomToolArgs(
-            agent_name=round.agent_name,
-            tool_name=call.name,
-            assistant=round.assistant,
-            call_index=call.index,
-            transcript=round.transcript,
-            placement=round.placement,
-        )
-        return RUN_CUSTOM_TOOL, args, who
+        return RUN_CUSTOM_TOOL, custom, who
     assert round.placement is not None
     args = RunToolArgs(
         agent_name=round.agent_name,

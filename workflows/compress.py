@@ -35,6 +35,7 @@ async def execute_compress(args: CompressArgs) -> CompressResult:
     """Workflow code: run ``rath.llm.compress`` with its timeouts and retry policy."""
     return await COMPRESS.execute(
         args,
+        task_queue=args.executor.queue if args.executor is not None else None,
         start_to_close_timeout=COMPRESS_TIMEOUT,
         retry_policy=RetryPolicy(
             initial_interval=timedelta(seconds=args.provider.retry_base_seconds or 1.0),

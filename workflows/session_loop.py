@@ -321,7 +321,9 @@ class SessionLoopWorkflow:
                 tool_schemas=catalog.schemas,
                 round=round_no,
                 stream=input.stream,
+                executor=input.executor,
             ),
+            task_queue=input.executor.queue if input.executor is not None else None,
             start_to_close_timeout=timedelta(seconds=options.llm_timeout_seconds),
             heartbeat_timeout=timedelta(seconds=options.llm_heartbeat_seconds),
             retry_policy=RetryPolicy(
@@ -349,6 +351,7 @@ class SessionLoopWorkflow:
                 system=input.agent.table,
                 transcript=carry.transcript,
                 instruction=input.options.compress_instruction,
+                executor=input.executor,
             )
         )
         return carry.model_copy(
@@ -384,4 +387,5 @@ class SessionLoopWorkflow:
             max_attempts=options.tool_max_attempts,
             owner_wait_seconds=options.sandbox_owner_wait_seconds,
             tool_wait_seconds=options.tool_worker_wait_seconds,
+            executor=input.executor,
         )

@@ -29,10 +29,12 @@ from rath.contracts import (
     SESSION_LOOP,
     BudgetGate,
     CompressInput,
+    ExecutorRef,
     SessionLoopInput,
     exceeded_session,
 )
 from rath.errors import BudgetExceededError, RunFailedError, RunUnreachableError
+from rath.llm._executor import EXECUTORS
 from rath.llm.providers import provider_spec
 from rath.session._calls import CompressJob, LoopCall
 from rath.session._deferred import PendingResult
@@ -113,6 +115,7 @@ async def run_workflow(
     task_queue: str | None = None,
     on_success: Callable[[T], None] | None = None,
     static_details: str | None = None,
+    serve_local: bool = False,
 ) -> T:
     """Start a workflow once its inputs are ready, and wait for its result.
 
@@ -120,6 +123,7 @@ async def run_workflow(
 
     ``on_started`` is called once the server accepted the start (the run exists).
     ``task_queue`` defaults to the shared queue (a forward goes to its class's queue).
+    ``serve_local`` polls this process's own queue first (the run calls a loop executor).
 
     A run that ended over budget raises :class:`BudgetExceededError` with the transcript so
     far, unless ``on_budget_exceeded`` is given: it is called with that session and its
@@ -129,6 +133,8 @@ async def run_workflow(
         await ready()
     client = await runtime.client()
     await runtime.serve_registered_code()
+    if serve_local:
+        await runtime.serve_local_queue()
     handle = await client.start_workflow(
         workflow,
         make_input(),
@@ -200,7 +206,8 @@ def start_lazy_run(
     progress: bool = True,
     on_success: Callable[[Session], None] | None = None,
     static_details: str | None = None,
-) -> None:
+    serve_local: bool = False,
+) -> RunHandle:
     """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
 
     ``progress=False`` never shows the waiting line (a streaming run prints its own text).
@@ -228,12 +235,15 @@ def start_lazy_run(
             task_queue=task_queue,
             on_success=on_success,
             static_details=static_details,
+            serve_local=serve_local,
         )
     )
     shown = runtime if progress else None
-    out.attach_pending(RunHandle(run_id, future, workflow=workflow, runtime=shown))
+    handle = RunHandle(run_id, future, workflow=workflow, runtime=shown)
+    out.attach_pending(handle)
     record_session(out, agent=agent, inputs=inputs)
     hold(out)
+    return handle
 
 
 def start_loop(call: LoopCall) -> None:
@@ -244,11 +254,12 @@ def start_loop(call: LoopCall) -> None:
     streaming = call.on_event is not None
     # Resolved once the server has the run: a run that never started has nothing to follow.
     started: concurrent.futures.Future[None] = concurrent.futures.Future()
+    executor = _local_executor(call.executor, settings)
 
     def make_input() -> SessionLoopInput:
-        return call.input(spec, gate, stream=streaming)
+        return call.input(spec, gate, stream=streaming, executor=executor)
 
-    start_lazy_run(
+    handle = start_lazy_run(
         call.out,
         workflow=SESSION_LOOP.name,
         run_id=call.run_id,
@@ -262,7 +273,10 @@ def start_loop(call: LoopCall) -> None:
         on_started=(lambda: started.set_result(None)) if streaming else None,
         progress=not streaming,
         on_success=lambda out: crossed_on_the_last_round(out, call.provider),
+        serve_local=executor is not None,
     )
+    if executor is not None:
+        handle.add_done_callback(lambda _: EXECUTORS.discard(executor.id))
     if call.on_event is not None:
         follow_started_run(call.out, call.on_event, started)
 
@@ -271,16 +285,27 @@ def start_compress(job: CompressJob) -> None:
     """Start ``job`` as a ``rath.Compress`` run; ``job.out`` becomes its result."""
     settings = Settings.from_env()
     spec = provider_spec(job.provider, settings)
-    start_lazy_run(
+    executor = _local_executor(job.executor, settings)
+    handle = start_lazy_run(
         job.out,
         workflow=COMPRESS_RUN.name,
         run_id=job.run_id,
         agent=job.name,
         inputs=job.inputs,
-        make_input=lambda: CompressInput(args=job.args(spec), output=job.shell()),
+        make_input=lambda: CompressInput(args=job.args(spec, executor), output=job.shell()),
         static_summary=f"{job.name} · compress · session {job.out.id.hex[:8]}",
         settings=settings,
+        serve_local=executor is not None,
     )
+    if executor is not None:
+        handle.add_done_callback(lambda _: EXECUTORS.discard(executor.id))
+
+
+def _local_executor(executor: object | None, settings: Settings) -> ExecutorRef | None:
+    """Keep a run's loop executor in this process; where its calls are sent."""
+    if executor is None:
+        return None
+    return ExecutorRef(id=EXECUTORS.add(executor), queue=get_runtime(settings).local_queue)
 
 
 def attach_run(out: Session, run_id: str, *, workflow: str) -> None:

@@ -15,6 +15,7 @@ import concurrent.futures.thread  # its exit hook must be registered before ours
 import contextlib
 import sys
 import threading
+import uuid
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -46,6 +47,8 @@ class Runtime:
         self._workers: list[Worker] = []
         self._worker_tasks: list[asyncio.Future[None]] = []
         self._served: set[str] = set()
+        self.local_queue = f"{settings.affinity_queue}/local/{uuid.uuid4().hex[:12]}"
+        """This process's own task queue: the calls of runs' loop executors come here."""
         self.search_attributes = False
         """Whether runs carry Rath's search attributes (known once connected)."""
 
@@ -91,6 +94,15 @@ class Runtime:
                 worker = code_worker(client, self.settings, queue)
                 self._workers.append(worker)
                 self._worker_tasks.append(asyncio.ensure_future(worker.run()))
+
+    async def serve_local_queue(self) -> None:
+        """Poll :attr:`local_queue` (once a run has a loop executor; embedded or not)."""
+        client = await self.client()
+        if self.local_queue not in self._served:
+            self._served.add(self.local_queue)
+            worker = code_worker(client, self.settings, self.local_queue)
+            self._workers.append(worker)
+            self._worker_tasks.append(asyncio.ensure_future(worker.run()))
 
     def shutdown(self) -> None:
         """Stop the in-process worker (bounded) and the loop thread."""

@@ -18,6 +18,19 @@ DEFAULT_IMAGE_PROMPT = "Describe this image."
 """What :class:`DescribeImageArgs` asks about an image when no prompt is given."""
 
 
+class ExecutorRef(BaseModel):
+    """A loop executor (``run_session_loop(executor=...)``) of the process that started a run.
+
+    ``id`` names it there; ``queue`` is that process's own task queue, the only one that can
+    call it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    queue: str
+
+
 class CompleteArgs(BaseModel):
     """Input of ``rath.llm.complete``: references only, no transcript bytes."""
 
@@ -33,6 +46,8 @@ class CompleteArgs(BaseModel):
     """Digest of the stored schemas of the run's other tools (custom and MCP), if any."""
     stream: StreamOptions | None = None
     """Stream the answer and publish its deltas to the run's workflow stream (``on_event``)."""
+    executor: ExecutorRef | None = None
+    """Ask this executor instead of the provider's endpoint."""
 
 
 class ToolCallPlan(BaseModel):
@@ -73,6 +88,8 @@ class CompressArgs(BaseModel):
     system: TableRef
     transcript: TableRef
     instruction: str | None = None
+    executor: ExecutorRef | None = None
+    """Ask this executor instead of the provider's endpoint."""
 
 
 class CompressResult(BaseModel):

@@ -16,7 +16,7 @@ from rath.budget import Budget, Spent
 from rath.contracts._contract import WorkflowContract
 from rath.contracts.budget import BudgetGate
 from rath.contracts.catalog import ToolCatalog, ToolSet
-from rath.contracts.llm import CompressArgs
+from rath.contracts.llm import CompressArgs, ExecutorRef
 from rath.contracts.memory import AgentMemory
 from rath.llm._provider import ProviderSpec
 from rath.llm._stream import StreamOptions
@@ -97,6 +97,8 @@ class SessionLoopInput(BaseModel):
     """The run's workflow stream carried across continue-as-new: its ``WorkflowStreamState``
     as JSON (``rath.workflows._stream_handoff`` converts; kept as JSON so that contracts never
     load ``temporalio.client``, which ``temporalio.contrib.workflow_streams`` imports)."""
+    executor: ExecutorRef | None = None
+    """The caller's loop executor: model and tool calls go through it (``executor=``)."""
 
 
 class CompressInput(BaseModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from rath.contracts._contract import ActivityContract
+from rath.contracts.llm import ExecutorRef
 from rath.sandbox._lease import Lease
 from rath.session._placement import Placement
 from rath.session._table_ref import TableRef
@@ -48,6 +49,12 @@ class CustomToolArgs(BaseModel):
     placement: Placement | None = None
 
 
+class ExecutorToolArgs(CustomToolArgs):
+    """Input of ``rath.tools.executor``: a call the run's loop executor dispatches."""
+
+    executor: ExecutorRef
+
+
 class ClaimArgs(BaseModel):
     """Input of ``rath.sandbox.claim``."""
 
@@ -76,6 +83,8 @@ RUN_TOOL = ActivityContract("rath.tools.run", RunToolArgs, RunToolResult)
 """Run one built-in tool call in the session's sandbox."""
 RUN_CUSTOM_TOOL = ActivityContract("rath.tools.custom", CustomToolArgs, RunToolResult)
 """Run one call of a user tool registered on the worker."""
+RUN_EXECUTOR_TOOL = ActivityContract("rath.tools.executor", ExecutorToolArgs, RunToolResult)
+"""Run one tool call through the loop executor of the process that started the run."""
 CLAIM_SANDBOX = ActivityContract("rath.sandbox.claim", ClaimArgs, ClaimResult)
 """Open the session's sandbox on the worker that takes the task; it owns the sandbox from then."""
 CLOSE_SANDBOX = ActivityContract("rath.sandbox.close", CloseArgs, bool)

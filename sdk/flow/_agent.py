@@ -124,6 +124,8 @@ class Agent(AgentMemoryMethods, Workflow):
         self.on_event = on_event
         self._name = name
         self._named_explicitly = name is not None
+        self._executor_override: Any = None
+        """OpenRath's test seam: a loop executor for this agent's runs (``executor=``)."""
 
     @property
     def name(self) -> str:
@@ -149,6 +151,7 @@ class Agent(AgentMemoryMethods, Workflow):
             budget=self.budget,
             tool_policy=self.tool_policy,
             on_event=self.on_event,
+            executor=self._executor_override,
         )
 
     def register_tool(self, tool: Any) -> None:

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from rath.session._attach import attach
     from rath.session._compress import run_session_compress
     from rath.session._loop import run_session_loop
+    from rath.session.loop import DefaultSessionLoopExecutor, SessionLoopExecutor
     from rath.session.persistence import (
         PersistedSession,
         PersistedSessionHeader,
@@ -70,6 +71,7 @@ __all__ = [
     "ChunkKind",
     "ChunkRow",
     "ChunkTable",
+    "DefaultSessionLoopExecutor",
     "GraphNode",
     "LineageConsistencyError",
     "LineageJournal",
@@ -85,6 +87,7 @@ __all__ = [
     "SessionDiff",
     "SessionGraph",
     "SessionLineage",
+    "SessionLoopExecutor",
     "SessionRegistry",
     "SessionWriter",
     "Summarize",
@@ -126,6 +129,8 @@ _STARTERS = {
     "run_session_loop": "rath.session._loop",
     "run_session_compress": "rath.session._compress",
     "attach": "rath.session._attach",
+    "SessionLoopExecutor": "rath.session.loop",
+    "DefaultSessionLoopExecutor": "rath.session.loop",
     **dict.fromkeys(
         (
             "PersistedSession",

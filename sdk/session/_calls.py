@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from rath._text import preview
 from rath.budget import Budget
@@ -17,6 +18,7 @@ from rath.contracts import (
     AgentMemory,
     BudgetGate,
     CompressArgs,
+    ExecutorRef,
     LoopOptions,
     SessionLoopInput,
     ToolSet,
@@ -52,6 +54,8 @@ class LoopCall:
     tools: ToolSet | None
     out: Session
     on_event: Callable[[RathLLMStreamDelta], None] | None
+    executor: Any = None
+    """OpenRath's loop executor (``executor=``): it answers instead of the provider."""
 
     @property
     def run_id(self) -> str:
@@ -73,7 +77,12 @@ class LoopCall:
         )
 
     def input(
-        self, spec: ProviderSpec, budget: BudgetGate | None, *, stream: bool = False
+        self,
+        spec: ProviderSpec,
+        budget: BudgetGate | None,
+        *,
+        stream: bool = False,
+        executor: ExecutorRef | None = None,
     ) -> SessionLoopInput:
         """The workflow input (the inputs must be ready)."""
         return SessionLoopInput(
@@ -87,6 +96,7 @@ class LoopCall:
             budget=budget,
             tools=self.tools,
             stream=StreamOptions() if stream else None,
+            executor=executor,
         )
 
 
@@ -102,13 +112,15 @@ class CompressJob:
     out: Session
     inputs: tuple[Session, ...]
     usage_from: tuple[Session, ...] = ()
+    executor: Any = None
+    """OpenRath's loop executor (``executor=``): it writes the summary instead of the provider."""
 
     @property
     def run_id(self) -> str:
         """The run's (or the activity task's) id."""
         return run_id_for(self.name, self.out)
 
-    def args(self, spec: ProviderSpec) -> CompressArgs:
+    def args(self, spec: ProviderSpec, executor: ExecutorRef | None = None) -> CompressArgs:
         """The activity input (the inputs must be ready)."""
         return CompressArgs(
             agent_name=self.name,
@@ -116,6 +128,7 @@ class CompressJob:
             system=self.agent.synchronize().table,
             transcript=self.user.synchronize().table,
             instruction=self.instruction,
+            executor=executor,
         )
 
     def shell(self) -> Session:

@@ -7,10 +7,13 @@ durable ``forward`` it is an activity of the parent run; from plain Python a sma
 
 from __future__ import annotations
 
+from typing import Any
+
 from temporalio import workflow
 
 from rath._ids import new_id
 from rath._runtime.launch import start_compress
+from rath.errors import ConfigError
 from rath.llm._provider import Provider
 from rath.session._calls import CompressJob, slug
 from rath.session._graph_mode import stamped
@@ -29,6 +32,7 @@ def run_session_compress(
     agent_provider: Provider,
     compress_instruction: str | None = None,
     agent_name: str = "compressor",
+    executor: Any = None,
 ) -> Session:
     """Compress ``user_session`` into one USER row written by the model.
 
@@ -38,6 +42,9 @@ def run_session_compress(
         agent_provider: Which model writes the summary.
         compress_instruction: The final user instruction (OpenRath's default text if None).
         agent_name: Names the run or activity in the Temporal UI.
+        executor: OpenRath's loop executor: its ``complete`` writes the summary instead of
+            the provider (called in this process; see ``run_session_loop``). Not inside a
+            durable ``forward``.
 
     Returns:
         A lazy session with one USER row; parents ``(user.id, agent.id)``, kind
@@ -61,8 +68,14 @@ def run_session_compress(
         name=slug(agent_name),
         out=out,
         inputs=(user_session, agent_session),
+        executor=executor,
     )
     if workflow.in_workflow():
+        if executor is not None:
+            raise ConfigError(
+                "executor= calls an object of the calling process, which a durable forward "
+                "cannot reach: give the compressor a provider"
+            )
         current_scope().start_compress(job)
     else:
         start_compress(job)

@@ -23,6 +23,7 @@ from rath.errors import ConfigError
 from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta
 from rath.session._calls import LoopCall, slug
+from rath.session._deferred import Deferred
 from rath.session._graph_mode import stamped
 from rath.session._lineage import LineageKind
 from rath.session._registry import register_run
@@ -47,6 +48,7 @@ def run_session_loop(
     budget: Budget | None = None,
     tool_policy: Any = None,
     on_event: Callable[[RathLLMStreamDelta], None] | None = None,
+    executor: Any = None,
     lazy: bool = True,
     persist: bool = False,
     persist_path: Path | None = None,
@@ -82,6 +84,13 @@ def run_session_loop(
             ready only after every event was delivered. A ``retry`` event voids what earlier
             attempts of its round sent (see ``rath.streaming``). Only for runs started from
             plain Python: inside a durable ``forward`` it raises ``ConfigError``.
+        executor: OpenRath's :class:`~rath.session.SessionLoopExecutor`: each round's request
+            goes to its ``complete`` (or ``acomplete``) instead of the provider, and each tool
+            call to its ``dispatch_tool`` (or ``adispatch_tool``) with the tool object. It
+            lives in this process, so the run's model and tool calls are activities on this
+            process's own task queue: the run is durable while this process lives. Not with
+            ``on_event`` (the output then raises ``ConfigError``, a ``ValueError``, when
+            read), and not inside a durable ``forward``.
         lazy: Return at once (default) or wait for the run.
         persist: Also write OpenRath's session file (``<RATH_HOME>/sessions/<id>.jsonl``):
             the header now, as ``<id>.jsonl.__partial__``, then the transcript and the trailer
@@ -130,8 +139,18 @@ def run_session_loop(
         tools=tool_set,
         out=out,
         on_event=on_event,
+        executor=executor,
     )
+    if executor is not None and on_event is not None:
+        out.attach_pending(Deferred((), _refuse_streaming_executor))
+        return out
     if workflow.in_workflow():
+        if executor is not None:
+            raise ConfigError(
+                "executor= calls an object of the calling process, which a durable forward "
+                "cannot reach: give the agent a provider (or rath.llm.register_chat_client "
+                "a kind the workers know)"
+            )
         if persist or persist_path:
             raise ConfigError(
                 "persist= writes a file on the client: inside a durable forward every agent "
@@ -147,3 +166,11 @@ def run_session_loop(
     if not lazy:
         out.synchronize()
     return out
+
+
+def _refuse_streaming_executor() -> Session:
+    # Raised when the output is read, as OpenRath did (its tests read it to get the error).
+    raise ConfigError(
+        "on_event with a custom executor is not supported: stream with "
+        "rath.session.loop.StreamingExecutor(client, on_event) as the executor instead"
+    )

@@ -323,23 +323,11 @@ NAMES: dict[str, list[str]] = {
     ],
 }
 
-# docs/openrath.md, "Deliberate deviations": the loop runs on workers, with no executor hook.
-MISSING = {
-    ("rath.session", "DefaultSessionLoopExecutor"),
-    ("rath.session", "SessionLoopExecutor"),
-    ("rath.session.loop", "StreamingExecutor"),
-    ("rath.session.loop", "OnEventCb"),
-    ("rath.session.loop", "resolve_executor"),
-}
-
 CASES = [
     pytest.param(
         module,
         name,
         id=f"{module}.{name}",
-        marks=[pytest.mark.xfail(strict=True, reason="docs/openrath.md")]
-        if (module, name) in MISSING
-        else [],
     )
     for module, names in NAMES.items()
     for name in names

@@ -1,0 +1,190 @@
+"""Loop executors (``run_session_loop(executor=...)``) as the worker sees them.
+
+An executor is a Python object in the process that started the run, so the run's model and
+tool calls are routed to that process's own task queue (:class:`~rath.contracts.ExecutorRef`)
+and the activities there find it here, by id. :class:`ExecutorChatClient` makes one a chat
+client: OpenRath's request and response types on one side, Rath's on the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from rath.errors import ConfigError
+from rath.llm._client import ChatRequest
+from rath.llm._errors import ProviderError
+from rath.llm._provider import ProviderSpec
+from rath.llm._usage import TokenUsage
+from rath.llm._wire import Completion, WireToolCall
+from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse, RathLLMMessage
+from rath.llm.function_tool import RathLLMFunctionTool
+
+_REQUEST_FIELDS = frozenset(RathLLMChatRequest.__dataclass_fields__) - {
+    "messages",
+    "tools",
+    "extra_create_args",
+}
+
+
+class LocalExecutors:
+    """The executors of this process's runs, by id (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def add(self, executor: Any) -> str:
+        """Keep ``executor`` for a run; its id."""
+        key = uuid.uuid4().hex
+        with self._lock:
+            self._by_id[key] = executor
+        return key
+
+    def get(self, key: str) -> Any:
+        """The executor ``key`` names.
+
+        Raises:
+            ConfigError: It is not in this process (the process that started the run ended).
+        """
+        with self._lock:
+            executor = self._by_id.get(key)
+        if executor is None:
+            raise ConfigError(
+                f"loop executor {key} is not in this process: the process that started the "
+                "run with executor= has ended, and the run cannot go on without it; start "
+                "the run again"
+            )
+        return executor
+
+    def discard(self, key: str) -> None:
+        """Forget the executor of a run that ended."""
+        with self._lock:
+            self._by_id.pop(key, None)
+
+
+EXECUTORS = LocalExecutors()
+"""The process's loop executors."""
+
+
+class ExecutorChatClient:
+    """A loop executor as a chat client: ``executor.complete`` (or ``acomplete``) answers.
+
+    A sync ``complete`` runs on a thread. The executor's ``tool_schemas()``, when not empty,
+    replace the tools offered (OpenRath's rule). A failure of the executor itself is final: a
+    scripted executor asked again would answer the next question.
+    """
+
+    kind = "executor"
+
+    def __init__(self, executor: Any, provider: ProviderSpec) -> None:
+        self._executor = executor
+        self._provider = provider
+
+    @property
+    def model(self) -> str:
+        """The provider's model (the executor may ignore it)."""
+        return self._provider.model or ""
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        """Ask the executor; its answer as a :class:`Completion`."""
+        name = type(self._executor).__name__
+        try:
+            schemas = tuple(self._executor.tool_schemas() or ())
+            req = rath_request(request, self._provider, schemas)
+            acomplete = getattr(self._executor, "acomplete", None)
+            if acomplete is not None:
+                response = await acomplete(req)
+            else:
+                response = await asyncio.to_thread(self._executor.complete, req)
+        except (ProviderError, ConfigError):
+            raise
+        except Exception as exc:
+            raise ProviderError(
+                f"loop executor {name} failed: {type(exc).__name__}: {exc}",
+                error_type="LoopExecutorError",
+                retryable=False,
+            ) from exc
+        if not isinstance(response, RathLLMChatResponse):
+            raise ProviderError(
+                f"loop executor {name} returned {type(response).__name__}; complete() must "
+                "return a rath.llm.RathLLMChatResponse",
+                error_type="LoopExecutorError",
+                retryable=False,
+            )
+        return completion_of(response, round_index=request.round_index)
+
+    async def aclose(self) -> None:
+        """Nothing to release: the executor belongs to the caller."""
+
+
+def rath_request(
+    request: ChatRequest,
+    provider: ProviderSpec,
+    schemas: tuple[RathLLMFunctionTool, ...] = (),
+) -> RathLLMChatRequest:
+    """OpenRath's request for ``request``: the provider's model and sampling fields included."""
+    options = dict(request.options)
+    fields = {k: options.pop(k) for k in list(options) if k in _REQUEST_FIELDS}
+    fields.setdefault("model", provider.model)
+    tools = schemas or tuple(_function_tool(t) for t in request.tools)
+    if tools:
+        fields.setdefault("tool_choice", "auto")
+    return RathLLMChatRequest(
+        messages=tuple(_message(m) for m in request.messages),
+        tools=tools or None,
+        extra_create_args=options,
+        **fields,
+    )
+
+
+def completion_of(response: RathLLMChatResponse, *, round_index: int) -> Completion:
+    """The loop's view of OpenRath's response (missing call ids named like the clients do)."""
+    choice = response.primary_choice
+    message = choice.message
+    calls = tuple(
+        WireToolCall(
+            id=part.id or f"call_{round_index}_{index}",
+            name=part.function.name,
+            arguments=part.function.arguments or "",
+        )
+        for index, part in enumerate(message.tool_calls or ())
+    )
+    usage = response.usage
+    return Completion(
+        content=message.content,
+        tool_calls=calls,
+        finish_reason=choice.finish_reason,
+        usage=None
+        if usage is None
+        else TokenUsage(
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            total_tokens=usage.total_tokens,
+        ),
+        model=response.model,
+    )
+
+
+def _message(message: Mapping[str, Any]) -> RathLLMMessage:
+    calls = message.get("tool_calls")
+    return RathLLMMessage(
+        role=str(message["role"]),
+        content=message.get("content"),
+        name=message.get("name"),
+        tool_call_id=message.get("tool_call_id"),
+        tool_calls=tuple(calls) if calls else None,
+    )
+
+
+def _function_tool(schema: Mapping[str, Any]) -> RathLLMFunctionTool:
+    function = schema["function"]
+    return RathLLMFunctionTool(
+        name=function["name"],
+        parameters=dict(function.get("parameters") or {}),
+        description=function.get("description"),
+        strict=function.get("strict"),
+    )

@@ -1,0 +1,211 @@
+"""OpenRath's loop executors: the object that answers a run's model calls and dispatches its tools.
+
+``run_session_loop(..., executor=my_executor)`` hands each round's request to
+``my_executor.complete`` and each tool call to ``my_executor.dispatch_tool`` (an executor with
+``acomplete``/``adispatch_tool`` is awaited instead). The loop itself stays a durable run: the
+executor lives in the calling process, so its calls are activities on that process's own task
+queue (see :func:`~rath.session.run_session_loop`). Scripted executors are the usual way to
+drive a loop in tests without a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Protocol, cast, get_args, runtime_checkable
+
+from rath.errors import ConfigError
+from rath.llm._provider import Provider
+from rath.llm._stream import RathLLMStreamDelta, StreamFold
+from rath.llm.anthropic import RathAnthropicChatClient
+from rath.llm.dto import (
+    RathLLMAssistantMessage,
+    RathLLMChatChoice,
+    RathLLMChatRequest,
+    RathLLMChatResponse,
+    RathLLMFinishReason,
+    RathLLMTokenUsage,
+    RathLLMToolCallFunction,
+    RathLLMToolCallPart,
+)
+from rath.llm.function_tool import RathLLMFunctionTool
+from rath.llm.openai import RathOpenAIChatClient
+from rath.llm.tool_args import parse_tool_arguments
+from rath.session._compress import run_session_compress
+from rath.session._loop import run_session_loop
+from rath.session._session import Session
+
+__all__ = [
+    "DefaultSessionLoopExecutor",
+    "OnEventCb",
+    "SessionLoopExecutor",
+    "StreamingExecutor",
+    "resolve_executor",
+    "run_session_compress",
+    "run_session_loop",
+]
+
+OnEventCb = Callable[[RathLLMStreamDelta], None]
+"""Receives each streamed delta."""
+
+
+class ChatClientLike(Protocol):
+    """OpenRath's synchronous chat client (``RathOpenAIChatClient`` or the Anthropic one)."""
+
+    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse: ...
+
+
+class StreamingChatClientLike(ChatClientLike, Protocol):
+    """A synchronous chat client that can also stream."""
+
+    def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]: ...
+
+
+@runtime_checkable
+class SessionLoopExecutor(Protocol):
+    """Answers a loop's model calls and runs its tool calls."""
+
+    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+        """One model call."""
+        ...
+
+    def dispatch_tool(self, session: Session, tool: Any, arguments: Mapping[str, Any]) -> Any:
+        """Run one tool call; its result (any JSON-able value)."""
+        ...
+
+    def tool_schemas(self) -> tuple[RathLLMFunctionTool, ...]:
+        """The tools to offer; empty means the loop's own table."""
+        ...
+
+
+class DefaultSessionLoopExecutor:
+    """Asks ``client`` and calls each tool with the session and its arguments.
+
+    Args:
+        client: A synchronous chat client, e.g. ``RathOpenAIChatClient(provider)``.
+    """
+
+    def __init__(self, client: ChatClientLike) -> None:
+        self.client = client
+
+    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+        """The client's answer."""
+        return self.client.complete(req)
+
+    def dispatch_tool(self, session: Session, tool: Any, arguments: Mapping[str, Any]) -> Any:
+        """``tool(session, arguments)``."""
+        return tool(session, dict(arguments))
+
+    def tool_schemas(self) -> tuple[RathLLMFunctionTool, ...]:
+        """Nothing: the loop offers its own tools."""
+        return ()
+
+
+class StreamingExecutor:
+    """Streams each answer from ``client``, passing every delta to ``on_event``.
+
+    Args:
+        client: A chat client with ``complete_stream``.
+        on_event: Called with each delta, in order (on the thread that runs the call).
+        inner: Dispatches tools and offers schemas (default: a
+            :class:`DefaultSessionLoopExecutor` over ``client``).
+    """
+
+    def __init__(
+        self,
+        client: StreamingChatClientLike,
+        on_event: OnEventCb,
+        inner: SessionLoopExecutor | None = None,
+    ) -> None:
+        self.client = client
+        self.on_event = on_event
+        self.inner: SessionLoopExecutor = inner or DefaultSessionLoopExecutor(client)
+
+    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+        """Drain the stream, forwarding each delta; the folded answer."""
+        fold = StreamFold()
+        for delta in self.client.complete_stream(req):
+            self.on_event(delta)
+            fold.add(delta)
+        return folded_response(fold, model=req.model or "")
+
+    def dispatch_tool(self, session: Session, tool: Any, arguments: Mapping[str, Any]) -> Any:
+        """The inner executor's dispatch."""
+        return self.inner.dispatch_tool(session, tool, arguments)
+
+    def tool_schemas(self) -> tuple[RathLLMFunctionTool, ...]:
+        """The inner executor's schemas."""
+        return self.inner.tool_schemas()
+
+
+def resolve_executor(
+    *,
+    agent_provider: Provider,
+    executor: SessionLoopExecutor | None,
+    on_event: OnEventCb | None,
+) -> SessionLoopExecutor:
+    """The executor a loop uses: ``executor``, else one over the provider's direct client.
+
+    Raises:
+        ConfigError: Both ``executor`` and ``on_event`` (a ``ValueError``), or no key.
+    """
+    if executor is not None and on_event is not None:
+        raise ConfigError("on_event with a custom executor is not supported")
+    if executor is not None:
+        return executor
+    client: StreamingChatClientLike = (
+        RathAnthropicChatClient(agent_provider)
+        if agent_provider.provider_kind == "anthropic"
+        else RathOpenAIChatClient(agent_provider)
+    )
+    if on_event is not None:
+        return StreamingExecutor(client, on_event)
+    return DefaultSessionLoopExecutor(client)
+
+
+def folded_response(fold: StreamFold, *, model: str) -> RathLLMChatResponse:
+    """One response from a stream's folded deltas (OpenRath's folding rules)."""
+    answer = next(iter(fold.rounds.values()), None)
+    content = answer.content if answer is not None else ""
+    calls = tuple(
+        RathLLMToolCallPart(
+            id=call.id or "",
+            type="function",
+            function=_function(call.name, call.arguments),
+        )
+        for _, call in sorted((answer.tool_calls if answer is not None else {}).items())
+    )
+    reason = answer.finish_reason if answer is not None else None
+    usage = answer.usage if answer is not None else None
+    message = RathLLMAssistantMessage(content=content or None, tool_calls=calls or None)
+    return RathLLMChatResponse(
+        id="",
+        choices=(
+            RathLLMChatChoice(
+                index=0,
+                finish_reason=_finish_reason(reason, has_calls=bool(calls)),
+                message=message,
+            ),
+        ),
+        created=0,
+        model=model,
+        usage=None
+        if usage is None
+        else RathLLMTokenUsage(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens),
+    )
+
+
+def _finish_reason(reason: str | None, *, has_calls: bool) -> RathLLMFinishReason:
+    """The stream's last finish reason (unknown ones read as ``stop``), else by the calls."""
+    for known in get_args(RathLLMFinishReason):
+        if reason == known:
+            return cast(RathLLMFinishReason, known)
+    if reason is None and has_calls:
+        return "tool_calls"
+    return "stop"
+
+
+def _function(name: str, arguments: str) -> RathLLMToolCallFunction:
+    parsed, error = parse_tool_arguments(arguments)
+    return RathLLMToolCallFunction(
+        name=name, arguments=arguments, arguments_parsed=parsed, arguments_parse_error=error
+    )

@@ -1,0 +1,388 @@
+"""OpenRath inventory 1.1 and 4.2: loop executors answer the model calls and dispatch the tools.
+
+The executor is an object of the test process; the loop is still a durable run on the real
+Temporal dev server, whose model and tool calls reach the executor through this process's own
+task queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import FAST, fake_provider, tool_bodies
+
+from rath import flow
+from rath.errors import RunFailedError
+from rath.llm import Provider, RathLLMStreamDelta, RathOpenAIChatClient
+from rath.llm.dto import (
+    RathLLMAssistantMessage,
+    RathLLMChatChoice,
+    RathLLMChatRequest,
+    RathLLMChatResponse,
+    RathLLMTokenUsage,
+    RathLLMToolCallFunction,
+    RathLLMToolCallPart,
+)
+from rath.llm.function_tool import RathLLMFunctionTool
+from rath.session import (
+    ChunkKind,
+    DefaultSessionLoopExecutor,
+    Session,
+    SessionLoopExecutor,
+    run_session_compress,
+    run_session_loop,
+)
+from rath.session.loop import StreamingExecutor, resolve_executor
+from rath.settings import Settings
+from rath.testing import FakeChatServer, text_reply
+from rath.tools import FlowToolCall
+
+PROVIDER = Provider(model="scripted-model")
+
+
+def reply(content: str, *, usage: tuple[int, int] | None = None) -> RathLLMChatResponse:
+    """A final answer."""
+    return _response(RathLLMAssistantMessage(content=content), "stop", usage)
+
+
+def calls(*pairs: tuple[str, dict[str, Any] | str]) -> RathLLMChatResponse:
+    """An answer asking for tool calls ``(name, arguments)``."""
+    parts = tuple(
+        RathLLMToolCallPart(
+            id=f"call_{index}",
+            type="function",
+            function=RathLLMToolCallFunction(
+                name=name,
+                arguments=args if isinstance(args, str) else json.dumps(args),
+                arguments_parsed=None if isinstance(args, str) else args,
+                arguments_parse_error=isinstance(args, str),
+            ),
+        )
+        for index, (name, args) in enumerate(pairs)
+    )
+    return _response(RathLLMAssistantMessage(tool_calls=parts), "tool_calls", None)
+
+
+def _response(
+    message: RathLLMAssistantMessage, reason: Any, usage: tuple[int, int] | None
+) -> RathLLMChatResponse:
+    tokens = None if usage is None else RathLLMTokenUsage(usage[0], usage[1], sum(usage))
+    return RathLLMChatResponse(
+        id="scripted",
+        choices=(RathLLMChatChoice(index=0, finish_reason=reason, message=message),),
+        created=0,
+        model="scripted-model",
+        usage=tokens,
+    )
+
+
+class Scripted:
+    """OpenRath's scripted executor: pops canned responses, calls tools like the default."""
+
+    def __init__(self, responses: list[RathLLMChatResponse]) -> None:
+        self.responses = list(responses)
+        self.requests: list[RathLLMChatRequest] = []
+        self.threads: set[str] = set()
+
+    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+        self.requests.append(req)
+        self.threads.add(threading.current_thread().name)
+        return self.responses.pop(0)
+
+    def dispatch_tool(self, session: Session, tool: Any, arguments: Mapping[str, Any]) -> Any:
+        return tool(session, dict(arguments))
+
+    def tool_schemas(self) -> tuple[RathLLMFunctionTool, ...]:
+        return ()
+
+
+class Boom(FlowToolCall):
+    name = "boom"
+    parameters = {"type": "object", "properties": {}}
+
+    def __call__(self, session: Any, arguments: Mapping[str, Any]) -> Any:
+        raise RuntimeError("the tool broke")
+
+
+def test_a_scripted_executor_answers_instead_of_the_provider(rath_env: Settings) -> None:
+    executor = Scripted([reply("hi", usage=(5, 1))])
+    assert isinstance(executor, SessionLoopExecutor)
+    out = run_session_loop(
+        Session.from_user_message("hello"),
+        Session.from_agent_prompt("be brief"),
+        agent_provider=PROVIDER,
+        executor=executor,
+        options=FAST,
+    )
+    rows = out.chunk_table.rows
+    assert [row.kind for row in rows] == [ChunkKind.USER, ChunkKind.ASSISTANT]
+    assert rows[-1].payload["content"] == "hi"
+    assert out.cumulative_usage is not None and out.cumulative_usage.total_tokens == 6
+    request = executor.requests[0]
+    assert request.model == "scripted-model"
+    assert [(m.role, m.content) for m in request.messages] == [
+        ("system", "be brief"),
+        ("user", "hello"),
+    ]
+    # Called in this process, off the caller's thread (a worker thread of the runtime).
+    assert threading.current_thread().name not in executor.threads
+
+
+def test_built_in_tools_run_through_the_executor(rath_env: Settings, tmp_path: Path) -> None:
+    executor = Scripted(
+        [
+            calls(("write_workspace_file", {"path": "notes.txt", "content": "abc"})),
+            reply("written"),
+        ]
+    )
+    out = run_session_loop(
+        Session.from_user_message("write").to("local", spec=tmp_path),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        executor=executor,
+        options=FAST,
+    )
+    bodies = tool_bodies(out)
+    assert bodies[0]["bytes_written"] > 0
+    assert (tmp_path / "notes.txt").read_text() == "abc"
+    assert [t.name for t in executor.requests[0].tools or ()] == sorted(
+        t.name for t in executor.requests[0].tools or ()
+    )
+
+
+def test_a_tool_error_becomes_a_body(rath_env: Settings) -> None:
+    executor = Scripted([calls(("boom", {}), ("nope", {}), ("boom", "{bad")), reply("ok")])
+    out = run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        tools=[Boom()],
+        executor=executor,
+        options=FAST,
+    )
+    bodies = tool_bodies(out)
+    assert [b["error_kind"] for b in bodies] == [
+        "tool_execution_exception",
+        "unknown_tool",
+        "invalid_tool_arguments",
+    ]
+    assert "RuntimeError" in bodies[0]["message"]
+
+
+def test_the_executor_dispatches_every_call(rath_env: Settings) -> None:
+    seen: list[tuple[str, int]] = []
+
+    class Intercepting(Scripted):
+        def dispatch_tool(self, session: Session, tool: Any, arguments: Mapping[str, Any]) -> Any:
+            seen.append((tool.name, len(session.chunk_table.rows)))
+            return {"intercepted": tool.name, "arguments": dict(arguments)}
+
+    executor = Intercepting([calls(("boom", {"x": 1})), reply("ok")])
+    out = run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        tools=[Boom()],
+        executor=executor,
+        options=FAST,
+    )
+    assert tool_bodies(out) == [{"intercepted": "boom", "arguments": {"x": 1}}]
+    # The session the tool sees is the transcript in flight: the user row and the call.
+    assert seen == [("boom", 2)]
+
+
+def test_max_tool_rounds_truncates(rath_env: Settings, tmp_path: Path) -> None:
+    look = ("workspace_path_exists", {"path": "a"})
+    executor = Scripted([calls(look) for _ in range(3)])
+    out = run_session_loop(
+        Session.from_user_message("go").to("local", spec=tmp_path),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        executor=executor,
+        max_tool_rounds=3,
+        options=FAST,
+    )
+    assert len(out.rows_of_kind(ChunkKind.TOOL_RESULT)) == 3
+    assert ("loop.truncated", True) in out.lineage_extras
+
+
+def test_on_event_with_an_executor_fails_when_read(rath_env: Settings) -> None:
+    out = run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        executor=Scripted([reply("never")]),
+        on_event=lambda delta: None,
+    )
+    with pytest.raises(ValueError, match="on_event with a custom executor"):
+        out.synchronize()
+    with pytest.raises(ValueError, match="on_event with a custom executor"):
+        resolve_executor(agent_provider=PROVIDER, executor=Scripted([]), on_event=print)
+
+
+def test_an_executor_failure_fails_the_run_once(rath_env: Settings) -> None:
+    class Broken(Scripted):
+        def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+            self.requests.append(req)
+            raise RuntimeError("script ran dry")
+
+    executor = Broken([])
+    out = run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        executor=executor,
+        options=FAST,
+    )
+    with pytest.raises(RunFailedError, match="script ran dry"):
+        out.synchronize()
+    assert len(executor.requests) == 1  # not retried: a scripted answer would be skipped
+
+
+def test_executor_schemas_replace_the_offered_tools(rath_env: Settings) -> None:
+    only = RathLLMFunctionTool(name="lookup", parameters={"type": "object"})
+
+    class Offering(Scripted):
+        def tool_schemas(self) -> tuple[RathLLMFunctionTool, ...]:
+            return (only,)
+
+    executor = Offering([reply("ok")])
+    run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        tools=[Boom()],
+        executor=executor,
+        options=FAST,
+    ).synchronize()
+    assert executor.requests[0].tools == (only,)
+
+
+def test_an_async_executor_is_awaited(rath_env: Settings) -> None:
+    class Async(Scripted):
+        async def acomplete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+            await asyncio.sleep(0)
+            return self.complete(req)
+
+    out = run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        executor=Async([reply("awaited")]),
+        options=FAST,
+    )
+    assert out.chunk_table.rows[-1].payload["content"] == "awaited"
+
+
+def test_compression_through_an_executor(rath_env: Settings) -> None:
+    executor = Scripted([reply("  the gist  ")])
+    out = run_session_compress(
+        Session.from_user_message("a long talk"),
+        Session.from_agent_prompt("compress"),
+        agent_provider=PROVIDER,
+        executor=executor,
+    )
+    rows = out.chunk_table.rows
+    assert [(row.kind, row.payload["content"]) for row in rows] == [(ChunkKind.USER, "the gist")]
+    assert executor.requests[0].messages[-1].role == "user"
+
+
+def test_the_default_and_streaming_executors_over_a_real_client(rath_env: Settings) -> None:
+    script = [text_reply("Hello"), text_reply("Hello")]
+    with FakeChatServer(script) as server:
+        provider = fake_provider(server)
+        client = RathOpenAIChatClient(provider)
+        plain = run_session_loop(
+            Session.from_user_message("hi"),
+            Session.from_agent_prompt("x"),
+            agent_provider=provider,
+            executor=DefaultSessionLoopExecutor(client),
+            options=FAST,
+        )
+        assert plain.chunk_table.rows[-1].payload["content"] == "Hello"
+        deltas: list[RathLLMStreamDelta] = []
+        streamed = run_session_loop(
+            Session.from_user_message("hi"),
+            Session.from_agent_prompt("x"),
+            agent_provider=provider,
+            executor=StreamingExecutor(client, deltas.append),
+            options=FAST,
+        )
+        assert streamed.chunk_table.rows[-1].payload["content"] == "Hello"
+        client.close()
+    assert "".join(d.content_delta or "" for d in deltas) == "Hello"
+    assert isinstance(
+        resolve_executor(agent_provider=provider, executor=None, on_event=None),
+        DefaultSessionLoopExecutor,
+    )
+
+
+def test_an_agent_takes_an_executor_override(rath_env: Settings) -> None:
+    agent = flow.Agent("x", provider=PROVIDER, options=FAST)
+    agent._executor_override = Scripted([reply("from the seam")])
+    out = agent(Session.from_user_message("go"))
+    assert out.chunk_table.rows[-1].payload["content"] == "from the seam"
+
+
+class Lane(FlowToolCall):
+    """A parallel-safe tool whose lane is its ``key`` argument."""
+
+    name = "lane"
+    parameters = {"type": "object", "properties": {"key": {"type": "string"}}}
+    parallel_safe = True
+
+    def resource_key(self, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+        return ("lane", str(arguments.get("key")))
+
+    def __call__(self, session: Any, arguments: Mapping[str, Any]) -> Any:
+        return {"key": arguments.get("key")}
+
+
+def test_the_executor_dispatches_by_resource_key(rath_env: Settings) -> None:
+    # Two calls in different lanes meet at a barrier: it opens only if they run at once.
+    # Two calls in one lane never overlap.
+    barrier = threading.Barrier(2, timeout=30)
+    lock = threading.Lock()
+    running = {"now": 0, "peak": 0}
+
+    class Meeting(Scripted):
+        def dispatch_tool(self, session: Session, tool: Any, arguments: Mapping[str, Any]) -> Any:
+            with lock:
+                running["now"] += 1
+                running["peak"] = max(running["peak"], running["now"])
+            try:
+                if arguments["key"] in ("a", "b"):
+                    barrier.wait()
+                return tool(session, arguments)
+            finally:
+                with lock:
+                    running["now"] -= 1
+
+    apart = Meeting([calls(("lane", {"key": "a"}), ("lane", {"key": "b"})), reply("ok")])
+    out = run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        tools=[Lane()],
+        executor=apart,
+        options=FAST,
+    )
+    assert tool_bodies(out) == [{"key": "a"}, {"key": "b"}]
+    running["peak"] = 0
+    same = Meeting([calls(("lane", {"key": "c"}), ("lane", {"key": "c"})), reply("ok")])
+    out = run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        tools=[Lane()],
+        executor=same,
+        options=FAST,
+    )
+    assert tool_bodies(out) == [{"key": "c"}, {"key": "c"}]
+    assert running["peak"] == 1
