@@ -35,6 +35,7 @@ from rath.contracts.llm import (
     COMPRESS,
     DESCRIBE_IMAGE,
     EMBED,
+    REPLY_CHARS,
     CompleteArgs,
     CompleteResult,
     CompressArgs,
@@ -143,7 +144,7 @@ class LLMActivities:
                         args.stream, agent=args.agent_name, round=args.round
                     ) as publisher:
                         result = await stream_completion(client, request, publisher.emit)
-        return await asyncio.to_thread(self._record, result, sealed, messages)
+        return await asyncio.to_thread(self._record, result, sealed, messages, len(transcript_rows))
 
     @COMPRESS.implement
     async def compress(self, args: CompressArgs) -> CompressResult:
@@ -264,7 +265,7 @@ class LLMActivities:
         return schemas
 
     def _record(
-        self, result: Completion, sealed: str, messages: list[dict[str, Any]]
+        self, result: Completion, sealed: str, messages: list[dict[str, Any]], rows: int
     ) -> CompleteResult:
         row = assistant_turn_chunk(
             content=result.content, tool_calls=[call.as_wire() for call in result.tool_calls]
@@ -278,6 +279,8 @@ class LLMActivities:
             model=result.model,
             preview=preview(result.content or "", PREVIEW_CHARS),
             context_tokens=_context_tokens(result, messages, row),
+            rows=rows + 1,
+            reply="" if result.tool_calls else preview(result.content or "", REPLY_CHARS),
         )
 
 

@@ -45,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
         CompressArgs,
         LoopCarry,
         LoopOptions,
+        LoopResult,
         PendingApproval,
         SessionLoopInput,
         ToolCatalog,
@@ -87,6 +88,7 @@ class SessionLoopWorkflow:
         self._budget = RunBudget(None)
         self._approvals = Approvals()
         self._last_reply = ""
+        self._rows: int | None = None
         # Only a streaming run hosts a stream (its handlers), so other runs' histories are
         # unchanged. WorkflowStream must be built right here, in the workflow's __init__.
         self._stream = (
@@ -125,7 +127,11 @@ class SessionLoopWorkflow:
 
     @workflow.run
     async def run(self, input: SessionLoopInput) -> Session:
-        """Run rounds until a completion without tool calls, ``max_tool_rounds`` or the budget."""
+        """Run rounds until a completion without tool calls, ``max_tool_rounds`` or the budget.
+
+        The output session comes back as a :class:`LoopResult` (a ``Session`` whose result
+        in the Web UI starts with the final reply, the row count and the usage).
+        """
         try:
             out = await self._run(input)
         except Exception as exc:  # not cancellation: a cancelled run's record stays "running"
@@ -148,7 +154,7 @@ class SessionLoopWorkflow:
             usage=out.usage,
             placement=out.sandbox,
         )
-        return out
+        return LoopResult(**dict(out), last_reply=self._last_reply or None, rows=self._rows)
 
     def _record(self, input: SessionLoopInput) -> dict[str, Any]:
         """The catalog fields every record of this run's output session has."""
@@ -240,7 +246,8 @@ class SessionLoopWorkflow:
             if refused is not None:
                 return carry, refused
             result = await self._complete(input, carry.transcript, catalog, round_no)
-            self._last_reply = result.preview
+            self._last_reply = result.reply or result.preview
+            self._rows = result.rows
             transcript = TableRef.sealed(result.transcript).append(result.assistant)
             carry = carry.model_copy(
                 update={
@@ -259,6 +266,7 @@ class SessionLoopWorkflow:
                 reason = f"tool_calls: {len(result.tool_calls)} asked, {left} left"
                 refusals = [error_row(c, "budget_exceeded", reason) for c in result.tool_calls]
                 carry = carry.model_copy(update={"transcript": transcript.append(*refusals)})
+                self._grew(len(refusals))
                 self._carry = carry
                 return carry, reason
             placement = carry.placement or input.user.sandbox
@@ -286,6 +294,7 @@ class SessionLoopWorkflow:
                     "tool_calls": carry.tool_calls + len(result.tool_calls),
                 }
             )
+            self._grew(len(rows))
             limit = options.compress_at_tokens
             if limit is not None and result.context_tokens >= limit:
                 # Compressing is an LLM call too: not once the budget is spent (the next
@@ -296,6 +305,11 @@ class SessionLoopWorkflow:
                     carry = await self._compress(input, carry, result.context_tokens)
             self._carry = carry
         return carry, _TRUNCATED
+
+    def _grew(self, rows: int) -> None:
+        """Count rows appended to the transcript (once the model's first answer told the size)."""
+        if self._rows is not None:
+            self._rows += rows
 
     def _should_continue_as_new(self, rounds_this_run: int, options: LoopOptions) -> bool:
         limit = options.continue_as_new_after_rounds
@@ -354,6 +368,7 @@ class SessionLoopWorkflow:
                 executor=input.executor,
             )
         )
+        self._rows = 1
         return carry.model_copy(
             update={
                 "transcript": TableRef(rows=(result.row,)),

@@ -84,6 +84,7 @@ from rath.contracts.runs import (
     ForwardInput,
     LoopCarry,
     LoopOptions,
+    LoopResult,
     ModuleSpec,
     SessionLoopInput,
 )
@@ -217,6 +218,7 @@ __all__ = [
     "LocalActivityOptions",
     "LoopCarry",
     "LoopOptions",
+    "LoopResult",
     "McpCallArgs",
     "McpListArgs",
     "ModuleSpec",

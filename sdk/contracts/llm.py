@@ -18,6 +18,10 @@ DEFAULT_IMAGE_PROMPT = "Describe this image."
 """What :class:`DescribeImageArgs` asks about an image when no prompt is given."""
 
 
+REPLY_CHARS = 2000
+"""How much of a run's final reply its result shows (history holds it once)."""
+
+
 class ExecutorRef(BaseModel):
     """A loop executor (``run_session_loop(executor=...)``) of the process that started a run.
 
@@ -76,6 +80,10 @@ class CompleteResult(BaseModel):
     model: str
     preview: str
     context_tokens: int = 0
+    rows: int | None = None
+    """Rows of the transcript, this reply included."""
+    reply: str = ""
+    """The reply's text (up to :data:`REPLY_CHARS`) when it ends the loop: no tool calls."""
 
 
 class CompressArgs(BaseModel):

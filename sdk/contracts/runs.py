@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from rath.budget import Budget, Spent
 from rath.contracts._contract import WorkflowContract
@@ -99,6 +99,26 @@ class SessionLoopInput(BaseModel):
     load ``temporalio.client``, which ``temporalio.contrib.workflow_streams`` imports)."""
     executor: ExecutorRef | None = None
     """The caller's loop executor: model and tool calls go through it (``executor=``)."""
+
+
+class LoopResult(Session):
+    """What a finished ``rath.SessionLoop`` returns: the output session, readable at a glance.
+
+    Besides the session's references it carries the final reply and the transcript's row
+    count, so the run's result in the Web UI (and ``temporal workflow show``) says what
+    happened. Clients and parent runs read it as a :class:`Session` (these fields are
+    dropped).
+    """
+
+    last_reply: str | None = None
+    rows: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _readable_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # The Web UI shows the head of a result: the reply, the size and the usage go there.
+        data: dict[str, Any] = handler(self)
+        head = {key: data.pop(key) for key in ("last_reply", "rows", "usage") if key in data}
+        return head | data
 
 
 class CompressInput(BaseModel):

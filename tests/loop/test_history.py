@@ -13,6 +13,7 @@ from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.client import Client
 
 from rath import flow
+from rath.contracts import LoopResult
 from rath.errors import RunFailedError
 from rath.session import Session
 from rath.settings import Settings
@@ -182,3 +183,35 @@ async def test_runs_carry_static_details_for_the_web_ui(rath_env: Settings, clie
         f"**agent** · done · 15 tokens · output session {out.id}"
     )
     assert metadata.current_details.endswith("last reply: hi")
+
+
+async def test_a_finished_run_reads_at_a_glance(
+    rath_env: Settings, client: Client, tmp_path: Path
+) -> None:
+    # The run's result payload (the Web UI's Result pane) opens with the final reply, the
+    # transcript's size and the usage, across continue-as-new; clients still get a Session.
+    options = FAST.model_copy(update={"continue_as_new_after_rounds": 1})
+    look = ("workspace_path_exists", {"path": "a"})
+    script = [tool_call_reply(look), tool_call_reply(look), text_reply("All   checked.\nBye")]
+    with FakeChatServer(script) as server:
+        agent = flow.Agent("x", provider=fake_provider(server), options=options)
+        out = agent(Session.from_user_message("go").to("local", spec=tmp_path))
+        rows = len(out.chunk_table.rows)
+    assert type(out) is Session and rows == 6
+    handle = client.get_workflow_handle(out.run_id or "", result_type=LoopResult)
+    result = await handle.result()
+    assert (result.last_reply, result.rows, result.id) == ("All checked. Bye", 6, out.id)
+    payload = json.loads(
+        (await handle.fetch_history())
+        .events[-1]
+        .workflow_execution_completed_event_attributes.result.payloads[0]
+        .data
+    )
+    assert list(payload)[:3] == ["last_reply", "rows", "usage"]
+
+    with FakeChatServer([tool_call_reply(look)]) as server:
+        agent = flow.Agent("x", provider=fake_provider(server), options=FAST, max_tool_rounds=1)
+        cut = agent(Session.from_user_message("go").to("local", spec=tmp_path))
+        cut.synchronize()
+    result = await client.get_workflow_handle(cut.run_id or "", result_type=LoopResult).result()
+    assert (result.last_reply, result.rows) == (None, 3)

@@ -79,6 +79,8 @@ def test_agent_run_is_legible_in_the_web_ui(
                 "rath.llm.complete • researcher · fake-model · round 1",
                 'rath.tools.run • researcher · write_workspace_file {"path": "notes.txt"',
                 "rath.llm.complete • researcher · fake-model · round 2",
+                # The Result pane opens with what the run came to, then the references.
+                '{ "last_reply": "Wrote notes.txt.", "rows": 4, "usage": { "prompt_tokens":',
             ],
             png_path=timeline_png,
         )
