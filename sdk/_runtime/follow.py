@@ -208,13 +208,26 @@ def follow_events(
 
 
 class FollowedRun:
-    """A lazy run whose result is ready only once its events were delivered to ``on_event``."""
+    """A lazy run whose result is ready only once a follow-up task on it finished too.
+
+    The follow-up delivers the run's events to ``on_event``, or completes its session file.
+
+    Args:
+        run: The run.
+        follower: The follow-up task.
+        what: What the follow-up does, for the warning when it fails or overruns.
+    """
 
     def __init__(
-        self, run: PendingResult[Session], follower: concurrent.futures.Future[None]
+        self,
+        run: PendingResult[Session],
+        follower: concurrent.futures.Future[None],
+        *,
+        what: str = "delivering its events",
     ) -> None:
         self._run = run
         self._follower = follower
+        self._what = what
 
     @property
     def run_id(self) -> str:
@@ -222,18 +235,18 @@ class FollowedRun:
         return self._run.run_id
 
     def done(self) -> bool:
-        """True once the run finished and its events were delivered."""
+        """True once the run and its follow-up finished."""
         return self._run.done() and self._follower.done()
 
     def result(self) -> Session:
-        """Wait for the run and its events; then its output (or its error)."""
+        """Wait for the run and its follow-up; then its output (or its error)."""
         try:
             return self._run.result()
         finally:
             self._drained()
 
     async def wait(self) -> None:
-        """Await the run and its events without blocking the loop."""
+        """Await the run and its follow-up without blocking the loop."""
         waiter = getattr(self._run, "wait", None)
         if waiter is not None:
             await waiter()
@@ -242,21 +255,20 @@ class FollowedRun:
         following = asyncio.wrap_future(self._follower)
         done, _ = await asyncio.wait({following}, timeout=DRAIN_TIMEOUT)
         if not done:
-            _drain_failed(self.run_id, TimeoutError())
+            self._failed(TimeoutError())
         elif not following.cancelled() and (exc := following.exception()) is not None:
-            _drain_failed(self.run_id, exc)
+            self._failed(exc)
 
     def _drained(self) -> None:
         try:
             self._follower.result(timeout=DRAIN_TIMEOUT)
         except Exception as exc:
-            _drain_failed(self.run_id, exc)
+            self._failed(exc)
 
-
-def _drain_failed(run_id: str, exc: BaseException) -> None:
-    if isinstance(exc, concurrent.futures.CancelledError):
-        return
-    logger.warning("events of run %r were not all delivered: %r", run_id, exc)
+    def _failed(self, exc: BaseException) -> None:
+        if isinstance(exc, concurrent.futures.CancelledError):
+            return
+        logger.warning("run %r: %s did not finish: %r", self.run_id, self._what, exc)
 
 
 def follow_started_run(

@@ -66,6 +66,7 @@ class Session(BaseModel):
 
     _pending: PendingResult[Session] | None = PrivateAttr(default=None)
     _rows: tuple[ChunkRow, ...] | None = PrivateAttr(default=None)
+    _table: ChunkTable | None = PrivateAttr(default=None)
     _run_id: str | None = PrivateAttr(default=None)
     _handle: Any = PrivateAttr(default=None)
 
@@ -197,7 +198,10 @@ class Session(BaseModel):
                 self._rows = inline if inline is not None else current_host().load_rows(self.table)
             except StoreError as exc:
                 raise type(exc)(f"session {self.id}: {exc}") from None
-        return ChunkTable(rows=self._rows)
+        # One object while the rows stay the same (OpenRath's tests compare by identity).
+        if self._table is None or self._table.rows is not self._rows:
+            self._table = ChunkTable.model_construct(rows=self._rows)
+        return self._table
 
     @property
     def cumulative_usage(self) -> TokenUsage | None:

@@ -51,7 +51,9 @@ def reply(content: str, *, usage: tuple[int, int] | None = None) -> RathLLMChatR
     return _response(RathLLMAssistantMessage(content=content), "stop", usage)
 
 
-def calls(*pairs: tuple[str, dict[str, Any] | str]) -> RathLLMChatResponse:
+def calls(
+    *pairs: tuple[str, dict[str, Any] | str], usage: tuple[int, int] | None = None
+) -> RathLLMChatResponse:
     """An answer asking for tool calls ``(name, arguments)``."""
     parts = tuple(
         RathLLMToolCallPart(
@@ -66,7 +68,7 @@ def calls(*pairs: tuple[str, dict[str, Any] | str]) -> RathLLMChatResponse:
         )
         for index, (name, args) in enumerate(pairs)
     )
-    return _response(RathLLMAssistantMessage(tool_calls=parts), "tool_calls", None)
+    return _response(RathLLMAssistantMessage(tool_calls=parts), "tool_calls", usage)
 
 
 def _response(
@@ -386,3 +388,58 @@ def test_the_executor_dispatches_by_resource_key(rath_env: Settings) -> None:
     )
     assert tool_bodies(out) == [{"key": "c"}, {"key": "c"}]
     assert running["peak"] == 1
+
+
+def test_budget_callback_and_persistence_with_a_scripted_executor(
+    rath_env: Settings, tmp_path: Path
+) -> None:
+    # OpenRath's budget tests drive the loop with a scripted executor: the callback runs once,
+    # after the round that crossed the cap, with the output and its usage.
+    crossings: list[int] = []
+    look = ("workspace_path_exists", {"path": "a"})
+    provider = Provider(
+        model="scripted-model",
+        budget_total_tokens=100,
+        on_budget_exceeded=lambda out, usage: crossings.append(usage.total_tokens),
+    )
+    out = run_session_loop(
+        Session.from_user_message("go").to("local", spec=tmp_path / "ws"),
+        Session.from_agent_prompt("x"),
+        agent_provider=provider,
+        executor=Scripted([calls(look, usage=(50, 10)), reply("done", usage=(50, 10))]),
+        options=FAST,
+        persist_path=tmp_path / "run.jsonl",
+    )
+    assert out.cumulative_usage is not None and out.cumulative_usage.total_tokens == 120
+    assert crossings == [120]
+    assert (tmp_path / "run.jsonl").read_text().count("\n") == 6  # header, 4 rows, trailer
+
+    # An executor that fails leaves only the partial file, OpenRath's crash marker.
+    class Broken(Scripted):
+        def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+            raise RuntimeError("no more script")
+
+    failed = run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        executor=Broken([]),
+        options=FAST,
+        persist_path=tmp_path / "failed.jsonl",
+    )
+    with pytest.raises(RunFailedError):
+        failed.synchronize()
+    assert not (tmp_path / "failed.jsonl").exists()
+    assert (tmp_path / "failed.jsonl.__partial__").exists()
+
+
+def test_the_chunk_table_is_one_object_while_the_rows_stay(rath_env: Settings) -> None:
+    out = run_session_loop(
+        Session.from_user_message("go"),
+        Session.from_agent_prompt("x"),
+        agent_provider=PROVIDER,
+        executor=Scripted([reply("ok")]),
+        options=FAST,
+    )
+    assert out.chunk_table is out.chunk_table
+    assert out.fork().chunk_table.rows == out.chunk_table.rows

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from pathlib import Path
 
@@ -121,9 +120,8 @@ def test_a_rath_file_is_in_openraths_format(rath_env: Settings, tmp_path: Path) 
             persist=True,
         )
         assert session_partial_file(out.id).exists()  # the header is written at once
-        out.synchronize()
+        out.synchronize()  # ready only once the file is complete
     path = session_file(out.id)
-    _wait_closed(path)
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert [r["record_type"] for r in records] == ["header"] + ["chunk"] * 4 + ["trailer"]
     assert set(records[0]) == set(OPENRATH_FILE[0])
@@ -136,12 +134,21 @@ def test_a_rath_file_is_in_openraths_format(rath_env: Settings, tmp_path: Path) 
     assert not session_partial_file(out.id).exists()
 
 
-def _wait_closed(path: Path) -> None:
-    """The trailer is written on a thread of its own once the run ended (bounded wait)."""
-    deadline = time.monotonic() + 30
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} was never closed"
-        time.sleep(0.02)  # polling a file another thread writes, bounded by the deadline
+def test_a_streamed_run_persists_too(rath_env: Settings, tmp_path: Path) -> None:
+    target = tmp_path / "streamed.jsonl"
+    events: list[object] = []
+    with FakeChatServer([text_reply("streamed")]) as server:
+        out = run_session_loop(
+            Session.from_user_message("go"),
+            Session.from_agent_prompt("x"),
+            agent_provider=fake_provider(server),
+            options=FAST,
+            on_event=events.append,
+            persist_path=target,
+        )
+        out.synchronize()
+    assert events and load_session(out.id, path=target).closed
+    assert load_session(out.id, path=target).chunk_table.rows[-1].payload["content"] == "streamed"
 
 
 def test_a_failed_run_leaves_the_crash_marker(rath_env: Settings, tmp_path: Path) -> None:

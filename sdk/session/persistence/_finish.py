@@ -1,12 +1,16 @@
-"""Completing a ``persist=True`` run's session file once the run ends."""
+"""Completing a ``persist=True`` run's session file once the run ends.
+
+The file is complete before the output session is: reading the output waits for the rows
+and the trailer, as in OpenRath (whose loop wrote them before its result resolved).
+"""
 
 from __future__ import annotations
 
-import concurrent.futures
-import threading
+import asyncio
 from typing import Any
 
-from rath._runtime.launch import RunHandle
+from rath._runtime.follow import FollowedRun
+from rath._runtime.runtime import get_runtime
 from rath.session._session import Session
 from rath.session.persistence._writer import SessionWriter
 from rath.store import current_store
@@ -14,23 +18,26 @@ from rath.store import current_store
 
 def persist_when_done(out: Session, writer: SessionWriter) -> None:
     """When ``out``'s run ends, write its rows and the trailer (or leave the partial file)."""
-    pending = out._pending
-    if not isinstance(pending, RunHandle):
+    run: Any = out._pending
+    if run is None or not hasattr(run, "wait"):
         writer.abandon()
         raise TypeError("persist_when_done needs the lazy output of a run")
 
-    def done(future: concurrent.futures.Future[Any]) -> None:
-        # Off the runtime's loop thread (this callback runs there): store reads, file writes.
-        threading.Thread(target=_finish, args=(future, writer), name="rath-persist").start()
+    async def finish() -> None:
+        await run.wait()
+        # Off the runtime's loop: store reads and file writes.
+        await asyncio.to_thread(_finish, run, writer)
 
-    pending.add_done_callback(done)
+    written = get_runtime().submit(finish())
+    out.attach_pending(FollowedRun(run, written, what="writing its session file"))
 
 
-def _finish(future: concurrent.futures.Future[Any], writer: SessionWriter) -> None:
-    if future.exception() is not None:
+def _finish(run: Any, writer: SessionWriter) -> None:
+    try:
+        result: Session = run.result()  # done already: this only reads the outcome
+    except Exception:
         writer.abandon()  # the partial file stays: the crash marker
         return
-    result: Session = future.result()
     try:
         rows = result._rows if result._rows is not None else current_store().load_rows(result.table)
         for index, row in enumerate(rows):
