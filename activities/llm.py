@@ -124,9 +124,8 @@ class LLMActivities:
     async def complete(self, args: CompleteArgs) -> CompleteResult:
         """Run one chat completion for a session-loop round."""
         with self._errors():
-            system_rows, transcript_rows, sealed = await asyncio.to_thread(self._load, args)
+            system_rows, transcript_rows, sealed, extra = await asyncio.to_thread(self._load, args)
             messages = chunk_table_to_messages(system_rows + transcript_rows)
-            extra = await asyncio.to_thread(self._stored_schemas, args.tool_schemas)
             request = ChatRequest(
                 messages=messages,
                 tools=tool_schemas(args.tool_names) + extra,
@@ -253,10 +252,14 @@ class LLMActivities:
                     next_retry_delay=retry_delay(exc.retry_after),
                 ) from None
 
-    def _load(self, args: CompleteArgs) -> tuple[tuple[Any, ...], tuple[Any, ...], str]:
+    def _load(
+        self, args: CompleteArgs
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...], str, list[dict[str, Any]]]:
+        """The store work before the call, in one thread hop: rows, seal, tool schemas."""
         sealed = self._store.seal(args.transcript)
         system = self._store.load_rows(args.system)
-        return system, self._store.load_rows(TableRef.sealed(sealed)), sealed
+        rows = self._store.load_rows(TableRef.sealed(sealed))
+        return system, rows, sealed, self._stored_schemas(args.tool_schemas)
 
     def _stored_schemas(self, digest: str | None) -> list[dict[str, Any]]:
         if digest is None:

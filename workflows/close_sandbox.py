@@ -16,7 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.sandbox._lease import Lease
 
 
-@workflow.defn(name=CLOSE_SANDBOX_RUN.name)
+@workflow.defn(name=CLOSE_SANDBOX_RUN.name, sandboxed=False)
 class CloseSandboxWorkflow:
     """Run ``rath.sandbox.close`` on the owner's queue (or any worker when none owns it)."""
 

@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
 COMPRESS_TIMEOUT = timedelta(minutes=10)
 
 
-@workflow.defn(name=COMPRESS_RUN.name)
+@workflow.defn(name=COMPRESS_RUN.name, sandboxed=False)
 class CompressWorkflow:
     """Replace a transcript with one USER summary row (OpenRath's ``run_session_compress``)."""
 

@@ -77,7 +77,7 @@ NO_COMPRESS_WHEN_SPENT = "rath-no-compress-when-spent"
 _TRUNCATED = "truncated"
 
 
-@workflow.defn(name=SESSION_LOOP.name)
+@workflow.defn(name=SESSION_LOOP.name, sandboxed=False)
 class SessionLoopWorkflow:
     """One agent pass over a user session: rounds of LLM calls and tool calls."""
 
