@@ -20,8 +20,7 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutType
-from temporalio.exceptions import TimeoutError as ActivityTimeout
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from rath._text import preview
@@ -49,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._table_ref import TableRef
     from rath.tools.builtins import BUILTIN_TOOLS, error_body
     from rath.workflows._approvals import Approvals
+    from rath.workflows._executor_calls import executor_gone, never_taken
 
 SUMMARY_LIMIT = 380
 CLAIM_TIMEOUT = timedelta(seconds=120)
@@ -161,14 +161,20 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
     owned = contract is RUN_TOOL and round.queue is not None
     custom = contract is RUN_CUSTOM_TOOL
     queue = round.queue
-    if contract is RUN_EXECUTOR_TOOL:
-        assert round.executor is not None
-        queue = round.executor.queue
+    executor = round.executor if contract is RUN_EXECUTOR_TOOL else None
+    if executor is not None:
+        queue = executor.queue
     elif custom:  # only workers that registered the tool poll its queue (the owner's, if placed)
         queue = tool_queue(round.queue or base_queue(workflow.info().task_queue), call.name)
     # Only the owner (or a worker with the tool) can run it: bound the wait, so a run whose
     # owner is gone fails instead of waiting forever.
-    wait = round.owner_wait_seconds if owned else round.tool_wait_seconds if custom else None
+    wait = (
+        round.owner_wait_seconds
+        if owned
+        else round.tool_wait_seconds
+        if custom or executor is not None
+        else None
+    )
     try:
         done = await contract.execute(
             args,
@@ -186,10 +192,10 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
         cause = exc.cause or exc
         if isinstance(cause, ApplicationError) and cause.type == "ToolNotRegistered":
             raise ApplicationError(cause.message, type=cause.type, non_retryable=True) from exc
-        never_taken = isinstance(cause, ActivityTimeout) and (
-            cause.type == TimeoutType.SCHEDULE_TO_START
-        )
-        if custom and never_taken:
+        taken = not never_taken(exc)
+        if executor is not None and not taken:
+            raise executor_gone(executor, round.tool_wait_seconds, "tool call") from exc
+        if custom and not taken:
             raise ApplicationError(
                 f"no worker took the call of tool {call.name!r} (agent {round.agent_name!r}) "
                 f"from its task queue {queue!r} within {wait:g} s: only workers that "
@@ -200,7 +206,7 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
                 type="ToolNotRegistered",
                 non_retryable=True,
             ) from exc
-        if owned and never_taken:
+        if owned and not taken:
             raise ApplicationError(
                 f"no worker took the tool call from {round.queue!r}, the task queue of the "
                 f"worker that owns this session's sandbox, within {round.owner_wait_seconds:g} "

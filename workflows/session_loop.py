@@ -28,6 +28,7 @@ from typing import Any
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.contrib.workflow_streams import WorkflowStream
+from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from rath._failures import describe_failure
@@ -59,6 +60,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.session.graph import GraphNode, SessionGraph
     from rath.workflows._approvals import Approvals
     from rath.workflows._catalog import record_session
+    from rath.workflows._executor_calls import executor_gone, never_taken
     from rath.workflows._memory_calls import commit_memories, inject_memories
     from rath.workflows._stream_handoff import (
         continue_as_new_streaming,
@@ -325,6 +327,20 @@ class SessionLoopWorkflow:
             f"**{input.agent_name}** · {input.provider.label()} · round {round_no}"
             f"/{options.max_tool_rounds}"
         )
+        executor = input.executor
+        wait = options.tool_worker_wait_seconds
+        try:
+            return await self._call_model(input, transcript, catalog, round_no)
+        except ActivityError as exc:
+            if executor is not None and never_taken(exc):
+                raise executor_gone(executor, wait, "model call") from exc
+            raise
+
+    async def _call_model(
+        self, input: SessionLoopInput, transcript: TableRef, catalog: ToolCatalog, round_no: int
+    ) -> CompleteResult:
+        options = input.options
+        executor = input.executor
         return await COMPLETE.execute(
             CompleteArgs(
                 agent_name=input.agent_name,
@@ -337,7 +353,13 @@ class SessionLoopWorkflow:
                 stream=input.stream,
                 executor=input.executor,
             ),
-            task_queue=input.executor.queue if input.executor is not None else None,
+            task_queue=executor.queue if executor is not None else None,
+            # Only the executor's process polls its queue: not taken in time, it has ended.
+            schedule_to_start_timeout=(
+                timedelta(seconds=options.tool_worker_wait_seconds)
+                if executor is not None
+                else None
+            ),
             start_to_close_timeout=timedelta(seconds=options.llm_timeout_seconds),
             heartbeat_timeout=timedelta(seconds=options.llm_heartbeat_seconds),
             retry_policy=RetryPolicy(

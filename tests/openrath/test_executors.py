@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +19,9 @@ from typing import Any
 
 import pytest
 from support import FAST, fake_provider, tool_bodies
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.exceptions import ApplicationError
+from workers import WorkerProcess
 
 from rath import flow
 from rath.errors import RunFailedError
@@ -84,6 +90,14 @@ def _response(
     )
 
 
+def loop(*user: Session, **arguments: Any) -> Session:
+    """``run_session_loop`` over ``user`` (default: "go") with a one-line agent prompt."""
+    arguments.setdefault("agent_provider", PROVIDER)
+    arguments.setdefault("options", FAST)
+    session = user[0] if user else Session.from_user_message("go")
+    return run_session_loop(session, Session.from_agent_prompt("x"), **arguments)
+
+
 class Scripted:
     """OpenRath's scripted executor: pops canned responses, calls tools like the default."""
 
@@ -143,13 +157,7 @@ def test_built_in_tools_run_through_the_executor(rath_env: Settings, tmp_path: P
             reply("written"),
         ]
     )
-    out = run_session_loop(
-        Session.from_user_message("write").to("local", spec=tmp_path),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        executor=executor,
-        options=FAST,
-    )
+    out = loop(Session.from_user_message("write").to("local", spec=tmp_path), executor=executor)
     bodies = tool_bodies(out)
     assert bodies[0]["bytes_written"] > 0
     assert (tmp_path / "notes.txt").read_text() == "abc"
@@ -160,14 +168,7 @@ def test_built_in_tools_run_through_the_executor(rath_env: Settings, tmp_path: P
 
 def test_a_tool_error_becomes_a_body(rath_env: Settings) -> None:
     executor = Scripted([calls(("boom", {}), ("nope", {}), ("boom", "{bad")), reply("ok")])
-    out = run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        tools=[Boom()],
-        executor=executor,
-        options=FAST,
-    )
+    out = loop(tools=[Boom()], executor=executor)
     bodies = tool_bodies(out)
     assert [b["error_kind"] for b in bodies] == [
         "tool_execution_exception",
@@ -186,14 +187,7 @@ def test_the_executor_dispatches_every_call(rath_env: Settings) -> None:
             return {"intercepted": tool.name, "arguments": dict(arguments)}
 
     executor = Intercepting([calls(("boom", {"x": 1})), reply("ok")])
-    out = run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        tools=[Boom()],
-        executor=executor,
-        options=FAST,
-    )
+    out = loop(tools=[Boom()], executor=executor)
     assert tool_bodies(out) == [{"intercepted": "boom", "arguments": {"x": 1}}]
     # The session the tool sees is the transcript in flight: the user row and the call.
     assert seen == [("boom", 2)]
@@ -202,26 +196,17 @@ def test_the_executor_dispatches_every_call(rath_env: Settings) -> None:
 def test_max_tool_rounds_truncates(rath_env: Settings, tmp_path: Path) -> None:
     look = ("workspace_path_exists", {"path": "a"})
     executor = Scripted([calls(look) for _ in range(3)])
-    out = run_session_loop(
+    out = loop(
         Session.from_user_message("go").to("local", spec=tmp_path),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
         executor=executor,
         max_tool_rounds=3,
-        options=FAST,
     )
     assert len(out.rows_of_kind(ChunkKind.TOOL_RESULT)) == 3
     assert ("loop.truncated", True) in out.lineage_extras
 
 
 def test_on_event_with_an_executor_fails_when_read(rath_env: Settings) -> None:
-    out = run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        executor=Scripted([reply("never")]),
-        on_event=lambda delta: None,
-    )
+    out = loop(executor=Scripted([reply("never")]), on_event=lambda delta: None)
     with pytest.raises(ValueError, match="on_event with a custom executor"):
         out.synchronize()
     with pytest.raises(ValueError, match="on_event with a custom executor"):
@@ -235,13 +220,7 @@ def test_an_executor_failure_fails_the_run_once(rath_env: Settings) -> None:
             raise RuntimeError("script ran dry")
 
     executor = Broken([])
-    out = run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        executor=executor,
-        options=FAST,
-    )
+    out = loop(executor=executor)
     with pytest.raises(RunFailedError, match="script ran dry"):
         out.synchronize()
     assert len(executor.requests) == 1  # not retried: a scripted answer would be skipped
@@ -255,14 +234,7 @@ def test_executor_schemas_replace_the_offered_tools(rath_env: Settings) -> None:
             return (only,)
 
     executor = Offering([reply("ok")])
-    run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        tools=[Boom()],
-        executor=executor,
-        options=FAST,
-    ).synchronize()
+    loop(tools=[Boom()], executor=executor).synchronize()
     assert executor.requests[0].tools == (only,)
 
 
@@ -272,13 +244,7 @@ def test_an_async_executor_is_awaited(rath_env: Settings) -> None:
             await asyncio.sleep(0)
             return self.complete(req)
 
-    out = run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        executor=Async([reply("awaited")]),
-        options=FAST,
-    )
+    out = loop(executor=Async([reply("awaited")]))
     assert out.chunk_table.rows[-1].payload["content"] == "awaited"
 
 
@@ -300,21 +266,17 @@ def test_the_default_and_streaming_executors_over_a_real_client(rath_env: Settin
     with FakeChatServer(script) as server:
         provider = fake_provider(server)
         client = RathOpenAIChatClient(provider)
-        plain = run_session_loop(
+        plain = loop(
             Session.from_user_message("hi"),
-            Session.from_agent_prompt("x"),
-            agent_provider=provider,
             executor=DefaultSessionLoopExecutor(client),
-            options=FAST,
+            agent_provider=provider,
         )
         assert plain.chunk_table.rows[-1].payload["content"] == "Hello"
         deltas: list[RathLLMStreamDelta] = []
-        streamed = run_session_loop(
+        streamed = loop(
             Session.from_user_message("hi"),
-            Session.from_agent_prompt("x"),
-            agent_provider=provider,
             executor=StreamingExecutor(client, deltas.append),
-            options=FAST,
+            agent_provider=provider,
         )
         assert streamed.chunk_table.rows[-1].payload["content"] == "Hello"
         client.close()
@@ -367,25 +329,11 @@ def test_the_executor_dispatches_by_resource_key(rath_env: Settings) -> None:
                     running["now"] -= 1
 
     apart = Meeting([calls(("lane", {"key": "a"}), ("lane", {"key": "b"})), reply("ok")])
-    out = run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        tools=[Lane()],
-        executor=apart,
-        options=FAST,
-    )
+    out = loop(tools=[Lane()], executor=apart)
     assert tool_bodies(out) == [{"key": "a"}, {"key": "b"}]
     running["peak"] = 0
     same = Meeting([calls(("lane", {"key": "c"}), ("lane", {"key": "c"})), reply("ok")])
-    out = run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        tools=[Lane()],
-        executor=same,
-        options=FAST,
-    )
+    out = loop(tools=[Lane()], executor=same)
     assert tool_bodies(out) == [{"key": "c"}, {"key": "c"}]
     assert running["peak"] == 1
 
@@ -402,13 +350,11 @@ def test_budget_callback_and_persistence_with_a_scripted_executor(
         budget_total_tokens=100,
         on_budget_exceeded=lambda out, usage: crossings.append(usage.total_tokens),
     )
-    out = run_session_loop(
+    out = loop(
         Session.from_user_message("go").to("local", spec=tmp_path / "ws"),
-        Session.from_agent_prompt("x"),
-        agent_provider=provider,
         executor=Scripted([calls(look, usage=(50, 10)), reply("done", usage=(50, 10))]),
-        options=FAST,
         persist_path=tmp_path / "run.jsonl",
+        agent_provider=provider,
     )
     assert out.cumulative_usage is not None and out.cumulative_usage.total_tokens == 120
     assert crossings == [120]
@@ -419,14 +365,7 @@ def test_budget_callback_and_persistence_with_a_scripted_executor(
         def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
             raise RuntimeError("no more script")
 
-    failed = run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        executor=Broken([]),
-        options=FAST,
-        persist_path=tmp_path / "failed.jsonl",
-    )
+    failed = loop(executor=Broken([]), persist_path=tmp_path / "failed.jsonl")
     with pytest.raises(RunFailedError):
         failed.synchronize()
     assert not (tmp_path / "failed.jsonl").exists()
@@ -434,12 +373,53 @@ def test_budget_callback_and_persistence_with_a_scripted_executor(
 
 
 def test_the_chunk_table_is_one_object_while_the_rows_stay(rath_env: Settings) -> None:
-    out = run_session_loop(
-        Session.from_user_message("go"),
-        Session.from_agent_prompt("x"),
-        agent_provider=PROVIDER,
-        executor=Scripted([reply("ok")]),
-        options=FAST,
-    )
+    out = loop(executor=Scripted([reply("ok")]))
     assert out.chunk_table is out.chunk_table
     assert out.fork().chunk_table.rows == out.chunk_table.rows
+
+
+DYING_SCRIPT = """
+import os
+from rath.contracts import LoopOptions
+from rath.llm import Provider
+from rath.session import Session, run_session_loop
+
+class Dying:
+    def complete(self, req):
+        os._exit(0)  # the process ends in the middle of the model call
+    def dispatch_tool(self, session, tool, arguments):
+        return None
+    def tool_schemas(self):
+        return ()
+
+options = LoopOptions(
+    llm_heartbeat_seconds=2, tool_worker_wait_seconds=2, llm_retry_base_seconds=0.1
+)
+out = run_session_loop(
+    Session.from_user_message("go"), Session.from_agent_prompt("x"),
+    agent_provider=Provider(model="m"), executor=Dying(), options=options,
+)
+print(out.run_id, flush=True)
+out.synchronize()
+"""
+
+
+async def test_a_run_whose_executor_process_ended_fails_saying_so(
+    rath_env: Settings, client: Client
+) -> None:
+    script = subprocess.run(
+        [sys.executable, "-c", DYING_SCRIPT],
+        check=False,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert script.returncode == 0, script.stderr
+    run_id = script.stdout.strip()
+    # The run itself lived on the script's in-process worker: another worker takes it over.
+    with WorkerProcess(dict(os.environ)), pytest.raises(WorkflowFailureError) as info:
+        await asyncio.wait_for(client.get_workflow_handle(run_id).result(), 60)
+    cause = info.value.cause
+    assert isinstance(cause, ApplicationError) and cause.type == "LoopExecutorGone"
+    assert "the process that started this run with executor= has ended" in cause.message
