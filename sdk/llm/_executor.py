@@ -9,19 +9,21 @@ client: OpenRath's request and response types on one side, Rath's on the other.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rath.errors import ConfigError
-from rath.llm._client import ChatRequest
+from rath.llm._client import ChatClient, ChatRequest
 from rath.llm._errors import ProviderError
-from rath.llm._provider import ProviderSpec
+from rath.llm._provider import Provider, ProviderSpec
 from rath.llm._usage import TokenUsage
 from rath.llm._wire import Completion, WireToolCall
 from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse, RathLLMMessage
 from rath.llm.function_tool import RathLLMFunctionTool
+from rath.llm.providers import provider_from_spec
 
 _REQUEST_FIELDS = frozenset(RathLLMChatRequest.__dataclass_fields__) - {
     "messages",
@@ -71,18 +73,23 @@ EXECUTORS = LocalExecutors()
 
 
 class ExecutorChatClient:
-    """A loop executor as a chat client: ``executor.complete`` (or ``acomplete``) answers.
+    """A loop executor, or OpenRath's synchronous chat client, as a Rath chat client.
 
-    A sync ``complete`` runs on a thread. The executor's ``tool_schemas()``, when not empty,
-    replace the tools offered (OpenRath's rule). A failure of the executor itself is final: a
-    scripted executor asked again would answer the next question.
+    ``executor.complete`` (or ``acomplete``) answers; a sync ``complete`` runs on a thread.
+    An executor's ``tool_schemas()``, when not empty, replace the tools offered (OpenRath's
+    rule). A failure of the executor itself is final: a scripted executor asked again would
+    answer the next question.
+
+    Args:
+        executor: The object that answers.
+        provider: The run's provider (its model and sampling fields go into each request).
+        kind: The kind this client serves, for messages and the client pool.
     """
 
-    kind = "executor"
-
-    def __init__(self, executor: Any, provider: ProviderSpec) -> None:
+    def __init__(self, executor: Any, provider: ProviderSpec, *, kind: str = "executor") -> None:
         self._executor = executor
         self._provider = provider
+        self.kind = kind
 
     @property
     def model(self) -> str:
@@ -93,7 +100,8 @@ class ExecutorChatClient:
         """Ask the executor; its answer as a :class:`Completion`."""
         name = type(self._executor).__name__
         try:
-            schemas = tuple(self._executor.tool_schemas() or ())
+            offered = getattr(self._executor, "tool_schemas", None)
+            schemas = tuple(offered() or ()) if offered is not None else ()
             req = rath_request(request, self._provider, schemas)
             acomplete = getattr(self._executor, "acomplete", None)
             if acomplete is not None:
@@ -104,14 +112,14 @@ class ExecutorChatClient:
             raise
         except Exception as exc:
             raise ProviderError(
-                f"loop executor {name} failed: {type(exc).__name__}: {exc}",
+                f"{self.kind} client {name} failed: {type(exc).__name__}: {exc}",
                 error_type="LoopExecutorError",
                 retryable=False,
             ) from exc
         if not isinstance(response, RathLLMChatResponse):
             raise ProviderError(
-                f"loop executor {name} returned {type(response).__name__}; complete() must "
-                "return a rath.llm.RathLLMChatResponse",
+                f"{self.kind} client {name} returned {type(response).__name__}; complete() "
+                "must return a rath.llm.RathLLMChatResponse",
                 error_type="LoopExecutorError",
                 retryable=False,
             )
@@ -119,6 +127,23 @@ class ExecutorChatClient:
 
     async def aclose(self) -> None:
         """Nothing to release: the executor belongs to the caller."""
+
+
+def openrath_factory(
+    kind: str, factory: Callable[[Provider], Any]
+) -> Callable[[ProviderSpec, str | None], ChatClient]:
+    """Rath's ``factory(spec, key)`` for OpenRath's ``factory(provider)`` of a sync client."""
+
+    def build(spec: ProviderSpec, key: str | None) -> ChatClient:
+        return ExecutorChatClient(factory(provider_of(spec, key)), spec, kind=kind)
+
+    return build
+
+
+def provider_of(spec: ProviderSpec, key: str | None) -> Provider:
+    """The :class:`Provider` a worker rebuilds from a spec, with the key it resolved."""
+    rebuilt = provider_from_spec(spec)
+    return dataclasses.replace(rebuilt, api_key=key, api_key_ref=None, api_key_env=None)
 
 
 def rath_request(

@@ -11,14 +11,16 @@ the next key when the endpoint rejects one (HTTP 401/403) and fails only when al
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from rath.config import default_store
 from rath.errors import ConfigError
 from rath.llm._client import ChatClient, ChatRequest
 from rath.llm._errors import ProviderError
+from rath.llm._executor import openrath_factory
 from rath.llm._openai_client import demo_client, openai_client
 from rath.llm._provider import Provider, ProviderSpec, declare_kind, default_key_env
 from rath.llm._wire import Completion
@@ -35,7 +37,10 @@ _FACTORIES: dict[str, ChatClientFactory] = {}
 
 
 def register_chat_client(
-    kind: str, factory: ChatClientFactory, *, key_env: str | None = None
+    kind: str,
+    factory: ChatClientFactory | Callable[[Provider], Any],
+    *,
+    key_env: str | None = None,
 ) -> None:
     """Serve ``Provider(provider_kind=kind)`` (and ``model="kind:..."``) with ``factory``.
 
@@ -44,13 +49,30 @@ def register_chat_client(
     Args:
         kind: The kind's name, e.g. ``"my-gateway"``.
         factory: ``factory(spec, api_key) -> ChatClient``; it raises
-            :class:`~rath.errors.ConfigError` for an unusable configuration.
+            :class:`~rath.errors.ConfigError` for an unusable configuration. OpenRath's
+            ``factory(provider)`` of a synchronous client (``complete(RathLLMChatRequest)``
+            returning a ``RathLLMChatResponse``) is taken too: its client is called on a
+            thread, with a :class:`Provider` rebuilt on the worker (the resolved key in it).
         key_env: The variable a worker reads the key from when the provider names none.
     """
     if not kind or ":" in kind:
         raise ConfigError(f"a chat-client kind is a non-empty name without ':', got {kind!r}")
-    _FACTORIES[kind] = factory
+    if _takes_one_argument(factory):
+        _FACTORIES[kind] = openrath_factory(kind, cast(Callable[[Provider], Any], factory))
+    else:
+        _FACTORIES[kind] = cast(ChatClientFactory, factory)
     declare_kind(kind, key_env)
+
+
+def _takes_one_argument(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` is OpenRath's ``factory(provider)`` (Rath's takes spec and key)."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in parameters if p.kind in positional and p.default is p.empty]
+    return len(required) == 1
 
 
 def registered_kinds() -> tuple[str, ...]:
