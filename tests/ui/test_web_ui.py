@@ -86,10 +86,11 @@ def test_agent_run_is_legible_in_the_web_ui(
         )
         assert_png(timeline_png)
 
-        # User Metadata: the static summary and the current details, each Markdown rendered
-        # in an iframe of its own. Current details are read through a query, so the
-        # in-process worker must still run (it does, until the test ends). A finished run's
-        # details name the agent in bold, say it is done, and end with its last reply.
+        # User Metadata: the static summary and details and the current details, each
+        # Markdown rendered in an iframe of its own. Current details are read through a
+        # query, so the in-process worker must still run (it does, until the test ends). A
+        # finished run's details name the agent in bold, say it is done, and end with its
+        # last reply.
         metadata_png = tmp_path / "user-metadata.png"
         text = ui.capture(
             rath_env.namespace,
@@ -100,9 +101,13 @@ def test_agent_run_is_legible_in_the_web_ui(
         )
         assert_png(metadata_png)
     summary = frame_text(text, "user-metadata-summary")
+    static = " ".join(frame_text(text, "user-metadata-details").split())
     details = frame_text(text, "user-metadata-current-details")
     assert summary.startswith("researcher · fake-model"), summary
     assert "round" not in summary
+    # Static details: the agent, its model, the prompt's head and the sessions.
+    assert static.startswith("agent researcher model fake-model prompt Use tools."), static
+    assert "input session" in static and f"output session {out.id}" in static, static
     assert details.startswith("researcher · done · "), details
     assert "output session" in details and "last reply: Wrote notes.txt." in details, details
     assert ui.blocked == []
