@@ -7,3 +7,8 @@ def preview(text: str, limit: int) -> str:
     """``text`` on one line (whitespace runs folded), cut to ``limit`` characters with ``...``."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def markdown_fields(*fields: tuple[str, object]) -> str:
+    """Markdown for a run's static details in the Web UI: one ``**label** value`` per line."""
+    return "  \n".join(f"**{label}** {value}" for label, value in fields)

@@ -293,7 +293,8 @@ def start_compress(job: CompressJob) -> None:
         agent=job.name,
         inputs=job.inputs,
         make_input=lambda: CompressInput(args=job.args(spec, executor), output=job.shell()),
-        static_summary=f"{job.name} · compress · session {job.out.id.hex[:8]}",
+        static_summary=job.summary(spec),
+        static_details=job.details(spec),
         settings=settings,
         serve_local=executor is not None,
     )

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from rath._ids import new_id
 from rath._runtime.launch import start_lazy_run
 from rath._runtime.runtime import get_runtime
+from rath._text import markdown_fields
 from rath.budget import Budget
 from rath.contracts import FORWARD, ForwardInput
 from rath.contracts.queues import workflow_queue
@@ -68,7 +69,9 @@ def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any
         lineage_operator=f"{name}.forward",
         sandbox=session.sandbox,
     )
-    agents = [m.name for _, m in module.named_workflows() if getattr(m, "_is_agent", False)]
+    agents = [m for _, m in module.named_workflows() if getattr(m, "_is_agent", False)]
+    names = ", ".join(a.name for a in agents) or "none"
+    models = ", ".join(f"{a.name} ({ship(a.agent.provider).label()})" for a in agents)
 
     def make_input() -> ForwardInput:
         return ForwardInput(
@@ -89,7 +92,13 @@ def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any
         agent=name,
         inputs=(session,),
         make_input=make_input,
-        static_summary=f"{name} · agents: {', '.join(agents) or 'none'} · session {out.id.hex[:8]}",
+        static_summary=f"{name} · agents: {names} · session {out.id.hex[:8]}",
+        static_details=markdown_fields(
+            ("workflow", f"{name} (`{target}`)"),
+            ("agents", models or "none"),
+            ("input session", session.id),
+            ("output session", out.id),
+        ),
         settings=settings,
         task_queue=workflow_queue(settings.task_queue, target),
     )

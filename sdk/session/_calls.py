@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rath._text import preview
+from rath._text import markdown_fields, preview
 from rath.budget import Budget
 from rath.contracts import (
     AgentMemory,
@@ -68,12 +68,12 @@ class LoopCall:
 
     def details(self, spec: ProviderSpec) -> str:
         """The run's static details in the Web UI: agent, model, prompt head, sessions."""
-        rows = self.agent.table.inline_rows() or ()
-        prompt = next((str(r.payload.get("content") or "") for r in rows), "")
-        head = preview(prompt, 160) if prompt else "(stored)"
-        return (
-            f"**agent** {self.name}  \n**model** {spec.label()}  \n**prompt** {head}  \n"
-            f"**input session** {self.user.id}  \n**output session** {self.out.id}"
+        return markdown_fields(
+            ("agent", self.name),
+            ("model", spec.label()),
+            ("prompt", _prompt_head(self.agent)),
+            ("input session", self.user.id),
+            ("output session", self.out.id),
         )
 
     def input(
@@ -131,9 +131,31 @@ class CompressJob:
             executor=executor,
         )
 
+    def summary(self, spec: ProviderSpec) -> str:
+        """The run's static summary in the Web UI."""
+        return f"{self.name} · compress · {spec.label()} · session {self.out.id.hex[:8]}"
+
+    def details(self, spec: ProviderSpec) -> str:
+        """The run's static details in the Web UI: agent, model, instruction, sessions."""
+        return markdown_fields(
+            ("agent", self.name),
+            ("model", spec.label()),
+            ("prompt", _prompt_head(self.agent)),
+            ("instruction", preview(self.instruction, 160) if self.instruction else "(default)"),
+            ("input session", self.user.id),
+            ("output session", self.out.id),
+        )
+
     def shell(self) -> Session:
         """``out`` carrying the summed usage of ``usage_from`` (which must be ready)."""
         usage = None
         for source in self.usage_from:
             usage = add_usage(usage, source.usage)
         return self.out.model_copy(update={"usage": usage})
+
+
+def _prompt_head(agent: Session) -> str:
+    """The head of an agent session's first row, or ``(stored)`` when its rows are not inline."""
+    rows = agent.table.inline_rows() or ()
+    prompt = next((str(r.payload.get("content") or "") for r in rows), "")
+    return preview(prompt, 160) if prompt else "(stored)"

@@ -15,6 +15,8 @@ from temporalio.client import Client
 from rath import flow
 from rath.contracts import LoopResult
 from rath.errors import RunFailedError
+from rath.flow import Provider
+from rath.llm.providers import provider_spec
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, error_reply, text_reply, tool_call_reply
@@ -183,6 +185,56 @@ async def test_runs_carry_static_details_for_the_web_ui(rath_env: Settings, clie
         f"**agent** · done · 15 tokens · output session {out.id}"
     )
     assert metadata.current_details.endswith("last reply: hi")
+
+
+class Relay(flow.Workflow):
+    def __init__(self, provider: Provider) -> None:
+        super().__init__()
+        self.writer = flow.Agent("Write.", provider=provider, options=FAST)
+
+    def forward(self, session: Session) -> Session:
+        return self.writer(session)
+
+
+async def test_forward_and_compress_runs_carry_static_details(
+    rath_env: Settings, client: Client
+) -> None:
+    user = Session.from_user_message("hello")
+    with FakeChatServer([text_reply("hi"), text_reply("short")]) as server:
+        provider = fake_provider(server)
+        forwarded = Relay(provider)(user)
+        await forwarded
+        squashed = flow.Compressor("Summarise,  keeping names.", provider)(user)
+        await squashed
+    label = provider_spec(provider, rath_env).label()
+    expected = [
+        (
+            forwarded,
+            [
+                "**workflow** Relay (`",
+                f"**agents** writer ({label})",
+                f"**input session** {user.id}",
+                f"**output session** {forwarded.id}",
+            ],
+        ),
+        (
+            squashed,
+            [
+                "**agent** compress",
+                f"**model** {label}",
+                "**prompt** Summarise, keeping names.",
+                "**instruction** (default)",
+                f"**input session** {user.id}",
+                f"**output session** {squashed.id}",
+            ],
+        ),
+    ]
+    for out, lines in expected:
+        assert out.run_id is not None
+        described = await client.get_workflow_handle(out.run_id).describe()
+        details = await described.static_details() or ""
+        assert all(line in details for line in lines), details
+        assert await described.static_summary()
 
 
 async def test_a_finished_run_reads_at_a_glance(

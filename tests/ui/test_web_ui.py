@@ -148,7 +148,28 @@ def test_squad_run_shows_a_parent_with_a_child_per_agent(
             tab="relationships",
         )
         assert_png(relations_png)
+        # The parent's own static details: the Workflow class, each agent with its model,
+        # and the sessions; its current details count the agent runs done.
+        metadata_png = tmp_path / "squad-user-metadata.png"
+        text = ui.capture(
+            rath_env.namespace,
+            out.run_id,
+            expect=["Summary", "Current Details", "agent runs done"],
+            png_path=metadata_png,
+            tab="user-metadata",
+        )
+        assert_png(metadata_png)
     assert ui.blocked == []
+    static = " ".join(frame_text(text, "user-metadata-details").split())
+    assert static.startswith("workflow Squad ("), static
+    assert all(f"{agent} (fake-model" in static for agent in agents), static
+    assert f"output session {out.id}" in static, static
+    summary = frame_text(text, "user-metadata-summary")
+    assert summary.startswith("Squad · agents: planner, coder_a, coder_b, reviewer"), summary
+    # The UI's Markdown typesets "4/4" with a fraction slash (U+2044).
+    done = frame_text(text, "user-metadata-current-details").replace("\u2044", "/")
+    assert done.startswith("4/4 agent runs done"), done
+    assert all(f"✓ {agent} {children[agent]}" in done for agent in agents), done
 
 
 def test_a_waiting_run_and_a_failed_run_say_so_in_the_web_ui(
