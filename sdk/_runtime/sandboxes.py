@@ -7,6 +7,7 @@ import logging
 import uuid
 
 from rath._runtime.runtime import get_runtime
+from rath._text import markdown_fields
 from rath.contracts.runs import CLOSE_SANDBOX_RUN
 from rath.sandbox._leases import Lease, LeaseRegistry
 from rath.session._placement import Placement
@@ -60,6 +61,14 @@ def _close(lease: Lease) -> None:
             result_type=CLOSE_SANDBOX_RUN.result,
             id=f"rath-close-{lease.sandbox_id.hex[:12]}-{uuid.uuid4().hex[:6]}",
             task_queue=runtime.settings.task_queue,
+            static_summary=f"close sandbox {lease.sandbox_id.hex[:8]} · {lease.backend}",
+            static_details=markdown_fields(
+                ("sandbox", lease.sandbox_id),
+                ("backend", lease.backend),
+                ("workspace", lease.workspace or "(none)"),
+                ("delete workspace", "yes" if lease.allocated else "no"),
+                ("owner", lease.owner or "(not opened)"),
+            ),
         )
         started.set_result(None)
         await handle.result()

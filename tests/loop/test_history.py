@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import time
 from pathlib import Path
 
 import pytest
@@ -235,6 +237,27 @@ async def test_forward_and_compress_runs_carry_static_details(
         details = await described.static_details() or ""
         assert all(line in details for line in lines), details
         assert await described.static_summary()
+
+
+async def test_a_sandbox_close_run_says_which_sandbox(rath_env: Settings, client: Client) -> None:
+    script = [tool_call_reply(("write_workspace_file", {"path": "a", "content": "A"}))]
+    with FakeChatServer([*script, text_reply("done")]) as server:
+        placed = Session.from_user_message("go").to("local")  # a workspace Rath allocates
+        out = flow.Agent("x", provider=fake_provider(server), options=FAST)(placed)
+        out.synchronize()
+    placed.release()
+    assert out.release()  # the last holder: the sandbox was closed by a rath.CloseSandbox run
+    assert out.sandbox is not None
+    query = f"WorkflowType = 'rath.CloseSandbox' AND TaskQueue = '{rath_env.task_queue}'"
+    deadline = time.monotonic() + 20  # visibility is eventually consistent: poll, bounded
+    while not (runs := [wf.id async for wf in client.list_workflows(query)]):
+        assert time.monotonic() < deadline, "the close run never showed in the list"
+        await asyncio.sleep(0.2)
+    described = await client.get_workflow_handle(runs[0]).describe()
+    sandbox = out.sandbox.sandbox_id
+    assert await described.static_summary() == f"close sandbox {sandbox.hex[:8]} · local"
+    details = await described.static_details() or ""
+    assert f"**sandbox** {sandbox}" in details and "**delete workspace** yes" in details
 
 
 async def test_a_finished_run_reads_at_a_glance(
