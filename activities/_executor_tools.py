@@ -42,6 +42,7 @@ class SandboxTool(FlowToolCall):
         self.description = built.description
         self.parameters = built.parameters
         self.parallel_safe = built.parallel_safe
+        self.retry_safe = True  # as in ``rath.tools.run``: shell commands get the call's key
         self._resource_key = built.resource_key
         self._run = run
         self._loop = loop
@@ -68,6 +69,7 @@ class Dispatched(FlowToolCall):
         self.name = tool.name
         self.description = tool.description
         self.parameters = tool.parameters
+        self.retry_safe = tool.retry_safe
         self._executor = executor
         self._tool = tool
 

@@ -194,8 +194,7 @@ class ToolActivities:
     async def run_custom(self, args: CustomToolArgs) -> RunToolResult:
         """Run one call of a user tool registered on this worker and store its result row.
 
-        The journal makes it at most once: an attempt after one that died mid-call reports
-        ``tool_outcome_unknown`` instead of running again, unless the tool is retry-safe.
+        At most once, through the call journal (see :meth:`_journaled`).
         """
         info = activity.info()
         tool = self._registry.get(args.tool_name)
@@ -211,31 +210,8 @@ class ToolActivities:
         call, arguments, error = await self._call(args.assistant, args.call_index)
         if arguments is None:
             return await self._invalid(call["id"], args.tool_name, error)
-        key = _idempotency_key()
-        with activity_errors():
-            earlier = await asyncio.to_thread(self._journal.begin, key, info.attempt)
-        if earlier is not None and earlier.state == "done" and earlier.result is not None:
-            return RunToolResult(
-                result=earlier.result, ok=bool(earlier.ok), preview=earlier.preview or ""
-            )
-        if earlier is not None and not tool.retry_safe:
-            body, ok = _outcome_unknown(tool, key, earlier.attempt), False
-        else:
-            session = Session(table=args.transcript, sandbox=args.placement)
-            with calling(ToolCallContext(key, info.attempt, tool.name)):
-                async with heartbeating():
-                    body, ok = await run_tool_call(tool, session, arguments)
-        done = await self._stored(call["id"], args.tool_name, body, ok=ok)
-        with activity_errors():
-            await asyncio.to_thread(
-                self._journal.finish,
-                key,
-                info.attempt,
-                result=done.result,
-                ok=ok,
-                preview=done.preview,
-            )
-        return done
+        session = Session(table=args.transcript, sandbox=args.placement)
+        return await self._journaled(call["id"], tool, session, arguments)
 
     @RUN_EXECUTOR_TOOL.implement
     async def run_executor(self, args: ExecutorToolArgs) -> RunToolResult:
@@ -243,6 +219,8 @@ class ToolActivities:
 
         The executor lives in this process (the one that started the run); the tool it is
         given is the registered user tool, or the built-in running in the session's sandbox.
+        At most once, like ``rath.tools.custom`` (a built-in is retry-safe, as in
+        ``rath.tools.run``).
         """
         key = _idempotency_key()
         with activity_errors():
@@ -264,10 +242,40 @@ class ToolActivities:
 
             tool = SandboxTool(args.tool_name, run, asyncio.get_running_loop())
         session = Session(table=args.transcript, sandbox=args.placement)
-        with calling(ToolCallContext(key, activity.info().attempt, args.tool_name)):
-            async with heartbeating():
-                body, ok = await run_tool_call(Dispatched(executor, tool), session, arguments)
-        return await self._stored(call["id"], args.tool_name, body, ok=ok)
+        return await self._journaled(call["id"], Dispatched(executor, tool), session, arguments)
+
+    async def _journaled(
+        self,
+        call_id: str,
+        tool: FlowToolCall,
+        session: Session,
+        arguments: Mapping[str, Any],
+    ) -> RunToolResult:
+        """Run one user tool call at most once (the call journal), and store its result row.
+
+        An attempt after one that finished returns that result; after one that died mid-call
+        it reports ``tool_outcome_unknown`` instead of running again, unless the tool is
+        retry-safe.
+        """
+        key, attempt = _idempotency_key(), activity.info().attempt
+        with activity_errors():
+            earlier = await asyncio.to_thread(self._journal.begin, key, attempt)
+        if earlier is not None and earlier.state == "done" and earlier.result is not None:
+            return RunToolResult(
+                result=earlier.result, ok=bool(earlier.ok), preview=earlier.preview or ""
+            )
+        if earlier is not None and not tool.retry_safe:
+            body, ok = _outcome_unknown(tool, key, earlier.attempt), False
+        else:
+            with calling(ToolCallContext(key, attempt, tool.name)):
+                async with heartbeating():
+                    body, ok = await run_tool_call(tool, session, arguments)
+        done = await self._stored(call_id, tool.name, body, ok=ok)
+        with activity_errors():
+            await asyncio.to_thread(
+                self._journal.finish, key, attempt, result=done.result, ok=ok, preview=done.preview
+            )
+        return done
 
     async def _stored(self, call_id: str, tool_name: str, body: str, *, ok: bool) -> RunToolResult:
         """Store a call's TOOL_RESULT row; what travels back to the workflow."""

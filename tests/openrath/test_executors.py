@@ -423,3 +423,29 @@ async def test_a_run_whose_executor_process_ended_fails_saying_so(
     cause = info.value.cause
     assert isinstance(cause, ApplicationError) and cause.type == "LoopExecutorGone"
     assert "the process that started this run with executor= has ended" in cause.message
+
+
+def test_a_tool_call_through_the_executor_runs_at_most_once(rath_env: Settings) -> None:
+    # The first attempt overruns its timeout (the executor's call cannot be interrupted) and
+    # Temporal starts a second one: the call journal answers it instead of calling again.
+    effects: list[dict[str, Any]] = []
+    release = threading.Event()
+
+    class Overrunning(Scripted):
+        def dispatch_tool(self, session: Session, tool: Any, arguments: Mapping[str, Any]) -> Any:
+            effects.append(dict(arguments))
+            release.wait(timeout=60)
+            return "charged"
+
+    options = FAST.model_copy(
+        update={"tool_timeout_seconds": 1.0, "tool_heartbeat_seconds": 1.0, "tool_max_attempts": 2}
+    )
+    executor = Overrunning([calls(("boom", {"amount": 5})), reply("ok")])
+    try:
+        out = loop(tools=[Boom()], executor=executor, options=options)
+        bodies = tool_bodies(out)
+    finally:
+        release.set()
+    assert effects == [{"amount": 5}]
+    assert bodies[0]["error_kind"] == "tool_outcome_unknown"
+    assert "'boom'" in bodies[0]["message"] and "retry_safe=True" in bodies[0]["message"]
