@@ -42,6 +42,7 @@ class AnthropicChatClient(SDKChatClient):
             base_url=endpoint.base_url,
             max_retries=0,
             timeout=endpoint.timeout,
+            http_client=anthropic.DefaultAioHttpClient(timeout=endpoint.timeout),
         )
         where = f"anthropic at {endpoint.base_url}" if endpoint.base_url else "anthropic"
         super().__init__(kind="anthropic", endpoint=endpoint, sdk=sdk, where=where)

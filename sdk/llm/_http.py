@@ -34,6 +34,29 @@ with contextlib.suppress(ImportError):
     _INCOMPLETE += (httpx2.RemoteProtocolError,)
     _TIMEOUTS += (httpx2.TimeoutException,)
     _TRANSPORT += (httpx2.TransportError,)
+# Through the SDKs' aiohttp transport the same break-off is aiohttp's ClientPayloadError,
+# re-raised as the HTTP library's ReadError.
+# A refused connection is its ClientConnectorError, re-raised as a ConnectTimeout.
+_CUT_SHORT: tuple[type[BaseException], ...] = ()
+_NO_CONNECTION: tuple[type[BaseException], ...] = ()
+with contextlib.suppress(ImportError):
+    import aiohttp
+
+    _CUT_SHORT += (aiohttp.ClientPayloadError,)
+    _NO_CONNECTION += (aiohttp.ClientConnectorError,)
+
+
+def _connect_failed(cause: BaseException | None) -> bool:
+    """A refused or unresolvable connection (aiohttp's transport calls it a connect timeout)."""
+    root = getattr(cause, "__cause__", None)
+    return isinstance(root, _NO_CONNECTION) and not isinstance(root, TimeoutError)
+
+
+def _incomplete(cause: BaseException | None) -> bool:
+    """Whether ``cause`` (an SDK connection error's) is a response that ended too early."""
+    return isinstance(cause, _INCOMPLETE) or isinstance(
+        getattr(cause, "__cause__", None), _CUT_SHORT
+    )
 
 
 class StatusErrorLike(Protocol):
@@ -122,26 +145,8 @@ def provider_errors(sdk: SDKErrors, site: CallSite) -> Iterator[None]:
         yield
     except sdk.status as exc:
         raise status_error(exc, site) from None
-    except sdk.timeout:
-        raise ProviderError(
-            f"{site.where} did not answer model {site.model!r} within {site.timeout:g}s",
-            error_type="LLMTimeout",
-            retryable=True,
-        ) from None
-    except sdk.connection as exc:
-        cause = exc.__cause__
-        if isinstance(cause, _INCOMPLETE):
-            raise ProviderError(
-                f"{site.where} sent an incomplete response for model {site.model!r}: "
-                f"{site.redact(str(cause))}",
-                error_type="LLMBadResponse",
-                retryable=True,
-            ) from None
-        raise ProviderError(
-            f"cannot reach {site.where}: {site.redact(str(cause or exc))}",
-            error_type="LLMConnectionError",
-            retryable=True,
-        ) from None
+    except sdk.connection as exc:  # the SDKs' timeout error is a connection error too
+        raise _unanswered(exc, sdk, site) from None
     except (sdk.validation, ValueError, TypeError, KeyError, AttributeError) as exc:
         # A body that is not JSON, or JSON of the wrong shape (no choices, no content).
         raise ProviderError(
@@ -169,6 +174,29 @@ def status_error(exc: Any, site: CallSite) -> ProviderError:
         retryable=retryable,
         retry_after=retry_after_seconds(response) if retryable else None,
         status=status,
+    )
+
+
+def _unanswered(exc: Exception, sdk: SDKErrors, site: CallSite) -> ProviderError:
+    """A request that got no whole answer: a timeout, a response cut short, or no connection."""
+    cause = exc.__cause__
+    if isinstance(exc, sdk.timeout) and not _connect_failed(cause):
+        return ProviderError(
+            f"{site.where} did not answer model {site.model!r} within {site.timeout:g}s",
+            error_type="LLMTimeout",
+            retryable=True,
+        )
+    if _incomplete(cause):
+        return ProviderError(
+            f"{site.where} sent an incomplete response for model {site.model!r}: "
+            f"{site.redact(str(cause))}",
+            error_type="LLMBadResponse",
+            retryable=True,
+        )
+    return ProviderError(
+        f"cannot reach {site.where}: {site.redact(str(cause or exc))}",
+        error_type="LLMConnectionError",
+        retryable=True,
     )
 
 

@@ -1,7 +1,9 @@
 """The ``"openai"`` chat client (any OpenAI-compatible server) and the ``"demo"`` one.
 
 Built on the official ``openai`` SDK with ``max_retries=0``: Temporal owns retries, and every
-failure is classified once, here, into a :class:`~rath.llm.ProviderError`.
+failure is classified once, here, into a :class:`~rath.llm.ProviderError`. The SDK's
+``aiohttp`` transport carries the requests: it costs a worker less CPU per call than the
+default one (docs/benchmarks.md, P5).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class OpenAIChatClient(SDKChatClient):
                 api_version=azure_api_version(),
                 max_retries=0,
                 timeout=endpoint.timeout,
+                http_client=openai.DefaultAioHttpClient(timeout=endpoint.timeout),
             )
         else:
             sdk = openai.AsyncOpenAI(
@@ -58,6 +61,7 @@ class OpenAIChatClient(SDKChatClient):
                 base_url=endpoint.base_url,
                 max_retries=0,
                 timeout=endpoint.timeout,
+                http_client=openai.DefaultAioHttpClient(timeout=endpoint.timeout),
             )
         where = "the demo model" if kind == "demo" else kind
         if endpoint.base_url and kind != "demo":

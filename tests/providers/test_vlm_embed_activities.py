@@ -64,11 +64,14 @@ async def _run(client: Client, settings: Settings, workflow_cls: type, args: obj
     # ``client`` has no Rath plugin: this worker runs only these two activities.
     activities = LLMActivities(store_at(settings.store_dir), VAULT)
     queue = f"llm-{uuid.uuid4().hex[:8]}"
-    async with Worker(
-        client,
-        task_queue=queue,
-        workflows=[workflow_cls],
-        activities=[activities.describe_image, activities.embed],
+    async with (
+        activities.running(),  # closes its HTTP clients, as the plugin's workers do
+        Worker(
+            client,
+            task_queue=queue,
+            workflows=[workflow_cls],
+            activities=[activities.describe_image, activities.embed],
+        ),
     ):
         return await asyncio.wait_for(
             client.execute_workflow(
