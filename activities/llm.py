@@ -47,7 +47,7 @@ from rath.contracts.llm import (
     ExecutorRef,
     ToolCallPlan,
 )
-from rath.llm._client import ChatClient, ChatRequest
+from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._embedder import Embedder, EmbeddingError
 from rath.llm._embedding import embedder_for
 from rath.llm._errors import ProviderError
@@ -232,7 +232,9 @@ class LLMActivities:
             )
         return text, result.usage
 
-    async def _client(self, provider: ProviderSpec, executor: ExecutorRef | None) -> ChatClient:
+    async def _client(
+        self, provider: ProviderSpec, executor: ExecutorRef | None
+    ) -> AsyncChatClient:
         """The pooled client for ``provider``, or the caller's executor when the run has one."""
         if executor is not None:
             return ExecutorChatClient(EXECUTORS.get(executor.id), provider)

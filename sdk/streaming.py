@@ -35,10 +35,11 @@ from rath.llm._stream import (
     StreamFold,
     StreamOptions,
 )
-from rath.llm._stream_clients import StreamingChatClient, stream_completion
+from rath.llm._stream_clients import AsyncStreamingChatClient, stream_completion
 
 __all__ = [
     "TOPIC",
+    "AsyncStreamingChatClient",
     "EventCallback",
     "EventFollower",
     "FoldedCall",
@@ -46,7 +47,6 @@ __all__ = [
     "RathLLMStreamDelta",
     "StreamFold",
     "StreamOptions",
-    "StreamingChatClient",
     "follow_events",
     "stream_completion",
     "stream_events",

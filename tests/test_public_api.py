@@ -51,6 +51,9 @@ def test_public_names_are_pinned() -> None:
         "register_workflow_class",
     ]
     assert rath.llm.__all__ == [
+        "AsyncChatClient",
+        "AsyncChatClientFactory",
+        "AsyncStreamingChatClient",
         "BudgetExceededError",
         "ChatClient",
         "ChatClientFactory",
@@ -83,6 +86,7 @@ def test_public_names_are_pinned() -> None:
         "VLMProvider",
         "WireToolCall",
         "add_usage",
+        "async_chat_client_for",
         "build_anthropic_kwargs",
         "build_anthropic_stream_kwargs",
         "chat_client_for",

@@ -2,7 +2,7 @@
 
 Chat clients exist for any OpenAI-compatible server and for Anthropic; image description and
 embedders are built on the same providers. A client that can stream implements
-:class:`StreamingChatClient`; its deltas are :class:`RathLLMStreamDelta` events (also in
+:class:`AsyncStreamingChatClient`; its deltas are :class:`RathLLMStreamDelta` events (also in
 :mod:`rath.streaming`, with the API for following a run).
 
 The names load on first use (PEP 562), so value modules such as ``rath.llm._provider``
@@ -14,19 +14,25 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rath.errors import BudgetExceededError
-    from rath.llm._client import ChatClient, ChatRequest
+    from rath.llm._client import AsyncChatClient, ChatRequest
     from rath.llm._embedding import embedder_for, register_embedder
     from rath.llm._errors import ProviderError
     from rath.llm._provider import Provider, ProviderSpec
     from rath.llm._registry import (
-        ChatClientFactory,
+        AsyncChatClientFactory,
         ChatClients,
-        chat_client_for,
+        async_chat_client_for,
         register_chat_client,
         registered_kinds,
     )
     from rath.llm._stream import RathLLMStreamDelta, StreamFold
-    from rath.llm._stream_clients import StreamingChatClient
+    from rath.llm._stream_clients import AsyncStreamingChatClient
+    from rath.llm._sync_clients import (
+        ChatClient,
+        ChatClientFactory,
+        StreamingChatClient,
+        chat_client_for,
+    )
     from rath.llm._usage import TokenUsage, add_usage
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
@@ -54,6 +60,9 @@ if TYPE_CHECKING:
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
+    "AsyncChatClient",
+    "AsyncChatClientFactory",
+    "AsyncStreamingChatClient",
     "BudgetExceededError",
     "ChatClient",
     "ChatClientFactory",
@@ -86,6 +95,7 @@ __all__ = [
     "VLMProvider",
     "WireToolCall",
     "add_usage",
+    "async_chat_client_for",
     "build_anthropic_kwargs",
     "build_anthropic_stream_kwargs",
     "chat_client_for",
@@ -104,8 +114,12 @@ __all__ = [
 # name -> defining module
 _EXPORTS: dict[str, str] = {
     "BudgetExceededError": "rath.errors",
-    "ChatClient": "rath.llm._client",
-    "ChatClientFactory": "rath.llm._registry",
+    "ChatClient": "rath.llm._sync_clients",
+    "ChatClientFactory": "rath.llm._sync_clients",
+    "StreamingChatClient": "rath.llm._sync_clients",
+    "chat_client_for": "rath.llm._sync_clients",
+    "AsyncChatClient": "rath.llm._client",
+    "AsyncChatClientFactory": "rath.llm._registry",
     "ChatClients": "rath.llm._registry",
     "ChatRequest": "rath.llm._client",
     "Completion": "rath.llm._wire",
@@ -130,7 +144,7 @@ _EXPORTS: dict[str, str] = {
     "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
     "RathOpenAIVLMClient": "rath.llm.vlm_provider",
     "StreamFold": "rath.llm._stream",
-    "StreamingChatClient": "rath.llm._stream_clients",
+    "AsyncStreamingChatClient": "rath.llm._stream_clients",
     "TokenUsage": "rath.llm._usage",
     "VLMProvider": "rath.llm.vlm_provider",
     "WireToolCall": "rath.llm._wire",
@@ -138,7 +152,7 @@ _EXPORTS: dict[str, str] = {
     "build_anthropic_kwargs": "rath.llm.anthropic",
     "build_anthropic_stream_kwargs": "rath.llm.anthropic",
     "normalize_anthropic_response": "rath.llm.anthropic",
-    "chat_client_for": "rath.llm._registry",
+    "async_chat_client_for": "rath.llm._registry",
     "describe_image": "rath.llm._vlm",
     "describe_image_async": "rath.llm._vlm",
     "embedder_for": "rath.llm._embedding",

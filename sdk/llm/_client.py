@@ -38,7 +38,7 @@ class ChatRequest:
 
 
 @runtime_checkable
-class ChatClient(Protocol):
+class AsyncChatClient(Protocol):
     """A model endpoint that answers chat requests.
 
     Implementations raise :class:`~rath.llm.ProviderError` (classified: retryable or not) for

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rath.errors import ConfigError
-from rath.llm._client import ChatClient, ChatRequest
+from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._provider import Provider, ProviderSpec
 from rath.llm._usage import TokenUsage
@@ -131,10 +131,10 @@ class ExecutorChatClient:
 
 def openrath_factory(
     kind: str, factory: Callable[[Provider], Any]
-) -> Callable[[ProviderSpec, str | None], ChatClient]:
+) -> Callable[[ProviderSpec, str | None], AsyncChatClient]:
     """Rath's ``factory(spec, key)`` for OpenRath's ``factory(provider)`` of a sync client."""
 
-    def build(spec: ProviderSpec, key: str | None) -> ChatClient:
+    def build(spec: ProviderSpec, key: str | None) -> AsyncChatClient:
         return ExecutorChatClient(factory(provider_of(spec, key)), spec, kind=kind)
 
     return build

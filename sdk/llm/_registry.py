@@ -18,7 +18,7 @@ from typing import Any, TypeVar, cast
 
 from rath.config import default_store
 from rath.errors import ConfigError
-from rath.llm._client import ChatClient, ChatRequest
+from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._executor import openrath_factory
 from rath.llm._openai_client import demo_client, openai_client
@@ -29,16 +29,17 @@ from rath.llm.providers import spec_from_provider
 
 T = TypeVar("T")
 
-ChatClientFactory = Callable[[ProviderSpec, str | None], ChatClient]
+AsyncChatClientFactory = Callable[[ProviderSpec, str | None], AsyncChatClient]
 """Builds a client for a provider and one resolved API key (``None`` when the worker has none)."""
 
 
-_FACTORIES: dict[str, ChatClientFactory] = {}
+_FACTORIES: dict[str, AsyncChatClientFactory] = {}
+_SYNC_FACTORIES: dict[str, Callable[[Provider], Any]] = {}  # OpenRath's, as registered
 
 
 def register_chat_client(
     kind: str,
-    factory: ChatClientFactory | Callable[[Provider], Any],
+    factory: AsyncChatClientFactory | Callable[[Provider], Any],
     *,
     key_env: str | None = None,
 ) -> None:
@@ -48,7 +49,7 @@ def register_chat_client(
 
     Args:
         kind: The kind's name, e.g. ``"my-gateway"``.
-        factory: ``factory(spec, api_key) -> ChatClient``; it raises
+        factory: ``factory(spec, api_key) -> AsyncChatClient``; it raises
             :class:`~rath.errors.ConfigError` for an unusable configuration. OpenRath's
             ``factory(provider)`` of a synchronous client (``complete(RathLLMChatRequest)``
             returning a ``RathLLMChatResponse``) is taken too: its client is called on a
@@ -58,10 +59,18 @@ def register_chat_client(
     if not kind or ":" in kind:
         raise ConfigError(f"a chat-client kind is a non-empty name without ':', got {kind!r}")
     if _takes_one_argument(factory):
-        _FACTORIES[kind] = openrath_factory(kind, cast(Callable[[Provider], Any], factory))
+        sync = cast(Callable[[Provider], Any], factory)
+        _FACTORIES[kind] = openrath_factory(kind, sync)
+        _SYNC_FACTORIES[kind] = sync
     else:
-        _FACTORIES[kind] = cast(ChatClientFactory, factory)
+        _FACTORIES[kind] = cast(AsyncChatClientFactory, factory)
+        _SYNC_FACTORIES.pop(kind, None)
     declare_kind(kind, key_env)
+
+
+def sync_factory(kind: str) -> Callable[[Provider], Any] | None:
+    """The ``factory(provider)`` registered for ``kind`` in OpenRath's form, if it was."""
+    return _SYNC_FACTORIES.get(kind)
 
 
 def _takes_one_argument(factory: Callable[..., Any]) -> bool:
@@ -80,12 +89,14 @@ def registered_kinds() -> tuple[str, ...]:
     return tuple(sorted(_FACTORIES))
 
 
-def chat_client_for(
+def async_chat_client_for(
     provider: Provider | ProviderSpec, *, vault: CredentialVault = VAULT
-) -> ChatClient:
-    """A new client for ``provider`` (call :meth:`ChatClient.aclose` when done with it).
+) -> AsyncChatClient:
+    """A new async client for ``provider`` (call :meth:`AsyncChatClient.aclose` when done).
 
-    For direct use outside workflows; the LLM activities keep a :class:`ChatClients` pool.
+    Rath's own clients, the ones its activities use (the LLM activities keep a
+    :class:`ChatClients` pool): ``await client.complete(ChatRequest(...))``. OpenRath's
+    synchronous clients come from :func:`rath.llm.chat_client_for`.
 
     Raises:
         ConfigError: Unknown kind, no model, or no usable key.
@@ -106,17 +117,17 @@ class ChatClients:
 
     def __init__(self, vault: CredentialVault = VAULT) -> None:
         self._vault = vault
-        self._built: dict[tuple[Any, ...], ChatClient] = {}
+        self._built: dict[tuple[Any, ...], AsyncChatClient] = {}
         self._warm: set[str] = set()  # kinds whose factory (and SDK import) has run
         self._lock = threading.Lock()
 
-    async def aclient(self, spec: ProviderSpec) -> ChatClient:
+    async def aclient(self, spec: ProviderSpec) -> AsyncChatClient:
         """:meth:`client`, on a thread the first time a kind is used, so a loop never blocks."""
         if spec.kind in self._warm:
             return self.client(spec)
         return await asyncio.to_thread(self.client, spec)
 
-    def client(self, spec: ProviderSpec) -> ChatClient:
+    def client(self, spec: ProviderSpec) -> AsyncChatClient:
         """The client for ``spec``: one key's, or a fallback over several keys.
 
         Raises:
@@ -125,7 +136,7 @@ class ChatClients:
         with self._lock:
             return self._client(spec)
 
-    def _client(self, spec: ProviderSpec) -> ChatClient:
+    def _client(self, spec: ProviderSpec) -> AsyncChatClient:
         factory = _FACTORIES.get(spec.kind)
         if factory is None:
             raise ConfigError(
@@ -167,11 +178,11 @@ class ChatClients:
 
     def _one(
         self,
-        factory: ChatClientFactory,
+        factory: AsyncChatClientFactory,
         spec: ProviderSpec,
         site: tuple[Any, ...],
         key: str | None,
-    ) -> ChatClient:
+    ) -> AsyncChatClient:
         client = self._built.get((*site, key))
         if client is None:
             client = factory(spec, key)
@@ -187,7 +198,7 @@ class KeyFallbackClient:
     rejected request per worker, not one per call.
     """
 
-    def __init__(self, clients: Sequence[ChatClient]) -> None:
+    def __init__(self, clients: Sequence[AsyncChatClient]) -> None:
         self._clients = list(clients)
         self._preferred = 0
 
@@ -205,7 +216,7 @@ class KeyFallbackClient:
         """Complete with the first key the endpoint accepts (see :meth:`with_keys`)."""
         return await self.with_keys(lambda client: client.complete(request))
 
-    async def with_keys(self, call: Callable[[ChatClient], Awaitable[T]]) -> T:
+    async def with_keys(self, call: Callable[[AsyncChatClient], Awaitable[T]]) -> T:
         """Run ``call`` with each key's client in turn until the endpoint accepts one.
 
         The key that last worked is tried first; the one that works is remembered.
@@ -250,7 +261,7 @@ def _as_spec(provider: Provider | ProviderSpec, vault: CredentialVault) -> Provi
     return spec_from_provider(provider, api_key_ref=ref, demo_fallback=False)
 
 
-def _anthropic(spec: ProviderSpec, api_key: str | None) -> ChatClient:
+def _anthropic(spec: ProviderSpec, api_key: str | None) -> AsyncChatClient:
     # A heavy import deferred, not a cycle dodged: importing the `anthropic` SDK takes about a
     # second, so it loads when a worker first serves an Anthropic provider, never before.
     from rath.llm._anthropic_client import anthropic_client

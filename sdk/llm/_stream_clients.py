@@ -1,6 +1,6 @@
 """One chat call, streamed: deltas go to a callback as they come, the whole answer is returned.
 
-A client streams when it has ``stream(request, emit)`` (:class:`StreamingChatClient`); the
+A client streams when it has ``stream(request, emit)`` (:class:`AsyncStreamingChatClient`); the
 built-in ones do, over their official SDK (``stream: true``, SSE). Any other registered client
 answers in one piece, which is then emitted as a few deltas. A client with fallback keys
 streams through the key that is accepted.
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from rath.llm._client import ChatClient, ChatRequest
+from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._registry import KeyFallbackClient
 from rath.llm._stream import Emit, RathLLMStreamDelta
 from rath.llm._wire import Completion
 
 
 @runtime_checkable
-class StreamingChatClient(Protocol):
+class AsyncStreamingChatClient(Protocol):
     """A chat client that streams on its own (optional for registered clients)."""
 
     async def stream(self, request: ChatRequest, emit: Emit) -> Completion:
@@ -25,7 +25,9 @@ class StreamingChatClient(Protocol):
         ...
 
 
-async def stream_completion(client: ChatClient, request: ChatRequest, emit: Emit) -> Completion:
+async def stream_completion(
+    client: AsyncChatClient, request: ChatRequest, emit: Emit
+) -> Completion:
     """Run one chat call streaming: ``emit`` gets each delta, the whole answer is returned.
 
     Raises:
@@ -34,7 +36,7 @@ async def stream_completion(client: ChatClient, request: ChatRequest, emit: Emit
     if isinstance(client, KeyFallbackClient):
         # A rejected key fails before any delta, so the next key starts a clean stream.
         return await client.with_keys(lambda one: stream_completion(one, request, emit))
-    if isinstance(client, StreamingChatClient):
+    if isinstance(client, AsyncStreamingChatClient):
         return await client.stream(request, emit)
     completion = await client.complete(request)
     for delta in completion_deltas(completion):

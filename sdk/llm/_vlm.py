@@ -19,7 +19,7 @@ from rath.errors import ConfigError
 from rath.llm._client import ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._provider import Provider
-from rath.llm._registry import chat_client_for
+from rath.llm._registry import async_chat_client_for
 
 
 def image_message(
@@ -84,7 +84,7 @@ async def describe_image_async(
 ) -> str:
     """:func:`describe_image` for async code."""
     message = _message_for(image, prompt=prompt, mime=mime)
-    client = chat_client_for(provider)
+    client = async_chat_client_for(provider)
     try:
         options = {k: v for k, v in provider.sampling_options().items() if k != "tool_choice"}
         completion = await client.complete(ChatRequest(messages=[message], options=options))

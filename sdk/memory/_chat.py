@@ -3,7 +3,7 @@
 Inside a workflow the ``rath.memory.commit`` activity calls the model through the worker's
 LLM activities (Temporal retries, worker-side credentials). Outside one there is no worker to
 ask, so :func:`provider_chat` asks the same chat client directly
-(:func:`rath.llm.chat_client_for`: every provider kind, and the next key when the endpoint
+(:func:`rath.llm.async_chat_client_for`: every provider kind, and the next key when the endpoint
 rejects one), and retries what the client classifies as retryable a few times itself.
 
 The clients are async and :func:`rath.memory.commit` is not, so the calls run on an event loop
@@ -19,10 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from rath.errors import ConfigError
-from rath.llm._client import ChatClient, ChatRequest
+from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._provider import Provider
-from rath.llm._registry import chat_client_for
+from rath.llm._registry import async_chat_client_for
 from rath.llm._usage import TokenUsage
 from rath.llm._wire import Completion
 from rath.memory._commit import Chat, ChatMessages
@@ -52,7 +52,7 @@ def provider_chat(provider: Provider) -> Iterator[Chat]:
             "the offline demo model cannot extract memories: commit with a real provider "
             "(set OPENAI_API_KEY, or Provider(base_url=...) for an OpenAI-compatible server)"
         )
-    client = chat_client_for(provider)
+    client = async_chat_client_for(provider)
     options = {k: v for k, v in provider.sampling_options().items() if k != "tool_choice"}
     loop = asyncio.new_event_loop()
     with ThreadPoolExecutor(1, thread_name_prefix="rath-memory-chat") as thread:
@@ -68,7 +68,7 @@ def provider_chat(provider: Provider) -> Iterator[Chat]:
             loop.close()
 
 
-async def _ask(client: ChatClient, request: ChatRequest) -> tuple[str, TokenUsage | None]:
+async def _ask(client: AsyncChatClient, request: ChatRequest) -> tuple[str, TokenUsage | None]:
     """The reply's text and usage.
 
     Raises:
@@ -85,7 +85,7 @@ async def _ask(client: ChatClient, request: ChatRequest) -> tuple[str, TokenUsag
     return text, result.usage
 
 
-async def _complete(client: ChatClient, request: ChatRequest) -> Completion:
+async def _complete(client: AsyncChatClient, request: ChatRequest) -> Completion:
     """One completion, after up to :data:`ATTEMPTS` calls (``Retry-After`` honoured, capped).
 
     Raises:

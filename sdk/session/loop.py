@@ -10,13 +10,13 @@ drive a loop in tests without a model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast, get_args, runtime_checkable
 
 from rath.errors import ConfigError
 from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta, StreamFold
-from rath.llm.anthropic import RathAnthropicChatClient
+from rath.llm._sync_clients import ChatClient, StreamingChatClient, chat_client_for
 from rath.llm.dto import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
@@ -28,7 +28,6 @@ from rath.llm.dto import (
     RathLLMToolCallPart,
 )
 from rath.llm.function_tool import RathLLMFunctionTool
-from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.tool_args import parse_tool_arguments
 from rath.session._compress import run_session_compress
 from rath.session._loop import run_session_loop
@@ -46,18 +45,6 @@ __all__ = [
 
 OnEventCb = Callable[[RathLLMStreamDelta], None]
 """Receives each streamed delta."""
-
-
-class ChatClientLike(Protocol):
-    """OpenRath's synchronous chat client (``RathOpenAIChatClient`` or the Anthropic one)."""
-
-    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse: ...
-
-
-class StreamingChatClientLike(ChatClientLike, Protocol):
-    """A synchronous chat client that can also stream."""
-
-    def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]: ...
 
 
 @runtime_checkable
@@ -84,7 +71,7 @@ class DefaultSessionLoopExecutor:
         client: A synchronous chat client, e.g. ``RathOpenAIChatClient(provider)``.
     """
 
-    def __init__(self, client: ChatClientLike) -> None:
+    def __init__(self, client: ChatClient) -> None:
         self.client = client
 
     def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
@@ -112,7 +99,7 @@ class StreamingExecutor:
 
     def __init__(
         self,
-        client: StreamingChatClientLike,
+        client: StreamingChatClient,
         on_event: OnEventCb,
         inner: SessionLoopExecutor | None = None,
     ) -> None:
@@ -152,14 +139,15 @@ def resolve_executor(
         raise ConfigError("on_event with a custom executor is not supported")
     if executor is not None:
         return executor
-    client: StreamingChatClientLike = (
-        RathAnthropicChatClient(agent_provider)
-        if agent_provider.provider_kind == "anthropic"
-        else RathOpenAIChatClient(agent_provider)
-    )
-    if on_event is not None:
-        return StreamingExecutor(client, on_event)
-    return DefaultSessionLoopExecutor(client)
+    client = chat_client_for(agent_provider)
+    if on_event is None:
+        return DefaultSessionLoopExecutor(client)
+    if not isinstance(client, StreamingChatClient):
+        raise TypeError(
+            f"on_event requires a streaming client: the {type(client).__name__} of provider "
+            f"kind {agent_provider.provider_kind!r} has no complete_stream"
+        )
+    return StreamingExecutor(client, on_event)
 
 
 def folded_response(fold: StreamFold, *, model: str) -> RathLLMChatResponse:

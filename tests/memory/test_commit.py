@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import uuid
@@ -116,9 +117,8 @@ async def commit(
     llm: bool = True,
     provider: ProviderSpec | None = None,
 ) -> CommitResult:
-    activities = MemoryActivities(
-        lambda _: store, chunks=chunks, llm=LLMActivities(chunks, VAULT) if llm else None
-    )
+    chat = LLMActivities(chunks, VAULT) if llm else None
+    activities = MemoryActivities(lambda _: store, chunks=chunks, llm=chat)
     queue = f"memory-commit-{uuid.uuid4().hex[:8]}"
     args = CommitArgs(
         memory=MemorySpec(path=str(store.path)),
@@ -127,8 +127,11 @@ async def commit(
         agent_name="helper",
         session_id=SESSION,
     )
-    async with Worker(
-        client, task_queue=queue, workflows=[CommitWorkflow], activities=[activities.commit]
+    async with (
+        chat.running() if chat is not None else contextlib.nullcontext(),  # closes its clients
+        Worker(
+            client, task_queue=queue, workflows=[CommitWorkflow], activities=[activities.commit]
+        ),
     ):
         return await asyncio.wait_for(
             client.execute_workflow(

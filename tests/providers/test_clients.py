@@ -13,14 +13,14 @@ from wires import MODELS, TEST_KEY, WIRES, fake_server, provider_for
 
 from rath.errors import ConfigError
 from rath.llm import (
-    ChatClient,
+    AsyncChatClient,
     ChatClients,
     ChatRequest,
     Completion,
     Provider,
     ProviderError,
     ProviderSpec,
-    chat_client_for,
+    async_chat_client_for,
     describe_image,
     register_chat_client,
     registered_kinds,
@@ -42,7 +42,7 @@ HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
 
 def _complete(provider: Provider, request: ChatRequest = HELLO) -> Completion:
     async def run() -> Completion:
-        client = chat_client_for(provider)
+        client = async_chat_client_for(provider)
         try:
             return await client.complete(request)
         finally:
@@ -103,8 +103,8 @@ def test_a_registered_kind_serves_its_shorthand() -> None:
     register_chat_client("echo-test", lambda spec, key: _EchoClient(spec.model or ""))
     provider = Provider(model="echo-test:parrot")
     assert provider.provider_kind == "echo-test"
-    client = chat_client_for(provider)
-    assert isinstance(client, ChatClient) and client.model == "parrot"
+    client = async_chat_client_for(provider)
+    assert isinstance(client, AsyncChatClient) and client.model == "parrot"
     assert _complete(provider).content == "echo hello"
 
 
@@ -136,9 +136,9 @@ def test_no_key_names_the_variables_to_set(
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(ConfigError, match=variable):
-        chat_client_for(Provider(provider_kind=wire, model="m"))
+        async_chat_client_for(Provider(provider_kind=wire, model="m"))
     with pytest.raises(ConfigError, match="MY_A or MY_B"):
-        chat_client_for(Provider(provider_kind=wire, model="m", api_key_env=("MY_A", "MY_B")))
+        async_chat_client_for(Provider(provider_kind=wire, model="m", api_key_env=("MY_A", "MY_B")))
 
 
 @pytest.mark.parametrize("wire", WIRES)

@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from rath.errors import ConfigError
-from rath.llm import ChatRequest, Completion, Provider, ProviderError, chat_client_for
+from rath.llm import ChatRequest, Completion, Provider, ProviderError, async_chat_client_for
 
 HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
 IDLE = 1.0
@@ -72,7 +72,7 @@ def _stream(server: ThreadingHTTPServer) -> tuple[Completion, list[object]]:
     deltas: list[object] = []
 
     async def run() -> Completion:
-        client = chat_client_for(provider)
+        client = async_chat_client_for(provider)
         try:
             return await client.stream(HELLO, deltas.append)
         finally:

@@ -11,7 +11,7 @@ import pytest
 from tls_relay import make_pki, tls_relay
 from wires import WIRES, fake_server, provider_for
 
-from rath.llm import ChatRequest, Completion, Provider, ProviderError, chat_client_for
+from rath.llm import ChatRequest, Completion, Provider, ProviderError, async_chat_client_for
 from rath.testing import text_reply
 
 HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
@@ -19,7 +19,7 @@ HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
 
 def _complete(provider: Provider) -> Completion:
     async def run() -> Completion:
-        client = chat_client_for(provider)
+        client = async_chat_client_for(provider)
         try:
             return await client.complete(HELLO)
         finally:

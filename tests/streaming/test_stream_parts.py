@@ -19,7 +19,7 @@ from rath.llm import (
     ProviderError,
     TokenUsage,
     WireToolCall,
-    chat_client_for,
+    async_chat_client_for,
 )
 from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm._wire import parse_arguments
@@ -34,7 +34,7 @@ REQUEST = ChatRequest(messages=[{"role": "user", "content": "go"}], round_index=
 async def _stream(wire: str, reply: object) -> tuple[Completion, list[RathLLMStreamDelta]]:
     events: list[RathLLMStreamDelta] = []
     with fake_server(wire, [reply]) as server:
-        client = chat_client_for(provider_for(wire, server.base_url))
+        client = async_chat_client_for(provider_for(wire, server.base_url))
         try:
             completion = await stream_completion(client, REQUEST, events.append)
         finally:

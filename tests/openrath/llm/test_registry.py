@@ -1,4 +1,7 @@
-"""OpenRath inventory 1.8: ``register_chat_client(kind, factory(provider))`` with a sync client.
+"""OpenRath inventory 1.8: the synchronous chat-client API and its registry.
+
+``chat_client_for(provider)`` returns OpenRath's synchronous client for the provider's kind;
+``register_chat_client(kind, factory(provider))`` adds a kind.
 
 OpenRath's factories take the ``Provider`` and build a synchronous client whose ``complete``
 takes a ``RathLLMChatRequest``. Rath takes them as they are: the client answers a durable
@@ -7,18 +10,32 @@ run's model calls on the worker, with the provider rebuilt there.
 
 from __future__ import annotations
 
+import pytest
 from support import FAST
 
 from rath import flow
-from rath.llm import Provider, register_chat_client
+from rath.errors import ConfigError
+from rath.llm import (
+    ChatClient,
+    Provider,
+    RathAnthropicChatClient,
+    RathOpenAIChatClient,
+    StreamingChatClient,
+    async_chat_client_for,
+    chat_client_for,
+    register_chat_client,
+    registered_kinds,
+)
 from rath.llm.dto import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
     RathLLMChatRequest,
     RathLLMChatResponse,
+    RathLLMMessage,
 )
 from rath.session import Session
 from rath.settings import Settings
+from rath.testing import FakeChatServer, text_reply
 
 
 class Shouting:
@@ -54,3 +71,44 @@ def test_an_openrath_factory_serves_a_durable_agent(rath_env: Settings) -> None:
         "loud-1",
         "test-key",
     )
+
+
+def test_the_default_kind_is_openai_and_both_built_ins_are_registered() -> None:
+    assert {"anthropic", "openai"} <= set(registered_kinds())
+    openai = chat_client_for(Provider(model="m", api_key="test-key"))
+    assert type(openai) is RathOpenAIChatClient
+    anthropic = chat_client_for(Provider(model="c", provider_kind="anthropic", api_key="k"))
+    assert type(anthropic) is RathAnthropicChatClient
+    for client in (openai, anthropic):
+        assert isinstance(client, ChatClient) and isinstance(client, StreamingChatClient)
+        client.close()  # type: ignore[attr-defined]
+
+
+def test_the_client_answers_synchronously() -> None:
+    with FakeChatServer([text_reply("pong", usage=(3, 1))]) as server:
+        client = chat_client_for(Provider(model="fake-model", base_url=server.base_url))
+        response = client.complete(RathLLMChatRequest(messages=[RathLLMMessage("user", "ping")]))
+        assert client.provider.base_url == server.base_url
+    assert response.primary_choice.message.content == "pong"
+    assert response.usage is not None and response.usage.total_tokens == 4
+
+
+def test_an_unknown_kind_is_a_value_error_listing_the_kinds() -> None:
+    with pytest.raises(ValueError, match=r"unknown provider kind 'nope'; registered: .*openai"):
+        chat_client_for(Provider(model="m", provider_kind="nope"))
+
+
+def test_a_registered_factory_builds_the_client() -> None:
+    register_chat_client("shouting-direct", Shouting)
+    provider = Provider(model="shouting-direct:loud-2", api_key="test-key")
+    client = chat_client_for(provider)
+    assert isinstance(client, Shouting) and isinstance(client, ChatClient)
+    assert not isinstance(client, StreamingChatClient)  # no complete_stream
+    request = RathLLMChatRequest(messages=[RathLLMMessage("user", "hi")], model="loud-2")
+    assert client.complete(request).primary_choice.message.content == "HI (loud-2, None)"
+
+
+def test_a_kind_with_only_an_async_client_says_where_to_get_it() -> None:
+    register_chat_client("echo-async", lambda spec, key: async_chat_client_for(spec))
+    with pytest.raises(ConfigError, match=r"async_chat_client_for\(provider\)"):
+        chat_client_for(Provider(model="echo-async:m"))
