@@ -16,11 +16,26 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.service import RPCError, RPCStatusCode
 
 from rath.flow import Provider
+from rath.llm import ChatRequest, Completion, async_chat_client_for
 from rath.testing import FakeAnthropicServer, FakeChatServer, FakeServer, Handler, Reply
 
 WIRES = ("openai", "anthropic")
 MODELS = {"openai": "fake-model", "anthropic": "claude-fake"}
 TEST_KEY = "test-key-0123456789"
+HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
+
+
+def complete(provider: Provider, request: ChatRequest = HELLO) -> Completion:
+    """One call through a new client for ``provider``, closed after it."""
+
+    async def run() -> Completion:
+        client = async_chat_client_for(provider)
+        try:
+            return await client.complete(request)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(run())
 
 
 def fake_server(wire: str, handler: Handler | Sequence[Reply], *, port: int = 0) -> FakeServer:

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from wires import MODELS, TEST_KEY, WIRES, fake_server, provider_for
+from wires import HELLO, MODELS, TEST_KEY, WIRES, complete, fake_server, provider_for
 
 from rath.errors import ConfigError
 from rath.llm import (
@@ -37,23 +37,10 @@ from rath.testing import (
     truncated,
 )
 
-HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
-
-
-def _complete(provider: Provider, request: ChatRequest = HELLO) -> Completion:
-    async def run() -> Completion:
-        client = async_chat_client_for(provider)
-        try:
-            return await client.complete(request)
-        finally:
-            await client.aclose()
-
-    return asyncio.run(run())
-
 
 def _failure(provider: Provider) -> ProviderError:
     with pytest.raises(ProviderError) as info:
-        _complete(provider)
+        complete(provider)
     return info.value
 
 
@@ -105,7 +92,7 @@ def test_a_registered_kind_serves_its_shorthand() -> None:
     assert provider.provider_kind == "echo-test"
     client = async_chat_client_for(provider)
     assert isinstance(client, AsyncChatClient) and client.model == "parrot"
-    assert _complete(provider).content == "echo hello"
+    assert complete(provider).content == "echo hello"
 
 
 def test_several_key_names_travel_as_references_and_round_trip() -> None:
@@ -149,8 +136,8 @@ def test_text_tool_calls_and_usage_come_back_alike(wire: str) -> None:
     ]
     with fake_server(wire, script) as server:
         provider = provider_for(wire, server.base_url)
-        first = _complete(provider)
-        second = _complete(provider)
+        first = complete(provider)
+        second = complete(provider)
     assert first.content == "Let me look."
     assert first.finish_reason == "tool_calls"
     assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [
@@ -358,7 +345,7 @@ def test_a_server_that_omits_total_tokens_still_reports_a_total() -> None:
         "usage": {"prompt_tokens": 100, "completion_tokens": 50},
     }
     with fake_server("openai", [raw_reply(200, json.dumps(body).encode())]) as server:
-        usage = _complete(provider_for("openai", server.base_url)).usage
+        usage = complete(provider_for("openai", server.base_url)).usage
     assert usage is not None
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (100, 50, 150)
 

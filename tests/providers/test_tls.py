@@ -3,29 +3,15 @@ the CA named by ``SSL_CERT_FILE``, and says so when it cannot verify the certifi
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from tls_relay import make_pki, tls_relay
-from wires import WIRES, fake_server, provider_for
+from wires import WIRES, complete, fake_server, provider_for
 
-from rath.llm import ChatRequest, Completion, Provider, ProviderError, async_chat_client_for
+from rath.llm import ProviderError
 from rath.testing import text_reply
-
-HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
-
-
-def _complete(provider: Provider) -> Completion:
-    async def run() -> Completion:
-        client = async_chat_client_for(provider)
-        try:
-            return await client.complete(HELLO)
-        finally:
-            await client.aclose()
-
-    return asyncio.run(run())
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -41,8 +27,8 @@ def test_a_tls_endpoint_is_trusted_through_ssl_cert_file(
             # Not trusted yet: the failure names the certificate, and may be retried.
             monkeypatch.delenv("SSL_CERT_FILE", raising=False)
             with pytest.raises(ProviderError) as info:
-                _complete(provider)
+                complete(provider)
             assert info.value.error_type == "LLMConnectionError"
             assert "certificate verify failed" in str(info.value)
             monkeypatch.setenv("SSL_CERT_FILE", str(pki.ca))
-            assert _complete(provider).content == "over tls"
+            assert complete(provider).content == "over tls"
