@@ -1,9 +1,12 @@
 """Model providers: chat clients, their registry, and the types that describe LLM calls.
 
-Chat clients exist for any OpenAI-compatible server and for Anthropic; image description and
-embedders are built on the same providers. A client that can stream implements
-:class:`AsyncStreamingChatClient`; its deltas are :class:`RathLLMStreamDelta` events (also in
-:mod:`rath.streaming`, with the API for following a run).
+Chat clients exist for any OpenAI-compatible server and for Anthropic, in two faces:
+OpenRath's synchronous ones for scripts (:func:`chat_client_for`, :class:`ChatClient`), and
+the async ones Rath's activities use (:func:`async_chat_client_for`,
+:class:`AsyncChatClient`). Image description and embedders are built on the same providers.
+An async client that can stream implements :class:`AsyncStreamingChatClient`; its deltas are
+:class:`RathLLMStreamDelta` events (also in :mod:`rath.streaming`, with the API for following
+a run).
 
 The names load on first use (PEP 562), so value modules such as ``rath.llm._provider``
 import without loading the vendor SDKs.
@@ -113,13 +116,12 @@ __all__ = [
 
 # name -> defining module
 _EXPORTS: dict[str, str] = {
+    "AsyncChatClient": "rath.llm._client",
+    "AsyncChatClientFactory": "rath.llm._registry",
+    "AsyncStreamingChatClient": "rath.llm._stream_clients",
     "BudgetExceededError": "rath.errors",
     "ChatClient": "rath.llm._sync_clients",
     "ChatClientFactory": "rath.llm._sync_clients",
-    "StreamingChatClient": "rath.llm._sync_clients",
-    "chat_client_for": "rath.llm._sync_clients",
-    "AsyncChatClient": "rath.llm._client",
-    "AsyncChatClientFactory": "rath.llm._registry",
     "ChatClients": "rath.llm._registry",
     "ChatRequest": "rath.llm._client",
     "Completion": "rath.llm._wire",
@@ -127,6 +129,7 @@ _EXPORTS: dict[str, str] = {
     "Provider": "rath.llm._provider",
     "ProviderError": "rath.llm._errors",
     "ProviderSpec": "rath.llm._provider",
+    "RathAnthropicChatClient": "rath.llm.anthropic",
     "RathLLMAssistantMessage": "rath.llm.dto",
     "RathLLMChatChoice": "rath.llm.dto",
     "RathLLMChatRequest": "rath.llm.dto",
@@ -139,24 +142,24 @@ _EXPORTS: dict[str, str] = {
     "RathLLMTokenUsage": "rath.llm.dto",
     "RathLLMToolCallFunction": "rath.llm.dto",
     "RathLLMToolCallPart": "rath.llm.dto",
-    "RathAnthropicChatClient": "rath.llm.anthropic",
     "RathOpenAIChatClient": "rath.llm.openai",
     "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
     "RathOpenAIVLMClient": "rath.llm.vlm_provider",
     "StreamFold": "rath.llm._stream",
-    "AsyncStreamingChatClient": "rath.llm._stream_clients",
+    "StreamingChatClient": "rath.llm._sync_clients",
     "TokenUsage": "rath.llm._usage",
     "VLMProvider": "rath.llm.vlm_provider",
     "WireToolCall": "rath.llm._wire",
     "add_usage": "rath.llm._usage",
+    "async_chat_client_for": "rath.llm._registry",
     "build_anthropic_kwargs": "rath.llm.anthropic",
     "build_anthropic_stream_kwargs": "rath.llm.anthropic",
-    "normalize_anthropic_response": "rath.llm.anthropic",
-    "async_chat_client_for": "rath.llm._registry",
+    "chat_client_for": "rath.llm._sync_clients",
     "describe_image": "rath.llm._vlm",
     "describe_image_async": "rath.llm._vlm",
     "embedder_for": "rath.llm._embedding",
     "image_message": "rath.llm._vlm",
+    "normalize_anthropic_response": "rath.llm.anthropic",
     "normalize_chat_completion": "rath.llm.openai",
     "register_chat_client": "rath.llm._registry",
     "register_embedder": "rath.llm._embedding",
