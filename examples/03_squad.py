@@ -46,10 +46,9 @@ def main() -> None:
     graph = run_graph(out)
     print(graph)
     print(graph.to_mermaid())
-    reviewer = next(n for n in graph.nodes if n.agent == "reviewer" and n.run_id)
     print("\nLook further:")
     print("  the Web UI address printed on stderr above, then the run", out.run_id)
-    print(f"  .venv/bin/rath sessions show {reviewer.id}")
+    print(f"  .venv/bin/rath sessions show {out.id}")
     print('  .venv/bin/rath run 03_squad:Squad "another task"   (PYTHONPATH=examples)')
 
 

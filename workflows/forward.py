@@ -10,11 +10,14 @@ the same code re-derives the same child ids, so finished agents are never re-run
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from rath._failures import describe_failure
+    from rath._text import preview
     from rath.contracts import (
         ASK_SIGNAL,
         FORWARD,
@@ -30,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._lineage import LineageKind
     from rath.session._session import Session
     from rath.session.graph import SessionGraph
+    from rath.workflows._catalog import record_session
     from rath.workflows._module_registry import registered_targets, registered_workflow_class
     from rath.workflows._module_spec import decode_call
     from rath.workflows._scope import WorkflowScope, entered
@@ -67,7 +71,39 @@ class ForwardWorkflow:
 
     @workflow.run
     async def run(self, input: ForwardInput) -> Session:
-        """Rebuild the module, run ``forward``, wait for every agent it started."""
+        """Rebuild the module, run ``forward``, wait for every agent it started.
+
+        The output session is catalogued like an agent's (``rath.session.catalog``): a record
+        when the run starts, and one when it completes or fails.
+        """
+        try:
+            out = await self._run(input)
+        except Exception as exc:
+            if self._scope is not None:  # the class was found: the run had started
+                error = preview(describe_failure(exc), 300)
+                await record_session(**self._record(input), status="failed", error=error)
+            raise
+        await record_session(
+            **self._record(input) | {"parents": out.parent_session_ids},
+            status="completed",
+            table=out.table,
+            usage=out.usage,
+            placement=out.sandbox,
+        )
+        return out
+
+    def _record(self, input: ForwardInput) -> dict[str, Any]:
+        """The catalog fields every record of this run's output session has."""
+        return {
+            "session_id": input.output_id,
+            "parents": (input.session.id,),
+            "kind": LineageKind.OP_WORKFLOW.value,
+            "operator": f"{input.module.class_name}.forward",
+            "agent": input.module.class_name,
+            "closed": workflow.now(),
+        }
+
+    async def _run(self, input: ForwardInput) -> Session:
         spec = input.module
         cls = registered_workflow_class(spec.target)
         if cls is None:
@@ -89,6 +125,9 @@ class ForwardWorkflow:
             keeper=None if input.budget is None else TreeKeeper(input.budget, workflow.now()),
         )
         scope.record(input.session)
+        await record_session(
+            **self._record(input) | {"closed": None}, placement=input.session.sandbox
+        )
         name = spec.class_name
         with entered(scope):
             try:

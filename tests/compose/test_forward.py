@@ -18,7 +18,9 @@ from rath.errors import RunFailedError
 from rath.flow import Provider
 from rath.session import ChunkKind, LineageKind, Session
 from rath.session.graph import SessionGraph
+from rath.session.persistence import load_session
 from rath.settings import Settings
+from rath.store import current_catalog
 from rath.testing import FakeChatServer, RecordedRequest, function_handler
 from rath.workflows._module_spec import ModuleSpec
 from rath.workflows._scope import AGENT, SESSION_ID
@@ -154,6 +156,29 @@ async def test_reading_a_lazy_session_in_sync_forward_fails_the_run_clearly(
         out = Impatient(fake_provider(server))(Session.from_user_message("x"))
         with pytest.raises(RunFailedError, match=r"not finished yet; `await` it.*async def"):
             await out
+
+
+async def test_a_forward_output_is_catalogued_like_an_agent_output(rath_env: Settings) -> None:
+    with FakeChatServer(function_handler(squad_reply)) as server:
+        user = Session.from_user_message("build it")
+        out = await Squad(fake_provider(server), options=FAST)(user)
+        failed = Impatient(fake_provider(server))(Session.from_user_message("x"))
+        with pytest.raises(RunFailedError):
+            await failed
+    # Any process sharing the data dir reads the Squad's output back without Temporal.
+    done = load_session(out.id)
+    assert done.closed
+    assert [r.payload["content"] for r in done.chunk_table.rows] == [
+        r.payload["content"] for r in out.chunk_table.rows
+    ]
+    record = current_catalog().get(out.id)
+    assert record is not None and record.status == "completed"
+    assert (record.agent, record.operator) == ("Squad", "Squad.forward")
+    assert record.parents == out.parent_session_ids and record.parents[0] == user.id
+    assert out.usage is not None and record.usage == out.usage.model_dump()
+    broken = current_catalog().get(failed.id)
+    assert broken is not None and broken.status == "failed"
+    assert broken.error is not None and "not finished yet" in broken.error
 
 
 async def test_a_class_no_worker_registered_fails_with_the_fix(
