@@ -438,7 +438,7 @@ def test_a_tool_call_through_the_executor_runs_at_most_once(rath_env: Settings) 
             return "charged"
 
     options = FAST.model_copy(
-        update={"tool_timeout_seconds": 1.0, "tool_heartbeat_seconds": 1.0, "tool_max_attempts": 2}
+        update={"tool_timeout_seconds": 3.0, "tool_heartbeat_seconds": 1.0, "tool_max_attempts": 2}
     )
     executor = Overrunning([calls(("boom", {"amount": 5})), reply("ok")])
     try:
