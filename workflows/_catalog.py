@@ -19,6 +19,8 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from rath._failures import describe_failure
+    from rath._text import preview
     from rath.contracts import RECORD_SESSION, CatalogArgs
 
 CATALOG_PATCH = "rath-catalog-records"
@@ -43,3 +45,10 @@ async def record_session(**fields: Any) -> None:
             await RECORD_SESSION.execute(args, summary="catalog", **_OPTIONS)
     except ActivityError as exc:  # the run's own work matters more than its record
         workflow.logger.warning("catalog record of %s not written: %s", fields["session_id"], exc)
+
+
+async def record_failure(exc: BaseException, **fields: Any) -> str:
+    """Record the run as failed with one line of ``exc``; returns that line."""
+    error = preview(describe_failure(exc), 300)
+    await record_session(**fields, status="failed", error=error)
+    return error

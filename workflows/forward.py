@@ -16,8 +16,6 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from rath._failures import describe_failure
-    from rath._text import preview
     from rath.contracts import (
         ASK_SIGNAL,
         FORWARD,
@@ -33,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._lineage import LineageKind
     from rath.session._session import Session
     from rath.session.graph import SessionGraph
-    from rath.workflows._catalog import record_session
+    from rath.workflows._catalog import record_failure, record_session
     from rath.workflows._module_registry import registered_targets, registered_workflow_class
     from rath.workflows._module_spec import decode_call
     from rath.workflows._scope import WorkflowScope, entered
@@ -80,8 +78,7 @@ class ForwardWorkflow:
             out = await self._run(input)
         except Exception as exc:
             if self._scope is not None:  # the class was found: the run had started
-                error = preview(describe_failure(exc), 300)
-                await record_session(**self._record(input), status="failed", error=error)
+                await record_failure(exc, **self._record(input))
             raise
         await record_session(
             **self._record(input) | {"parents": out.parent_session_ids},

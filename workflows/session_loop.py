@@ -31,7 +31,6 @@ from temporalio.contrib.workflow_streams import WorkflowStream
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from rath._failures import describe_failure
     from rath._text import preview
     from rath.contracts import (
         APPROVE_UPDATE,
@@ -59,7 +58,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._table_ref import TableRef
     from rath.session.graph import GraphNode, SessionGraph
     from rath.workflows._approvals import Approvals
-    from rath.workflows._catalog import record_session
+    from rath.workflows._catalog import record_failure, record_session
     from rath.workflows._executor_calls import executor_gone, never_taken
     from rath.workflows._memory_calls import commit_memories, inject_memories
     from rath.workflows._stream_handoff import (
@@ -137,9 +136,8 @@ class SessionLoopWorkflow:
         try:
             out = await self._run(input)
         except Exception as exc:  # not cancellation: a cancelled run's record stays "running"
-            error = preview(describe_failure(exc), 300)
+            error = await record_failure(exc, **self._record(input))
             workflow.set_current_details(f"**{input.agent_name}** · failed: {error}")
-            await record_session(**self._record(input), status="failed", error=error)
             raise
         finally:
             if self._stream is not None:
