@@ -53,7 +53,7 @@ from rath.session._chunks import tool_feedback_chunk
 from rath.session._placement import Placement
 from rath.session._session import Session
 from rath.store import ChunkStore
-from rath.store.call_journal import CallJournal
+from rath.store.call_journal import CallJournal, call_key
 from rath.telemetry import annotate_tool
 from rath.tools._bodies import dumps
 from rath.tools._context import ToolCallContext, calling
@@ -305,7 +305,7 @@ def _outcome_unknown(tool: FlowToolCall, key: str, attempt: int) -> str:
 def _idempotency_key() -> str:
     """The running call's idempotency key: workflow id, run id and activity id."""
     info = activity.info()
-    return f"{info.workflow_id}/{info.workflow_run_id}/{info.activity_id}"
+    return call_key(info.workflow_id or "", info.workflow_run_id or "", info.activity_id)
 
 
 def _key(placement: Placement, spec: SandboxSpec) -> str:

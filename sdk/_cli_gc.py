@@ -2,8 +2,9 @@
 
 Marks from every catalogued session and every run in flight (read from Temporal), then moves
 unreferenced chunks older than ``--grace`` to the store's trash and deletes trash copies older
-than that, and removes stale sandbox lease records. Without Temporal it refuses to sweep; a dry
-run still reports what would go. See ``rath.store.gc`` and ``docs/store.md``.
+than that, and removes stale sandbox lease records and the old tool-call journal records of
+finished runs. Without Temporal it refuses to sweep; a dry run still reports what would go.
+See ``rath.store.gc`` and ``docs/store.md``.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ def run_gc(args: argparse.Namespace) -> int:
             leases=LeaseRegistry(settings.sandboxes_dir),
             live_holders=runs.session_ids if runs else (),
             lease_grace=args.lease_grace,
+            runs_in_flight=runs.run_ids if runs else (),
             progress=_progress_line() if sys.stderr.isatty() and not args.json else None,
         )
     except RathError as exc:
@@ -135,6 +137,7 @@ def _summary(report: GcReport, runs: LiveRuns | None, settings: Settings) -> str
         f"trash: {report.purged} copies ({_size(report.purged_bytes)}) {would}deleted for good, "
         f"{report.restored} {would}restored",
         f"sandbox leases: {len(report.leases)} stale records {would}removed",
+        f"tool-call journal: {report.calls} records of finished runs {would}removed",
     ]
     if report.missing:
         lines.append(

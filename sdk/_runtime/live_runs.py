@@ -30,11 +30,16 @@ _UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 @dataclass(frozen=True, slots=True)
 class LiveRuns:
-    """The running Rath workflows, and the digests and session ids their histories name."""
+    """The running Rath workflows, and the digests and session ids their histories name.
+
+    ``run_ids`` names every running workflow of any type as ``<workflow id>/<run id>`` (the
+    runs whose tool-call journal records are kept).
+    """
 
     runs: tuple[str, ...] = ()
     digests: frozenset[str] = frozenset()
     session_ids: frozenset[str] = frozenset()
+    run_ids: frozenset[str] = frozenset()
 
 
 async def scan_running(client: Client) -> LiveRuns:
@@ -42,7 +47,9 @@ async def scan_running(client: Client) -> LiveRuns:
     runs: list[str] = []
     digests: set[str] = set()
     sessions: set[str] = set()
+    run_ids: set[str] = set()
     async for execution in client.list_workflows("ExecutionStatus = 'Running'"):
+        run_ids.add(f"{execution.id}/{execution.run_id}")
         if execution.workflow_type not in RUN_TYPES:
             continue
         runs.append(execution.id)
@@ -52,7 +59,7 @@ async def scan_running(client: Client) -> LiveRuns:
             raw = event.SerializeToString()
             digests.update(match.decode() for match in _DIGEST.findall(raw))
             sessions.update(match.decode() for match in _UUID.findall(raw))
-    return LiveRuns(tuple(runs), frozenset(digests), frozenset(sessions))
+    return LiveRuns(tuple(runs), frozenset(digests), frozenset(sessions), frozenset(run_ids))
 
 
 def live_runs(settings: Settings | None = None, *, timeout: float = 60.0) -> LiveRuns:

@@ -7,6 +7,10 @@ A later attempt that finds ``done`` reuses the result (no second run); one that 
 ``started`` knows an earlier attempt was cut off mid-call. The records are durable because
 the store is (the same one every worker and client shares), unlike heartbeat details, which a
 worker sends on a timer and may never have sent before it died.
+
+A call's key is ``<workflow id>/<run id>/<activity id>`` (:func:`call_key`). A record is of use
+only while its run may still retry the call, so ``rath sessions gc`` removes the old records of
+runs no longer in flight (:func:`call_run` names the run).
 """
 
 from __future__ import annotations
@@ -44,6 +48,19 @@ class CallRecord(BaseModel):
     result: str | None = None
     ok: bool | None = None
     preview: str | None = None
+
+
+def call_key(workflow_id: str, run_id: str, activity_id: str) -> str:
+    """The idempotency key of one tool call: the activity that runs it, in its run."""
+    return f"{workflow_id}/{run_id}/{activity_id}"
+
+
+def call_run(key: str) -> str:
+    """The run a call key belongs to: ``<workflow id>/<run id>``.
+
+    A workflow id may hold ``/``; run and activity ids do not.
+    """
+    return key.rsplit("/", 1)[0]
 
 
 def call_record_key(key: str) -> str:
@@ -85,14 +102,22 @@ class CallJournal:
 
     def get(self, key: str) -> CallRecord | None:
         """The record of ``key``, if any."""
-        name = call_record_key(key)
-        try:
-            data = self._objects.get(name)
-        except FileNotFoundError:
-            return None
-        try:
-            return CallRecord.model_validate(json.loads(data))
-        except (ValueError, ValidationError) as exc:
-            raise StoreError(
-                f"tool-call record {name} in {self._objects.describe()} is corrupt: {exc}"
-            ) from exc
+        return read_record(self._objects, call_record_key(key))
+
+
+def read_record(objects: ObjectStore, name: str) -> CallRecord | None:
+    """The record stored under object key ``name``, if any.
+
+    Raises:
+        StoreError: The record is not one (the message names the object and the store).
+    """
+    try:
+        data = objects.get(name)
+    except FileNotFoundError:
+        return None
+    try:
+        return CallRecord.model_validate(json.loads(data))
+    except (ValueError, ValidationError) as exc:
+        raise StoreError(
+            f"tool-call record {name} in {objects.describe()} is corrupt: {exc}"
+        ) from exc

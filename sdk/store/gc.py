@@ -6,7 +6,8 @@ passed in by the caller), and nothing else. What goes: chunks and nodes (``ab/<6
 are not live and were written more than ``grace`` ago. Catalog records, sandbox leases, the
 memory store and any other key are never swept as chunks. Stale sandbox lease records (last
 written more than ``lease_grace`` ago, and naming no holder a run in flight mentions) are
-removed.
+removed, and so are tool-call journal records (``calls/``, see :mod:`rath.store.call_journal`)
+written more than ``grace`` ago by a run that is no longer in flight: no attempt can read them.
 
 **Two steps: the trash, then deletion.** An unreferenced old chunk is first *moved* to
 ``trash/<key>`` (the copy is written before the original is removed; on a directory it is one
@@ -50,12 +51,13 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Literal
 
-from rath.errors import GcRefusedError
+from rath.errors import GcRefusedError, StoreError
 from rath.sandbox._lease import Lease
 from rath.sandbox._leases import LeaseRegistry
 from rath.session._table_ref import TableRef
 from rath.store._gc_mark import mark
 from rath.store._trash import TRASH_PREFIX, is_chunk_key, move_to_trash, restore, trash_key
+from rath.store.call_journal import CALLS_PREFIX, call_run, read_record
 from rath.store.catalog import CATALOG_PREFIX
 from rath.store.chunk_store import ChunkStore
 from rath.store.objects import ObjectInfo, ObjectStore
@@ -69,7 +71,7 @@ DEFAULT_LEASE_GRACE = timedelta(hours=24)
 
 _PROGRESS_EVERY = 2000
 
-Phase = Literal["list", "mark", "sweep", "leases"]
+Phase = Literal["list", "mark", "sweep", "leases", "calls"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,7 @@ class GcReport:
         sessions: Catalog records read; ``live_roots``: roots from runs in flight.
         missing: Root nodes found nowhere (neither in the store nor in its trash).
         leases: Stale sandbox lease records removed.
+        calls: Tool-call journal records of finished runs removed.
         seconds: How long the collection took.
     """
 
@@ -115,6 +118,7 @@ class GcReport:
     live_roots: int = 0
     missing: tuple[str, ...] = ()
     leases: tuple[Lease, ...] = ()
+    calls: int = 0
     seconds: float = 0.0
 
 
@@ -122,6 +126,7 @@ class GcReport:
 class _Listing:
     chunks: dict[str, ObjectInfo] = field(default_factory=dict)
     trash: dict[str, ObjectInfo] = field(default_factory=dict)  # by chunk key
+    calls: list[ObjectInfo] = field(default_factory=list)
 
 
 def collect_garbage(
@@ -134,6 +139,7 @@ def collect_garbage(
     leases: LeaseRegistry | None = None,
     live_holders: Collection[str] = (),
     lease_grace: timedelta = DEFAULT_LEASE_GRACE,
+    runs_in_flight: Collection[str] | None = None,
     progress: Callable[[GcProgress], None] | None = None,
 ) -> GcReport:
     """Collect the store's garbage (see the module docstring for what goes and why it is safe).
@@ -148,6 +154,9 @@ def collect_garbage(
         leases: The sandbox lease registry to clean; None leaves leases alone.
         live_holders: Session ids of the runs in flight (a lease they hold is never stale).
         lease_grace: How long a lease record must have gone unwritten to be stale.
+        runs_in_flight: ``<workflow id>/<run id>`` of every run in flight: the tool-call
+            records older than ``grace`` of any other run are removed. None leaves the
+            journal alone.
         progress: Called now and then during long phases.
 
     Raises:
@@ -178,6 +187,8 @@ def collect_garbage(
         report.leases = tuple(
             _sweep_leases(leases, time.time() - lease_grace.total_seconds(), live_holders, dry_run)
         )
+    if runs_in_flight is not None:
+        sweep.clear_calls(frozenset(runs_in_flight))
     return report.done(dry_run, grace, time.monotonic() - started)
 
 
@@ -224,6 +235,8 @@ def _list(objects: ObjectStore, report: _Counts) -> _Listing:
             report.add("object_bytes", info.size)
         elif info.key.startswith(TRASH_PREFIX) and is_chunk_key(key := info.key[6:]):
             listing.trash[key] = info
+        elif info.key.startswith(CALLS_PREFIX):
+            listing.calls.append(info)
     return listing
 
 
@@ -295,6 +308,21 @@ class _Sweep:
                 if size is not None:
                     report.add("trashed")
                     report.add("trashed_bytes", size)
+
+    def clear_calls(self, runs_in_flight: frozenset[str]) -> None:
+        """Remove the journal records older than the grace of runs no longer in flight."""
+        old = [info for info in self.listing.calls if info.modified < self.cutoff]
+        for done, info in enumerate(old, start=1):
+            self.report.tick("calls", done, len(old))
+            try:
+                record = read_record(self.objects, info.key)
+            except StoreError:  # not understood, so not removed (its call reports it)
+                continue
+            if record is None or call_run(record.key) in runs_in_flight:
+                continue  # gone meanwhile, or its run may still retry the call
+            self.report.add("calls")
+            if not self.dry_run:
+                self.objects.delete(info.key)
 
 
 def _sweep_leases(

@@ -18,6 +18,7 @@ from rath.session._chunks import ChunkKind, ChunkRow
 from rath.session._table_ref import TableRef
 from rath.store import Catalog, ChunkStore, SessionRecord
 from rath.store._trash import trash_key
+from rath.store.call_journal import CallJournal, call_key
 from rath.store.chunk_store import object_key
 from rath.store.objects import DirectoryStore
 
@@ -55,7 +56,6 @@ async def test_gc_dry_run_then_sweep_keeps_catalogued_and_running(
     Catalog(objects).put(SessionRecord(id=uuid.uuid4(), root=kept))
     running = _seal(chunks, "in a run in flight")
     garbage = _seal(chunks, "garbage")
-    _age(store)
     # A run in flight whose history names its node (no worker serves its queue: it waits).
     handle = await client.start_workflow(
         "rath.SessionLoop",
@@ -63,12 +63,20 @@ async def test_gc_dry_run_then_sweep_keeps_catalogued_and_running(
         id=f"gc-test-{uuid.uuid4().hex[:8]}",
         task_queue=f"nobody-{uuid.uuid4().hex[:8]}",
     )
+    # Tool-call journal records: one of that run (it may still retry), one of a finished run.
+    journal = CallJournal(objects)
+    in_flight_call = call_key(handle.id, handle.result_run_id or "", "3")
+    finished_call = call_key("rath-agent-done", str(uuid.uuid4()), "3")
+    for key in (in_flight_call, finished_call):
+        journal.begin(key, attempt=1)
+    _age(store)
     try:
         dry = await asyncio.to_thread(_rath, rath_home, store, "--dry-run")
         assert dry.returncode == 0, dry.stderr
         assert "2 chunks (" in dry.stdout and "would be moved to the trash" in dry.stdout
+        assert "tool-call journal: 1 records of finished runs would be removed" in dry.stdout
         assert "dry run, nothing changed" in dry.stdout
-        assert objects.exists(object_key(garbage))
+        assert objects.exists(object_key(garbage)) and journal.get(finished_call) is not None
 
         done = await asyncio.to_thread(_rath, rath_home, store, "--json", "--grace", "30m")
         assert done.returncode == 0, done.stderr
@@ -78,6 +86,8 @@ async def test_gc_dry_run_then_sweep_keeps_catalogued_and_running(
         assert not objects.exists(object_key(garbage))
         assert objects.exists(trash_key(object_key(garbage)))
         assert objects.exists(object_key(running)) and objects.exists(object_key(kept))
+        assert report["calls"] == 1
+        assert journal.get(finished_call) is None and journal.get(in_flight_call) is not None
     finally:
         await handle.terminate("test over")
 

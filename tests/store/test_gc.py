@@ -18,6 +18,7 @@ from rath.session._table_ref import TableRef
 from rath.store import Catalog, ChunkStore, SessionRecord
 from rath.store._trash import trash_key
 from rath.store.bucket_store import BucketStore
+from rath.store.call_journal import CALLS_PREFIX, CallJournal, call_key
 from rath.store.chunk_store import object_key
 from rath.store.gc import GcProgress, collect_garbage
 from rath.store.objects import DirectoryStore
@@ -188,3 +189,27 @@ def test_collects_a_bucket_store(s3_env: S3Server) -> None:
     third = collect_garbage(objects, grace=timedelta(0))
     assert third.purged == 2 and not list(objects.list("trash/"))
     assert len(ChunkStore(objects).load_rows(TableRef.sealed(kept))) == 1
+
+
+def test_old_tool_call_records_of_finished_runs_go(tmp_path: Path) -> None:
+    objects = DirectoryStore(tmp_path)
+    journal = CallJournal(objects)
+    in_flight = call_key("rath-agent/with a slash", "run-in-flight", "5")
+    finished = call_key("rath-agent-done", "run-done", "5")
+    for key in (in_flight, finished):
+        journal.begin(key, attempt=1)
+    objects.put(CALLS_PREFIX + "0" * 64, b"not a record")  # left alone, not a failure
+    _age_all(objects, 2 * HOUR)
+    young = call_key("rath-agent-done", "run-done", "7")
+    journal.begin(young, attempt=1)
+    runs = ["rath-agent/with a slash/run-in-flight"]
+
+    assert collect_garbage(objects, runs_in_flight=None).calls == 0  # the journal left alone
+    dry = collect_garbage(objects, runs_in_flight=runs, dry_run=True)
+    assert dry.calls == 1 and journal.get(finished) is not None
+    report = collect_garbage(objects, runs_in_flight=runs)
+
+    assert report.calls == 1
+    assert journal.get(finished) is None
+    assert journal.get(in_flight) is not None and journal.get(young) is not None
+    assert objects.exists(CALLS_PREFIX + "0" * 64)
