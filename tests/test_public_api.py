@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 import subprocess
 import sys
 import tomllib
@@ -16,6 +18,7 @@ import rath.errors as errors
 import rath.flow
 import rath.flow.tool
 import rath.llm
+import rath.llm.aio
 import rath.sandbox
 import rath.session
 import rath.telemetry
@@ -51,9 +54,6 @@ def test_public_names_are_pinned() -> None:
         "register_workflow_class",
     ]
     assert rath.llm.__all__ == [
-        "AsyncChatClient",
-        "AsyncChatClientFactory",
-        "AsyncStreamingChatClient",
         "BudgetExceededError",
         "ChatClient",
         "ChatClientFactory",
@@ -86,7 +86,6 @@ def test_public_names_are_pinned() -> None:
         "VLMProvider",
         "WireToolCall",
         "add_usage",
-        "async_chat_client_for",
         "build_anthropic_kwargs",
         "build_anthropic_stream_kwargs",
         "chat_client_for",
@@ -100,6 +99,14 @@ def test_public_names_are_pinned() -> None:
         "register_embedder",
         "registered_kinds",
         "to_create_kwargs",
+    ]
+    assert rath.llm.aio.__all__ == [
+        "AsyncChatClient",
+        "AsyncChatClientFactory",
+        "AsyncStreamingChatClient",
+        "ChatRequest",
+        "Completion",
+        "async_chat_client_for",
     ]
     assert "run_session_loop" in rath.session.__all__
     assert "Session" in rath.session.__all__
@@ -151,13 +158,22 @@ def test_all_lists_are_sorted_and_resolve() -> None:
             assert hasattr(module, name), f"{module.__name__}.{name}"
 
 
-def test_public_api_is_synchronous() -> None:
-    import inspect
+ASYNC_FLAVOURED = re.compile(r"^(a(run|complete|forward|dispatch|open|close)_?|Async[A-Z])")
+"""OpenRath's rule: no public name of its core packages looks asynchronous."""
 
+
+def test_public_api_is_synchronous() -> None:
     for module in (rath, rath.flow, rath.session):
         for name in module.__all__:
             value = getattr(module, name)
             assert not inspect.iscoroutinefunction(value), f"{module.__name__}.{name}"
+    for module in (rath, rath.session, rath.flow, rath.llm, rath.backend):
+        public = {*module.__all__, *(name for name in dir(module) if not name.startswith("_"))}
+        flavoured = sorted(name for name in public if ASYNC_FLAVOURED.match(name))
+        assert not flavoured, f"{module.__name__}: {flavoured} (async names go to rath.llm.aio)"
+    assert not inspect.iscoroutinefunction(rath.session.run_session_loop)
+    for method in (rath.llm.ChatClient.complete, rath.llm.StreamingChatClient.complete_stream):
+        assert not inspect.iscoroutinefunction(method)
 
 
 def test_every_package_directory_is_listed_in_pyproject() -> None:

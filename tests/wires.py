@@ -16,7 +16,7 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.service import RPCError, RPCStatusCode
 
 from rath.flow import Provider
-from rath.llm import ChatRequest, Completion, async_chat_client_for
+from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
 from rath.testing import FakeAnthropicServer, FakeChatServer, FakeServer, Handler, Reply
 
 WIRES = ("openai", "anthropic")

@@ -1,12 +1,11 @@
 """Model providers: chat clients, their registry, and the types that describe LLM calls.
 
 Chat clients exist for any OpenAI-compatible server and for Anthropic, in two faces:
-OpenRath's synchronous ones for scripts (:func:`chat_client_for`, :class:`ChatClient`), and
-the async ones Rath's activities use (:func:`async_chat_client_for`,
-:class:`AsyncChatClient`). Image description and embedders are built on the same providers.
-An async client that can stream implements :class:`AsyncStreamingChatClient`; its deltas are
-:class:`RathLLMStreamDelta` events (also in :mod:`rath.streaming`, with the API for following
-a run).
+OpenRath's synchronous ones, here (:func:`chat_client_for`, :class:`ChatClient`), and the
+async ones Rath's activities use, in :mod:`rath.llm.aio` (this package's public names stay
+synchronous, as OpenRath's rule asks). Image description and embedders are built on the same
+providers. Streamed answers arrive as :class:`RathLLMStreamDelta` events (also in
+:mod:`rath.streaming`, with the API for following a run).
 
 The names load on first use (PEP 562), so value modules such as ``rath.llm._provider``
 import without loading the vendor SDKs.
@@ -17,19 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rath.errors import BudgetExceededError
-    from rath.llm._client import AsyncChatClient, ChatRequest
+    from rath.llm._client import ChatRequest
     from rath.llm._embedding import embedder_for, register_embedder
     from rath.llm._errors import ProviderError
     from rath.llm._provider import Provider, ProviderSpec
-    from rath.llm._registry import (
-        AsyncChatClientFactory,
-        ChatClients,
-        async_chat_client_for,
-        register_chat_client,
-        registered_kinds,
-    )
+    from rath.llm._registry import ChatClients, register_chat_client, registered_kinds
     from rath.llm._stream import RathLLMStreamDelta, StreamFold
-    from rath.llm._stream_clients import AsyncStreamingChatClient
     from rath.llm._sync_clients import (
         ChatClient,
         ChatClientFactory,
@@ -63,9 +55,6 @@ if TYPE_CHECKING:
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
-    "AsyncChatClient",
-    "AsyncChatClientFactory",
-    "AsyncStreamingChatClient",
     "BudgetExceededError",
     "ChatClient",
     "ChatClientFactory",
@@ -98,7 +87,6 @@ __all__ = [
     "VLMProvider",
     "WireToolCall",
     "add_usage",
-    "async_chat_client_for",
     "build_anthropic_kwargs",
     "build_anthropic_stream_kwargs",
     "chat_client_for",
@@ -116,9 +104,6 @@ __all__ = [
 
 # name -> defining module
 _EXPORTS: dict[str, str] = {
-    "AsyncChatClient": "rath.llm._client",
-    "AsyncChatClientFactory": "rath.llm._registry",
-    "AsyncStreamingChatClient": "rath.llm._stream_clients",
     "BudgetExceededError": "rath.errors",
     "ChatClient": "rath.llm._sync_clients",
     "ChatClientFactory": "rath.llm._sync_clients",
@@ -151,7 +136,6 @@ _EXPORTS: dict[str, str] = {
     "VLMProvider": "rath.llm.vlm_provider",
     "WireToolCall": "rath.llm._wire",
     "add_usage": "rath.llm._usage",
-    "async_chat_client_for": "rath.llm._registry",
     "build_anthropic_kwargs": "rath.llm.anthropic",
     "build_anthropic_stream_kwargs": "rath.llm.anthropic",
     "chat_client_for": "rath.llm._sync_clients",

@@ -2,7 +2,7 @@
 
 These are the clients a script calls directly (``client.complete(RathLLMChatRequest(...))``
 returns a ``RathLLMChatResponse``), and what a loop executor wraps. Rath's durable runs use
-the async clients of :func:`rath.llm.async_chat_client_for` in their activities instead.
+the async clients of :func:`rath.llm.aio.async_chat_client_for` in their activities instead.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def chat_client_for(provider: Provider) -> ChatClient:
     if kind in registered_kinds():
         raise ConfigError(
             f"provider kind {kind!r} has an async client only (registered with "
-            "factory(spec, api_key)): use rath.llm.async_chat_client_for(provider), or "
+            "factory(spec, api_key)): use rath.llm.aio.async_chat_client_for(provider), or "
             f"register_chat_client({kind!r}, factory) with a factory(provider) of a "
             "synchronous client"
         )

@@ -3,7 +3,7 @@
 Inside a workflow the ``rath.memory.commit`` activity calls the model through the worker's
 LLM activities (Temporal retries, worker-side credentials). Outside one there is no worker to
 ask, so :func:`provider_chat` asks the same chat client directly
-(:func:`rath.llm.async_chat_client_for`: every provider kind, and the next key when the endpoint
+(:func:`rath.llm.aio.async_chat_client_for`: every provider kind, and the next key when the endpoint
 rejects one), and retries what the client classifies as retryable a few times itself.
 
 The clients are async and :func:`rath.memory.commit` is not, so the calls run on an event loop

@@ -13,18 +13,17 @@ from wires import HELLO, MODELS, TEST_KEY, WIRES, complete, fake_server, provide
 
 from rath.errors import ConfigError
 from rath.llm import (
-    AsyncChatClient,
     ChatClients,
     ChatRequest,
     Completion,
     Provider,
     ProviderError,
     ProviderSpec,
-    async_chat_client_for,
     describe_image,
     register_chat_client,
     registered_kinds,
 )
+from rath.llm.aio import AsyncChatClient, async_chat_client_for
 from rath.llm.credentials import CredentialVault
 from rath.llm.providers import provider_from_spec, spec_from_provider
 from rath.testing import (

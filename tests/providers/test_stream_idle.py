@@ -16,7 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from rath.errors import ConfigError
-from rath.llm import ChatRequest, Completion, Provider, ProviderError, async_chat_client_for
+from rath.llm import Provider, ProviderError
+from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
 
 HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
 IDLE = 1.0

@@ -21,11 +21,11 @@ from rath.llm import (
     RathAnthropicChatClient,
     RathOpenAIChatClient,
     StreamingChatClient,
-    async_chat_client_for,
     chat_client_for,
     register_chat_client,
     registered_kinds,
 )
+from rath.llm.aio import async_chat_client_for
 from rath.llm.dto import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
