@@ -62,8 +62,8 @@ from rath.llm.credentials import CredentialVault
 from rath.session._chunks import (
     ChunkRow,
     assistant_turn_chunk,
-    chunk_table_to_messages,
     user_text_chunk,
+    wire_messages,
 )
 from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
@@ -125,7 +125,7 @@ class LLMActivities:
         """Run one chat completion for a session-loop round."""
         with self._errors():
             system_rows, transcript_rows, sealed, extra = await asyncio.to_thread(self._load, args)
-            messages = chunk_table_to_messages(system_rows + transcript_rows)
+            messages = wire_messages(system_rows + transcript_rows)
             request = ChatRequest(
                 messages=messages,
                 tools=tool_schemas(args.tool_names) + extra,
@@ -151,7 +151,7 @@ class LLMActivities:
         with activity_errors():
             system = await asyncio.to_thread(self._store.load_rows, args.system)
             rows = await asyncio.to_thread(self._store.load_rows, args.transcript)
-            messages = chunk_table_to_messages(system + rows)
+            messages = wire_messages(system + rows)
             messages.append(
                 {"role": "user", "content": args.instruction or DEFAULT_COMPRESS_INSTRUCTION}
             )

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+
+from rath.llm.dto import RathLLMMessage, RathLLMToolCallPart
 
 
 class ChunkKind(StrEnum):
@@ -91,13 +93,21 @@ def user_text_chunk(text: str) -> ChunkRow:
 
 
 def assistant_turn_chunk(
-    *, content: str | None, tool_calls: Sequence[dict[str, Any]] | None = None
+    *,
+    tool_calls: Sequence[RathLLMToolCallPart | Mapping[str, Any]] | None = None,
+    content: str | None = None,
 ) -> ChunkRow:
-    """An ASSISTANT row; ``tool_calls`` are OpenAI wire dicts (``id``, ``type``, ``function``)."""
-    return ChunkRow(
-        kind=ChunkKind.ASSISTANT,
-        payload={"content": content, "tool_calls": list(tool_calls) if tool_calls else None},
-    )
+    """An ASSISTANT row; ``tool_calls`` (OpenRath's parts, or wire dicts) are stored as wire."""
+    wire = [_wire_call(call) for call in tool_calls] if tool_calls else None
+    return ChunkRow(kind=ChunkKind.ASSISTANT, payload={"content": content, "tool_calls": wire})
+
+
+def _wire_call(call: RathLLMToolCallPart | Mapping[str, Any]) -> dict[str, Any]:
+    """One tool call as the OpenAI wire dict (``id``, ``type``, ``function``)."""
+    if isinstance(call, RathLLMToolCallPart):
+        function = {"name": call.function.name, "arguments": call.function.arguments}
+        return {"id": call.id, "type": call.type, "function": function}
+    return dict(call)
 
 
 def tool_feedback_chunk(tool_call_id: str, name: str, body: str) -> ChunkRow:
@@ -108,8 +118,8 @@ def tool_feedback_chunk(tool_call_id: str, name: str, body: str) -> ChunkRow:
     )
 
 
-def chunk_table_to_messages(rows: Iterable[ChunkRow]) -> list[dict[str, Any]]:
-    """Flatten rows into OpenAI chat messages (only non-None keys are kept)."""
+def wire_messages(rows: Iterable[ChunkRow]) -> list[dict[str, Any]]:
+    """Rows as OpenAI chat message dicts, as a request sends them (only non-None keys)."""
     messages: list[dict[str, Any]] = []
     for row in rows:
         payload = row.payload
@@ -131,8 +141,30 @@ def chunk_table_to_messages(rows: Iterable[ChunkRow]) -> list[dict[str, Any]]:
     return messages
 
 
-def format_chunk_row_brief(index: int, row: ChunkRow, *, max_payload: int = 256) -> str:
-    """One line describing ``row``: index, kind and a truncated, newline-escaped preview."""
+def chunk_table_to_messages(tab: ChunkTable | Iterable[ChunkRow]) -> tuple[RathLLMMessage, ...]:
+    """OpenRath's flattening of a table (or rows) into LLM messages, in order.
+
+    SYSTEM and USER rows keep their role, an ASSISTANT row carries its wire tool calls, and a
+    TOOL_RESULT row becomes a ``tool`` message with its ``tool_call_id`` (the name is not sent).
+    """
+    rows = tab.rows if isinstance(tab, ChunkTable) else tab
+    return tuple(
+        RathLLMMessage(
+            role=message["role"],
+            content=message["content"],
+            tool_call_id=message.get("tool_call_id"),
+            tool_calls=tuple(message["tool_calls"]) if "tool_calls" in message else None,
+        )
+        for message in wire_messages(rows)
+    )
+
+
+def format_chunk_row_brief(index: int, row: ChunkRow, *, max_payload: int = 400) -> str:
+    """One line describing ``row``: index, kind and a truncated, newline-escaped preview.
+
+    A tool result's JSON body is re-encoded so that non-ASCII text shows as itself, not as
+    escape sequences.
+    """
     payload = row.payload
     if row.kind is ChunkKind.ASSISTANT and payload.get("tool_calls"):
         calls = ", ".join(
@@ -141,10 +173,18 @@ def format_chunk_row_brief(index: int, row: ChunkRow, *, max_payload: int = 256)
         )
         text = (f"{payload['content']} " if payload.get("content") else "") + f"-> {calls}"
     elif row.kind is ChunkKind.TOOL_RESULT:
-        text = f"{payload['name']}: {payload['content']}"
+        text = f"{payload['name']}: {_readable_json(payload['content'])}"
     else:
         text = str(payload.get("content"))
     return f"[{index}] {row.kind.value:<11} {_clip(text, max_payload)}"
+
+
+def _readable_json(body: str) -> str:
+    """``body`` re-encoded with real Unicode when it is JSON; else as it is."""
+    try:
+        return json.dumps(json.loads(body), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return body
 
 
 def _clip(text: str, limit: int) -> str:

@@ -48,6 +48,7 @@ from rath.session._table_ref import TableRef
 
 _PREVIEW_HEAD = 4
 _PREVIEW_TAIL = 4
+_PREVIEW_CHARS = 256  # per row (tool arguments: 160), as OpenRath's preview
 
 
 class Session(BaseModel):
@@ -468,7 +469,7 @@ class Session(BaseModel):
             if row is None:
                 lines.append(f"  ... ({omitted} chunks omitted) ...")
             else:
-                lines.append("  " + format_chunk_row_brief(index, row))
+                lines.append("  " + format_chunk_row_brief(index, row, max_payload=_PREVIEW_CHARS))
         return "\n".join(lines)
 
     def __str__(self) -> str:
