@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         StreamingChatClient,
         chat_client_for,
     )
-    from rath.llm._usage import TokenUsage, add_usage
+    from rath.llm._usage import TokenUsage
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
     from rath.llm.anthropic import (
@@ -48,13 +48,19 @@ if TYPE_CHECKING:
         RathLLMTokenUsage,
         RathLLMToolCallFunction,
         RathLLMToolCallPart,
+        add_usage,
     )
-    from rath.llm.embedding_provider import EmbeddingProvider, RathOpenAIEmbeddingClient
+    from rath.llm.embedding_provider import (
+        DEFAULT_EMBEDDING_MODEL,
+        EmbeddingProvider,
+        RathOpenAIEmbeddingClient,
+    )
     from rath.llm.function_tool import RathLLMFunctionTool
     from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
+    "DEFAULT_EMBEDDING_MODEL",
     "BudgetExceededError",
     "ChatClient",
     "ChatClientFactory",
@@ -110,6 +116,7 @@ _EXPORTS: dict[str, str] = {
     "ChatClients": "rath.llm._registry",
     "ChatRequest": "rath.llm._client",
     "Completion": "rath.llm._wire",
+    "DEFAULT_EMBEDDING_MODEL": "rath.llm.embedding_provider",
     "EmbeddingProvider": "rath.llm.embedding_provider",
     "Provider": "rath.llm._provider",
     "ProviderError": "rath.llm._errors",
@@ -135,7 +142,7 @@ _EXPORTS: dict[str, str] = {
     "TokenUsage": "rath.llm._usage",
     "VLMProvider": "rath.llm.vlm_provider",
     "WireToolCall": "rath.llm._wire",
-    "add_usage": "rath.llm._usage",
+    "add_usage": "rath.llm.dto",
     "build_anthropic_kwargs": "rath.llm.anthropic",
     "build_anthropic_stream_kwargs": "rath.llm.anthropic",
     "chat_client_for": "rath.llm._sync_clients",

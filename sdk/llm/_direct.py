@@ -66,12 +66,13 @@ def direct_target(
     *,
     label: str,
     key_envs: Callable[[str | None], Sequence[str]],
+    url_envs: Sequence[str] = (),
 ) -> DirectTarget:
     """Where ``provider`` is called from plain Python.
 
-    Each setting comes from the provider's fields, then the environment (``<KIND>_BASE_URL``,
-    the key variables ``key_envs(base_url)`` names, ``<KIND>_DEFAULT_MODEL``), then the config
-    file's provider of ``kind``.
+    Each setting comes from the provider's fields, then the environment (the URL variables
+    ``url_envs`` names, default ``<KIND>_BASE_URL``; the key variables ``key_envs(base_url)``
+    names; ``<KIND>_DEFAULT_MODEL``), then the config file's provider of ``kind``.
 
     Raises:
         ConfigError: No key and no base URL anywhere.
@@ -80,12 +81,12 @@ def direct_target(
     configured = default_store().find_provider_by_kind(kind)
     base_url = (
         provider.base_url
-        or os.environ.get(f"{prefix}_BASE_URL")
+        or first_env(url_envs or (f"{prefix}_BASE_URL",))
         or (configured.base_url if configured else None)
     )
     key = (
         provider.api_key
-        or next((os.environ[n] for n in key_envs(base_url) if os.environ.get(n)), None)
+        or first_env(key_envs(base_url))
         or (configured.api_key if configured else None)
     )
     require_credentials(label, key, base_url, prefix)
@@ -103,6 +104,15 @@ def direct_target(
         redact=lambda text: text.replace(secret, "[redacted]") if len(secret) >= 8 else text,
     )
     return DirectTarget(base_url, key, model, timeout, site)
+
+
+def first_env(names: Sequence[str]) -> str | None:
+    """The value of the first of ``names`` set (non-blank) in the environment, stripped."""
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return None
 
 
 def retried(provider: Retrying, call: Callable[[], T]) -> T:

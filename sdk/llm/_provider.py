@@ -149,7 +149,8 @@ class Provider:
         return self.model or "(no model)"
 
     def __repr__(self) -> str:
-        return f"Provider({self.model or '(no model)'})"
+        # As OpenRath's: the model name alone, so no key can reach a log or a traceback.
+        return self.__str__()
 
     @classmethod
     def from_config(
@@ -170,15 +171,7 @@ class Provider:
                 lists the entries there are).
         """
         store = store or default_store()
-        chosen = name or store.config.llm.default_provider
-        entry = store.get_llm_provider(chosen) if chosen else None
-        if entry is None:
-            raise store.missing(
-                "LLM provider",
-                chosen,
-                store.config.llm.providers,
-                unset="(llm.default_provider is unset)",
-            )
+        entry = store.get_llm_provider(name)
         fields: dict[str, Any] = {
             "provider_kind": entry.provider_kind,
             "model": entry.model,

@@ -75,6 +75,6 @@ def chat_client_for(provider: Provider) -> ChatClient:
             "synchronous client"
         )
     raise ConfigError(
-        f"unknown provider kind {kind!r}; registered: {', '.join(registered_kinds())} "
+        f"unknown provider_kind={kind!r}; registered kinds: {', '.join(registered_kinds())} "
         "(see rath.llm.register_chat_client)"
     )

@@ -87,15 +87,15 @@ class RathLLMTokenUsage:
 
 
 def add_usage(a: RathLLMTokenUsage | None, b: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:
-    """The field-by-field sum (``None`` only when both are; details are dropped)."""
+    """The field-by-field sum of two usages (OpenRath's ``add_usage``).
+
+    ``None`` only when both are; when one is ``None`` the other is returned as it is. The sum
+    drops the detail dicts, since per-call breakdowns do not add up.
+    """
     if a is None:
-        return (
-            None
-            if b is None
-            else RathLLMTokenUsage(b.prompt_tokens, b.completion_tokens, b.total_tokens)
-        )
+        return b
     if b is None:
-        return RathLLMTokenUsage(a.prompt_tokens, a.completion_tokens, a.total_tokens)
+        return a
     return RathLLMTokenUsage(
         a.prompt_tokens + b.prompt_tokens,
         a.completion_tokens + b.completion_tokens,

@@ -10,12 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from rath.config import ConfigStore, default_store
+from rath.config import ConfigStore, LLMProviderConfig, default_store
 from rath.llm._direct import require_credentials, retried
 from rath.llm._embedding import DEFAULT_EMBEDDING_MODEL
 from rath.llm._openai_embedder import OpenAIEmbedder
 
 T = TypeVar("T")
+
+__all__ = ["DEFAULT_EMBEDDING_MODEL", "EmbeddingProvider", "RathOpenAIEmbeddingClient"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -33,10 +35,12 @@ class EmbeddingProvider:
     def from_config(
         cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
     ) -> EmbeddingProvider:
-        """The embedding provider the config file names.
+        """The embedding provider the config file names (OpenRath's rules).
 
-        That is entry ``name``, else ``llm.embedding_provider``, else the default provider's
-        endpoint and key with the model ``text-embedding-3-small``.
+        That is entry ``name``; else ``llm.embedding_provider`` if that entry exists; else the
+        default provider's endpoint and key with the model :data:`DEFAULT_EMBEDDING_MODEL` (a
+        chat model cannot embed); else, with nothing configured, that model alone. An entry
+        without a model gets :data:`DEFAULT_EMBEDDING_MODEL` too.
 
         Args:
             name: The ``llm.providers`` entry.
@@ -44,25 +48,32 @@ class EmbeddingProvider:
             **overrides: Fields that win over the entry's.
 
         Raises:
-            ConfigEntryNotFoundError: No entry applies (a ``KeyError`` listing the entries).
+            ConfigEntryNotFoundError: ``name`` is given and there is no such entry (a
+                ``KeyError`` listing the entries).
         """
         store = store or default_store()
-        llm = store.config.llm
-        chosen = name or llm.embedding_provider
-        entry = store.get_llm_provider(chosen) if chosen else None
-        model = entry.model if entry is not None else None
-        if entry is None and chosen is None and llm.default_provider:
-            entry = store.get_llm_provider(llm.default_provider)
-        if entry is None:
-            raise store.missing(
-                "embedding provider", chosen, llm.providers, unset="(none configured)"
-            )
-        fields: dict[str, Any] = {
-            "model": model or DEFAULT_EMBEDDING_MODEL,
-            "base_url": entry.base_url,
-            "api_key": entry.api_key,
-        }
+        entry, model = _embedding_entry(store, name)
+        fields: dict[str, Any] = {"model": model or DEFAULT_EMBEDDING_MODEL}
+        if entry is not None:
+            fields |= {"base_url": entry.base_url, "api_key": entry.api_key}
         return cls(**(fields | overrides))
+
+
+def _embedding_entry(
+    store: ConfigStore, name: str | None
+) -> tuple[LLMProviderConfig | None, str | None]:
+    """The entry an embedding provider comes from, and the model it may take from it."""
+    llm = store.config.llm
+    if name is not None:
+        entry = store.find_llm_provider(name)
+        if entry is None:
+            raise store.missing("embedding provider", name, llm.providers, unset="")
+        return entry, entry.model
+    entry = store.find_llm_provider(llm.embedding_provider)
+    if entry is not None:
+        return entry, entry.model
+    # The chat default lends its endpoint and key, never its (chat) model.
+    return store.find_llm_provider(llm.default_provider), None
 
 
 class RathOpenAIEmbeddingClient:

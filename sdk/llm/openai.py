@@ -54,7 +54,7 @@ def to_create_kwargs(req: RathLLMChatRequest, *, default_model: str | None) -> d
             "model is required: set it on the request or the Provider, or OPENAI_DEFAULT_MODEL"
         )
     kwargs: dict[str, Any] = {"model": model, "messages": [_message(m) for m in req.messages]}
-    if req.tools:
+    if req.tools is not None:
         kwargs["tools"] = [_tool(t) for t in req.tools]
     for name in SAMPLING_FIELDS:
         value = getattr(req, name)
@@ -86,10 +86,13 @@ def normalize_chat_completion(completion: Any) -> RathLLMChatResponse:
     """A :class:`RathLLMChatResponse` from an SDK ``ChatCompletion`` (or its dict).
 
     Unknown finish reasons become ``"stop"``; tool-call arguments are parsed with
-    :func:`~rath.llm.tool_args.parse_tool_arguments`.
+    :func:`~rath.llm.tool_args.parse_tool_arguments`; a usage block, even an empty one, gives
+    counts (zero when missing). ``raw`` is the completion as a JSON-ready dict.
     """
     data: dict[str, Any] = (
-        completion.model_dump() if hasattr(completion, "model_dump") else dict(completion)
+        completion.model_dump(mode="json")
+        if hasattr(completion, "model_dump")
+        else dict(completion)
     )
     choices = tuple(_choice(c) for c in data.get("choices") or ())
     return RathLLMChatResponse(
@@ -101,18 +104,20 @@ def normalize_chat_completion(completion: Any) -> RathLLMChatResponse:
         service_tier=data.get("service_tier"),
         system_fingerprint=data.get("system_fingerprint"),
         usage=_usage(data.get("usage")),
-        raw=completion,
+        raw=data,
     )
 
 
 class RathOpenAIChatClient(DirectChatClient):
     """Chat Completions from plain Python, with OpenRath's types and retries.
 
-    The key is the provider's, else ``OPENAI_API_KEY`` (for an Azure OpenAI base URL,
-    ``AZURE_OPENAI_API_KEY`` or ``AZURE_API_KEY`` first), else the config file's first OpenAI
-    provider's; the endpoint likewise (``OPENAI_BASE_URL``). A server given by a base URL needs
-    no key. Azure's older ``/openai`` endpoints go through ``AzureOpenAI`` (deployments,
-    ``api-version`` from ``OPENAI_API_VERSION`` or ``AZURE_OPENAI_API_VERSION``).
+    The endpoint is the provider's, else ``OPENAI_BASE_URL``, else ``AZURE_OPENAI_ENDPOINT``,
+    else the config file's first OpenAI provider's. The key is the provider's, else (for an
+    Azure OpenAI endpoint) ``AZURE_OPENAI_API_KEY``, ``AZURE_API_KEY``, ``OPENAI_API_KEY`` or
+    (for any other) ``OPENAI_API_KEY``, ``AZURE_OPENAI_API_KEY``, else the config file's. A
+    server given by a base URL needs no key. Azure's older ``/openai`` endpoints go through
+    ``AzureOpenAI`` (deployments, ``api-version`` from ``OPENAI_API_VERSION`` or
+    ``AZURE_OPENAI_API_VERSION``); its ``/openai/v1`` ones through the plain client.
 
     Raises:
         ConfigError: No key and no base URL (a ``ValueError``: "No API key found").
@@ -123,9 +128,8 @@ class RathOpenAIChatClient(DirectChatClient):
             provider,
             "openai",
             label="OpenAI",
-            key_envs=lambda url: (
-                (*AZURE_KEY_ENVS, "OPENAI_API_KEY") if azure_style(url) else ("OPENAI_API_KEY",)
-            ),
+            key_envs=_key_envs,
+            url_envs=("OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT"),
         )
         super().__init__(provider, target)
         key, base_url = target.key or "unused", target.base_url
@@ -161,6 +165,13 @@ class RathOpenAIChatClient(DirectChatClient):
     def close(self) -> None:
         """Close the HTTP client."""
         self._client.close()
+
+
+def _key_envs(base_url: str | None) -> tuple[str, ...]:
+    """The variables a key is read from: Azure's first for an Azure endpoint, else OpenAI's."""
+    if azure_style(base_url):
+        return (*AZURE_KEY_ENVS, "OPENAI_API_KEY")
+    return ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY")
 
 
 def _message(message: Any) -> dict[str, Any]:
@@ -230,8 +241,8 @@ def _tool_call(data: Mapping[str, Any]) -> RathLLMToolCallPart:
     )
 
 
-def _usage(data: Mapping[str, Any] | None) -> RathLLMTokenUsage | None:
-    if not data:
+def _usage(data: Any) -> RathLLMTokenUsage | None:
+    if not isinstance(data, Mapping):
         return None
     return RathLLMTokenUsage(
         prompt_tokens=int(data.get("prompt_tokens") or 0),

@@ -43,7 +43,7 @@ def retry_with_backoff(
         fn: The call, without arguments.
         retryable: Exception types worth another attempt; others propagate at once (an empty
             tuple never retries).
-        max_attempts: Attempts in all (default 4).
+        max_attempts: Attempts in all (default 4; fewer than one means one).
         base_seconds: The first delay (default 0.5 s), doubled each retry.
         cap_seconds: The longest delay before jitter.
         jitter: Add a uniform ``[0, base)`` to each delay.
@@ -58,7 +58,7 @@ def retry_with_backoff(
         lambda exc, attempt: backoff_delay(
             attempt, _base(base_seconds), cap_seconds, jitter=jitter
         ),
-        max_attempts or DEFAULT_MAX_ATTEMPTS,
+        _attempts(max_attempts),
         sleep,
     )
 
@@ -74,7 +74,7 @@ async def aretry_with_backoff(
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> T:
     """The async twin of :func:`retry_with_backoff` (``fn`` returns an awaitable)."""
-    attempts = max_attempts or DEFAULT_MAX_ATTEMPTS
+    attempts = _attempts(max_attempts)
     base = _base(base_seconds)
     attempt = 1
     while True:
@@ -110,9 +110,14 @@ def retry_classified(
             getattr(exc, "retry_after", None)
             or backoff_delay(attempt, _base(base_seconds), cap_seconds)
         ),
-        max_attempts or DEFAULT_MAX_ATTEMPTS,
+        _attempts(max_attempts),
         sleep,
     )
+
+
+def _attempts(max_attempts: int | None) -> int:
+    """Attempts in all: the default for ``None``, and at least one (OpenRath clamps 0 to 1)."""
+    return DEFAULT_MAX_ATTEMPTS if max_attempts is None else max(1, max_attempts)
 
 
 def _base(base_seconds: float | None) -> float:

@@ -14,10 +14,11 @@ def parse_tool_arguments(arg_str: str | None) -> tuple[dict[str, Any] | None, bo
     """Parse a tool call's arguments as OpenRath did.
 
     Returns:
-        ``(object, False)`` for a JSON object, ``(None, False)`` for an empty string, and
-        ``(None, True)`` for invalid JSON or JSON that is not an object.
+        ``(object, False)`` for a JSON object, ``(None, False)`` for ``None`` or an empty
+        string, and ``(None, True)`` for invalid JSON (a blank string among it) or JSON that
+        is not an object.
     """
-    if arg_str is None or not arg_str.strip():
+    if not arg_str:
         return None, False
     try:
         value = json.loads(arg_str)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rath.config import ConfigStore, default_store
-from rath.errors import ConfigError
+from rath.errors import ConfigEntryNotFoundError
 from rath.llm._direct import require_credentials, retried
 from rath.llm._provider import Provider
 from rath.llm._vlm import describe_image
@@ -35,7 +35,11 @@ class VLMProvider:
     def from_config(
         cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
     ) -> VLMProvider:
-        """The provider of config entry ``name``, else of ``llm.vlm_provider``.
+        """The provider of config entry ``name``, else of ``llm.vlm_provider`` (OpenRath's rules).
+
+        There is no fallback to the default (chat) provider, which is rarely a vision model.
+        Only the entry's model, endpoint and key are taken; ``max_tokens`` stays 512 and
+        ``temperature`` unset unless ``overrides`` set them.
 
         Args:
             name: The ``llm.providers`` entry.
@@ -43,29 +47,25 @@ class VLMProvider:
             **overrides: Fields that win over the entry's.
 
         Raises:
-            ConfigEntryNotFoundError: No such entry (a ``KeyError`` listing the entries).
-            ConfigError: The entry names no model.
+            ConfigEntryNotFoundError: No VLM provider is named, there is no such entry, or the
+                entry names no model (a vision model has no safe default). A ``KeyError``.
         """
         store = store or default_store()
-        chosen = name or store.config.llm.vlm_provider
-        entry = store.get_llm_provider(chosen) if chosen else None
-        if entry is None:
+        chosen = name if name is not None else store.config.llm.vlm_provider
+        if not chosen:
             raise store.missing(
                 "VLM provider",
-                chosen,
+                None,
                 store.config.llm.providers,
                 unset="(llm.vlm_provider is unset)",
             )
-        if not entry.model and "model" not in overrides:
-            raise ConfigError(f"the VLM provider {chosen!r} in {store.path} names no model")
-        fields: dict[str, Any] = {
-            "model": entry.model,
-            "base_url": entry.base_url,
-            "api_key": entry.api_key,
-            "temperature": entry.temperature,
-        }
-        if entry.max_tokens is not None:
-            fields["max_tokens"] = entry.max_tokens
+        entry = store.get_llm_provider(chosen)
+        if not entry.model:
+            raise ConfigEntryNotFoundError(
+                f"the VLM provider {chosen!r} in {store.path} names no model; set its model "
+                "(vision endpoints have no safe default)"
+            )
+        fields = {"model": entry.model, "base_url": entry.base_url, "api_key": entry.api_key}
         return cls(**(fields | overrides))
 
 

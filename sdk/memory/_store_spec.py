@@ -41,16 +41,7 @@ class MemoryStoreSpec:
             ConfigEntryNotFoundError: No such preset (a ``KeyError`` listing the presets).
         """
         store = store or default_store()
-        memory = store.config.memory
-        chosen = name or memory.default_provider
-        entry = store.get_memory_provider(chosen) if chosen else None
-        if entry is None:
-            raise store.missing(
-                "memory preset",
-                chosen,
-                memory.providers,
-                unset="(memory.default_provider is unset)",
-            )
+        entry = store.get_memory_provider(name)
         options = {
             key: value
             for key, value in {

@@ -84,8 +84,10 @@ def test_the_file_loads_and_answers_lookups(home: Path) -> None:
     assert store.find_provider_by_kind("openai") is main
     claude = store.find_provider_by_kind("anthropic")
     assert claude is not None and claude.model == "claude-test"
-    assert store.get_llm_provider("nope") is None
-    assert list(store.enabled_mcp_servers()) == ["fs"]
+    with pytest.raises(KeyError, match="no LLM provider 'nope'.*available: claude, main"):
+        store.get_llm_provider("nope")
+    with pytest.raises(KeyError, match="no MCP server 'gone'"):  # default_enabled names it
+        store.enabled_mcp_servers()
     server = store.get_mcp_server("fs")
     assert isinstance(server, MCPServerConfig) and server.command == ["python", "-m", "srv"]
     notes = store.get_memory_provider("notes")
@@ -102,7 +104,7 @@ def test_a_missing_file_gives_the_defaults(home: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"llm": ', "not valid JSON: .* line 1, column 9"),
+        ('{"llm": ', r"not valid JSON \(line 1, col 9\)"),
         ("[1, 2]", "JSON object at its top level"),
         (
             '{"llm": {"providers": {"x": {"provider_kind": "cohere"}}}}',
@@ -146,7 +148,7 @@ def test_a_readable_file_warns_once(home: Path, caplog: pytest.LogCaptureFixture
         ConfigStore(path)
         ConfigStore(path)
     assert [r.getMessage() for r in caplog.records].count(
-        f"{path} is readable by other users: chmod 600 {path}"
+        f"{path} has permissions 644: other users may read the secrets in it; run: chmod 600 {path}"
     ) == 1
 
 

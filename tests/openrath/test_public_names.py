@@ -281,6 +281,8 @@ NAMES: dict[str, list[str]] = {
         "RathOpenAIEmbeddingClient",
         "VLMProvider",
         "RathOpenAIVLMClient",
+        "DEFAULT_EMBEDDING_MODEL",
+        "add_usage",
     ],
     "rath.llm.dto": ["add_usage"],
     "rath.llm.openai": ["to_create_kwargs_stream", "OPENAI_RETRYABLE"],
@@ -288,6 +290,7 @@ NAMES: dict[str, list[str]] = {
     "rath.llm.retry": ["retry_with_backoff"],
     "rath.llm.credentials": ["resolve_credential"],
     "rath.llm.tool_args": ["parse_tool_arguments"],
+    "rath.session.chat_request_build": ["provider_into_chat_request"],
     "rath.config": [
         "resolve_config_dir",
         "resolve_config_path",

@@ -148,14 +148,17 @@ def mcp_tools_from_config(
     if name is None:
         enabled = store.config.mcp.default_enabled
         if len(enabled) != 1:
+            why = (
+                "requires a server name when mcp.default_enabled is empty"
+                if not enabled
+                else f"is ambiguous when mcp.default_enabled has {len(enabled)} entries"
+            )
+            servers = ", ".join(sorted(store.config.mcp.servers)) or "none"
             raise ConfigEntryNotFoundError(
-                f"mcp.default_enabled names {len(enabled)} servers in {store.path}: pass a name "
-                f"(servers: {', '.join(sorted(store.config.mcp.servers)) or 'none'})"
+                f"mcp_tools_from_config() {why} in {store.path}: pass a name (servers: {servers})"
             )
         name = enabled[0]
     server = store.get_mcp_server(name)
-    if server is None:
-        raise store.missing("MCP server", name, store.config.mcp.servers, unset="")
     command: Sequence[str] = [server.command] if isinstance(server.command, str) else server.command
     return mcp_tools_from_server(list(command), env=server.env)
 

@@ -56,7 +56,9 @@ def test_servers_from_the_config_file(tmp_path: Path) -> None:
     (tool,) = mcp_tools_from_config(store=ConfigStore(path))
     assert tool.name == "echo"
     path.write_text(json.dumps({"mcp": {"default_enabled": [], "servers": servers}}))
-    with pytest.raises(ConfigEntryNotFoundError, match="names 0 servers"):
+    with pytest.raises(
+        ConfigEntryNotFoundError, match="requires a server name when mcp.default_enabled is empty"
+    ):
         mcp_tools_from_config(store=ConfigStore(path))
     with pytest.raises(KeyError, match="no MCP server 'nope'"):
         mcp_tools_from_config("nope", store=ConfigStore(path))

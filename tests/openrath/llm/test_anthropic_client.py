@@ -47,7 +47,7 @@ def test_the_request_translation() -> None:
         }
     ]
     assert kwargs["tool_choice"] == {"type": "any"}
-    assert kwargs["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    assert kwargs["messages"] == [{"role": "user", "content": "hi"}]  # plain text stays a string
 
 
 def test_a_completion_and_a_retried_server_error() -> None:
@@ -114,8 +114,9 @@ def test_events_and_payloads_map_on_their_own() -> None:
         "delta": {"stop_reason": "tool_use"},
         "usage": {"output_tokens": 5},
     }
-    assert anthropic_event_to_deltas(end) == [
-        RathLLMStreamDelta(finish_reason="tool_calls", usage=TokenUsage(completion_tokens=5))
+    assert anthropic_event_to_deltas(end) == [  # the stop reason, then the usage, apart
+        RathLLMStreamDelta(finish_reason="tool_calls"),
+        RathLLMStreamDelta(usage=TokenUsage(completion_tokens=5, total_tokens=5)),
     ]
     assert anthropic_event_to_deltas({"type": "ping"}) == []
     payload = {

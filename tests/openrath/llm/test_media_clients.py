@@ -119,9 +119,10 @@ def test_providers_from_the_config_file(tmp_path: Path) -> None:
     )
     assert EmbeddingProvider.from_config("emb", store=store).model == "embed-test"
     eyes = VLMProvider.from_config(store=store)
-    assert (eyes.model, eyes.max_tokens) == ("vision-test", 99)
+    # OpenRath takes only the model, endpoint and key: max_tokens keeps its 512.
+    assert (eyes.model, eyes.max_tokens) == ("vision-test", 512)
     assert VLMProvider.from_config("main", store=store, max_tokens=10).max_tokens == 10
-    with pytest.raises(ConfigError, match="names no model"):
+    with pytest.raises(ConfigEntryNotFoundError, match="names no model"):
         VLMProvider.from_config("blind", store=store)
     with pytest.raises(ConfigEntryNotFoundError, match="available: blind, emb, eyes, main"):
         EmbeddingProvider.from_config("nope", store=store)

@@ -94,7 +94,9 @@ def test_the_client_answers_synchronously() -> None:
 
 
 def test_an_unknown_kind_is_a_value_error_listing_the_kinds() -> None:
-    with pytest.raises(ValueError, match=r"unknown provider kind 'nope'; registered: .*openai"):
+    with pytest.raises(
+        ValueError, match=r"unknown provider_kind='nope'; registered kinds: .*openai"
+    ):
         chat_client_for(Provider(model="m", provider_kind="nope"))
 
 

@@ -1,0 +1,62 @@
+"""OpenRath's ``provider_into_chat_request``: a provider's preferences folded into a request.
+
+The loop asks with ``default_tool_choice="auto"`` and compression with ``"none"``; a
+provider's own ``tool_choice`` wins over either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rath.llm._provider import Provider
+from rath.llm.dto import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
+
+__all__ = ["provider_into_chat_request"]
+
+# The provider fields a request carries as they are (``tool_choice`` has a default of its own).
+_COPIED_FIELDS: tuple[str, ...] = (
+    "model",
+    "temperature",
+    "top_p",
+    "max_completion_tokens",
+    "max_tokens",
+    "stop",
+    "n",
+    "seed",
+    "frequency_penalty",
+    "presence_penalty",
+    "parallel_tool_calls",
+    "response_format",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "reasoning_effort",
+    "verbosity",
+    "metadata",
+    "user",
+    "store",
+    "service_tier",
+    "extra_create_args",
+)
+
+
+def provider_into_chat_request(
+    messages: Sequence[RathLLMMessage],
+    tools: Sequence[RathLLMFunctionTool] | None,
+    prefs: Provider,
+    *,
+    default_tool_choice: Any,
+) -> RathLLMChatRequest:
+    """A chat request of ``messages`` and ``tools`` with every sampling field of ``prefs``.
+
+    Args:
+        messages: The conversation.
+        tools: The tools offered (``None``: none).
+        prefs: The provider whose model, sampling fields and ``extra_create_args`` are copied
+            (``model=None`` lets the client pick its default).
+        default_tool_choice: The ``tool_choice`` when ``prefs.tool_choice`` is ``None``.
+    """
+    copied = {name: getattr(prefs, name) for name in _COPIED_FIELDS}
+    tool_choice = prefs.tool_choice if prefs.tool_choice is not None else default_tool_choice
+    return RathLLMChatRequest(messages=messages, tools=tools, tool_choice=tool_choice, **copied)
