@@ -5,10 +5,11 @@
     UserError
     ├── InvalidMemoryError      a malformed request: empty content, bad scope/category, top_k < 1
     │   └── MemoryURIError      a string that is not a valid ``memory://`` URI
-    └── MemoryStoreClosed       (also a RuntimeError) a store acquired after its last release
+    └── MemoryStoreClosed       a store used after it closed (also a MemoryBackendError, below)
     RunError
     └── MemoryStoreError        (rath.errors) the store or its embedder failed
         ├── MemoryBackendError  a memory backend of the plane failed (OpenRath's name)
+        │   ├── MemoryStoreClosed      as OpenRath: carries the store's ``handle``
         │   ├── UnsupportedMemoryOp    the backend does not run that op
         │   ├── MemoryBackendNotFound  no backend of that name is registered
         │   ├── MemoryNotFound         nothing at that URI
@@ -34,10 +35,6 @@ class MemoryURIError(InvalidMemoryError):
     """A string is not a valid memory URI; the message says which part is wrong."""
 
 
-class MemoryStoreClosed(UserError, RuntimeError):
-    """A memory store was used after its last reference was released (OpenRath's name)."""
-
-
 class ExtractionError(MemoryStoreError):
     """A model's reply to the fact-extraction prompt is not a JSON list of facts.
 
@@ -47,6 +44,26 @@ class ExtractionError(MemoryStoreError):
 
 class MemoryBackendError(MemoryStoreError):
     """A memory backend failed (a ``RuntimeError``, as in OpenRath)."""
+
+
+class MemoryStoreClosed(UserError, MemoryBackendError):
+    """A memory store was used after it closed (its last reference was released).
+
+    A developer mistake (a :class:`~rath.errors.UserError`, never retried) and, as in OpenRath,
+    a :class:`MemoryBackendError` (so a ``RuntimeError``).
+
+    Attributes:
+        handle: The closed store's handle.
+    """
+
+    def __init__(self, handle: str, message: str | None = None) -> None:
+        super().__init__(
+            message or f"memory store {handle!r} is closed: open it again", retryable=False
+        )
+        self.handle = handle
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.handle, str(self)))
 
 
 class UnsupportedMemoryOp(MemoryBackendError):
@@ -62,7 +79,12 @@ class UnsupportedMemoryOp(MemoryBackendError):
 
 
 class MemoryBackendNotFound(MemoryBackendError):
-    """No memory backend of that name is registered (the message lists those that are)."""
+    """No memory backend of that name is registered (the message lists those that are).
+
+    Attributes:
+        name: The name asked for.
+        available: The registered names, a list (as in OpenRath).
+    """
 
     def __init__(self, name: str, available: Sequence[str] = ()) -> None:
         names = ", ".join(available) or "none"
@@ -72,7 +94,7 @@ class MemoryBackendNotFound(MemoryBackendError):
             retryable=False,
         )
         self.name = name
-        self.available = tuple(available)
+        self.available = list(available)
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.name, self.available))

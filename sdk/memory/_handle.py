@@ -87,11 +87,18 @@ class BackendMemoryStore(MemoryStore):
             MemoryStoreClosed: The store is closed.
         """
         if self.closed:
-            raise MemoryStoreClosed(f"memory store {self.handle!r} is closed: open it again")
+            raise MemoryStoreClosed(self.handle)
         return super().acquire()
 
     def dispatch(self, op: MemoryOp) -> MemoryResult:
-        """Run ``op`` on this store (see :meth:`~rath.memory.abc.MemoryBackend.dispatch`)."""
+        """Run ``op`` on this store (see :meth:`~rath.memory.abc.MemoryBackend.dispatch`).
+
+        Raises:
+            MemoryStoreClosed: The store is closed (checked here too, as OpenRath's store did,
+                for a backend that overrides ``dispatch``).
+        """
+        if self.closed:
+            raise MemoryStoreClosed(self.handle)
         return self.backend.dispatch(self, op)
 
     def close(self) -> None:
@@ -121,7 +128,7 @@ class BackendMemoryStore(MemoryStore):
         existing = self.get(uri)
         if existing is not None:
             return existing
-        _checked(self.dispatch(MemoryOpWrite(uri=uri, content=text, wait=True)))
+        _checked(self.dispatch(MemoryOpWrite(uri=uri, content=text, wait=True)), uri)
         return _record(uri, text)
 
     def recall(
@@ -137,7 +144,8 @@ class BackendMemoryStore(MemoryStore):
         if top_k < 1:
             raise InvalidMemoryError(f"top_k must be at least 1, not {top_k}")
         target = _target(scope, category)
-        found = _checked(self.dispatch(MemoryOpFind(query=query, target_uri=target, top_k=top_k)))
+        op = MemoryOpFind(query=query, target_uri=target, top_k=top_k)
+        found = _checked(self.dispatch(op), target)
         assert isinstance(found, MemoryFindResult)
         hits = []
         for hit in found.hits:
@@ -151,7 +159,7 @@ class BackendMemoryStore(MemoryStore):
         result = self.dispatch(MemoryOpRead(uri=uri))
         if isinstance(result, MemoryExecutionFailure) and result.kind == "not_found":
             return None
-        read = _checked(result)
+        read = _checked(result, uri)
         assert isinstance(read, MemoryReadResult)
         data = read.data if isinstance(read.data, str) else read.data.decode()
         return _record(uri, data)
@@ -177,10 +185,10 @@ class BackendMemoryStore(MemoryStore):
         return records
 
 
-def raise_failure(failure: MemoryExecutionFailure) -> None:
-    """Raise the Rath error a failure stands for."""
+def raise_failure(failure: MemoryExecutionFailure, uri: str | None = None) -> None:
+    """Raise the Rath error a failure stands for (``uri``: what the failed op addressed)."""
     if failure.kind == "not_found":
-        raise MemoryNotFound(str((failure.detail or {}).get("uri", failure.message)))
+        raise MemoryNotFound(uri or failure.detail or failure.message)
     if failure.kind == "invalid_uri":
         raise MemoryURIError(failure.message)
     raise MemoryStoreError(
@@ -188,9 +196,9 @@ def raise_failure(failure: MemoryExecutionFailure) -> None:
     )
 
 
-def _checked(result: MemoryResult) -> MemoryResult:
+def _checked(result: MemoryResult, uri: str | None) -> MemoryResult:
     if isinstance(result, MemoryExecutionFailure):
-        raise_failure(result)
+        raise_failure(result, uri)
     return result
 
 

@@ -138,8 +138,9 @@ class MemoryStore(ABC):
         """
         if self._released:
             raise MemoryStoreClosed(
+                repr(self),
                 f"{type(self).__name__} was closed when its last reference was released: "
-                "open the store again"
+                "open the store again",
             )
         self._refcount += 1
         return self

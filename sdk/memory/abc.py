@@ -1,6 +1,9 @@
 """OpenRath's memory plane: a :class:`MemoryBackend` opens stores that run memory ops.
 
 A backend (``"local"``, ``"openviking"``) is registered by name (:mod:`rath.memory.registry`).
+A new backend either overrides OpenRath's public methods (``open``, ``close``, ``dispatch``,
+``store_count``) or Rath's hooks (``_open``, ``_dispatch``, ``_close``), which the public
+methods call after their bookkeeping.
 ``backend.open(spec)`` gives a :class:`~rath.memory.BackendMemoryStore`: a Rath
 :class:`~rath.memory.MemoryStore` (so ``rath.memory.remember``/``recall`` and agents take it)
 whose ``dispatch(op)`` runs OpenRath's ops (:mod:`rath.memory.ops`) and returns its results
@@ -10,10 +13,11 @@ whose ``dispatch(op)`` runs OpenRath's ops (:mod:`rath.memory.ops`) and returns 
 from __future__ import annotations
 
 import threading
-from abc import ABC, abstractmethod
+from abc import ABC, ABCMeta, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from rath.memory._errors import MemoryStoreClosed, UnsupportedMemoryOp
 from rath.memory._handle import BackendMemoryStore
@@ -39,8 +43,21 @@ __all__ = [
 ]
 
 
-class ScopeModel(Enum):
-    """How a backend organises what it stores."""
+_F = TypeVar("_F", bound=Callable[..., Any])
+# Each hook is abstract only while the public method that calls it is the base class's own.
+_HOOK_OF = {"open": "_open", "dispatch": "_dispatch"}
+
+if TYPE_CHECKING:
+    # A type checker cannot see that overriding the public method is enough; to it the hooks
+    # are plain methods, so a backend written against OpenRath's ABC type-checks.
+    def _hook(method: _F) -> _F:
+        return method
+else:
+    _hook = abstractmethod
+
+
+class ScopeModel(StrEnum):
+    """How a backend organises what it stores (a str enum, as in OpenRath)."""
 
     KV = "kv"
     FS = "fs"
@@ -78,8 +95,33 @@ class MemoryCapabilities:
         return frozenset(op for op, ok in allowed.items() if ok)
 
 
-class MemoryBackend(ABC):
-    """A kind of memory store. Subclasses implement ``_open`` and ``_dispatch``.
+def _calls_hook(method: _F) -> _F:
+    """Mark a public method of :class:`MemoryBackend` as the one that calls its hook."""
+    method._rath_calls_hook = True  # type: ignore[attr-defined]
+    return method
+
+
+class _BackendMeta(ABCMeta):
+    """Lets a backend implement either a public method or the hook it calls."""
+
+    def __new__(
+        mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], /, **kwargs: Any
+    ) -> _BackendMeta:
+        cls = super().__new__(mcls, name, bases, namespace, **kwargs)
+        abstract = set(cls.__abstractmethods__)
+        for public, hook in _HOOK_OF.items():
+            if not getattr(getattr(cls, public, None), "_rath_calls_hook", False):
+                abstract.discard(hook)
+        cls.__abstractmethods__ = frozenset(abstract)
+        return cls
+
+
+class MemoryBackend(ABC, metaclass=_BackendMeta):
+    """A kind of memory store.
+
+    Subclasses implement ``capabilities`` and, for each pair, either OpenRath's public method
+    or Rath's hook: ``open`` or ``_open``, ``dispatch`` or ``_dispatch``. One that overrides
+    ``open`` keeps its own stores, so it should override ``close`` and ``store_count`` too.
 
     ``open`` and ``close`` count the stores a backend instance has open (``store_count``).
     ``dispatch`` refuses a closed store (:class:`MemoryStoreClosed`) and an op type the
@@ -118,6 +160,7 @@ class MemoryBackend(ABC):
         with self._lock:
             return len(self._open_stores)
 
+    @_calls_hook
     def open(self, spec: MemoryStoreSpec | None = None) -> BackendMemoryStore:
         """Open a store (reference count 0: ``with store:`` or ``acquire`` to share it)."""
         handle, state = self._open(spec)
@@ -135,6 +178,7 @@ class MemoryBackend(ABC):
             self._open_stores.pop(store.handle, None)
         self._close(store)
 
+    @_calls_hook
     def dispatch(self, store: BackendMemoryStore, op: MemoryOp) -> MemoryResult:
         """Run ``op`` on ``store``.
 
@@ -143,7 +187,7 @@ class MemoryBackend(ABC):
             UnsupportedMemoryOp: This backend does not run ``type(op)``.
         """
         if store.closed:
-            raise MemoryStoreClosed(f"memory store {store.handle!r} is closed: open it again")
+            raise MemoryStoreClosed(store.handle)
         if type(op) not in self.supported_ops():
             raise UnsupportedMemoryOp(type(op).__name__, self.name or type(self).__name__)
         return self._dispatch(store, op)
@@ -152,13 +196,18 @@ class MemoryBackend(ABC):
         """Delete the entry at ``uri``; whether there was one (not every backend can)."""
         raise UnsupportedMemoryOp("forget", self.name or type(self).__name__)
 
-    @abstractmethod
+    @_hook
     def _open(self, spec: MemoryStoreSpec | None) -> tuple[str, Any]:
-        """A new store's handle and the state ``_dispatch`` will find on ``store.state``."""
+        """A new store's handle and the state ``_dispatch`` will find on ``store.state``.
 
-    @abstractmethod
+        Abstract unless the subclass overrides :meth:`open`.
+        """
+        raise NotImplementedError
+
+    @_hook
     def _dispatch(self, store: BackendMemoryStore, op: MemoryOp) -> MemoryResult:
-        """Run a supported op on an open store."""
+        """Run a supported op on an open store (abstract unless :meth:`dispatch` is overridden)."""
+        raise NotImplementedError
 
-    def _close(self, store: BackendMemoryStore) -> None:  # noqa: B027 - optional hook
+    def _close(self, store: BackendMemoryStore) -> None:
         """Release what ``_open`` made (nothing by default)."""

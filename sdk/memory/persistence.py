@@ -1,8 +1,9 @@
 """Where the plane's local memory stores live: ``<RATH_HOME>/memory/local/<id>/``.
 
-:class:`PersistentMemoryRegistry` allocates, lists and deletes those directories. Rath's own
-default store (``<RATH_HOME>/memory/memory.db``, :func:`rath.memory.default_memory_store`)
-sits beside them.
+:class:`PersistentMemoryRegistry` allocates, lists and deletes those directories. As in
+OpenRath, their ids are UUIDs; a named store (``<RATH_HOME>/memory/local/<namespace>/``) is
+neither listed nor pruned. Rath's own default store (``<RATH_HOME>/memory/memory.db``,
+:func:`rath.memory.default_memory_store`) sits beside them.
 """
 
 from __future__ import annotations
@@ -56,9 +57,11 @@ def local_store_dir(store_id: str | uuid.UUID) -> Path:
 class PersistentMemoryRegistry:
     """The local stores on disk, by id."""
 
-    def alloc_local_id(self) -> str:
-        """A new store id (a UUID), not yet on disk."""
-        return str(uuid.uuid4())
+    def alloc_local_id(self) -> uuid.UUID:
+        """A new store id (a UUID), with its directory created."""
+        store_id = uuid.uuid4()
+        self.ensure_local(store_id)
+        return store_id
 
     def ensure_local(self, store_id: str | uuid.UUID) -> Path:
         """The store's directory, created."""
@@ -70,10 +73,12 @@ class PersistentMemoryRegistry:
         """The store's directory (whether or not it exists)."""
         return local_store_dir(store_id)
 
-    def list_local(self) -> list[str]:
-        """The ids of the stores on disk, sorted."""
+    def list_local(self) -> list[uuid.UUID]:
+        """The ids of the UUID-named stores on disk, sorted (named stores are not listed)."""
         root = local_memory_root()
-        return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+        if not root.is_dir():
+            return []
+        return sorted(uuid.UUID(p.name) for p in root.iterdir() if p.is_dir() and _is_uuid(p.name))
 
     def delete_local(self, store_id: str | uuid.UUID) -> bool:
         """Delete a store and everything in it; whether it existed."""
@@ -83,8 +88,11 @@ class PersistentMemoryRegistry:
         shutil.rmtree(path)
         return True
 
-    def prune_local(self, older_than: timedelta | float) -> list[str]:
-        """Delete the stores untouched for ``older_than`` (seconds or a timedelta); their ids."""
+    def prune_local(self, older_than: timedelta | float) -> list[uuid.UUID]:
+        """Delete the UUID-named stores untouched for ``older_than`` (seconds or a timedelta).
+
+        Named stores (``MemoryStoreSpec(namespace=...)``) are kept. Returns the deleted ids.
+        """
         age = older_than.total_seconds() if isinstance(older_than, timedelta) else older_than
         cutoff = time.time() - age
         pruned = []
@@ -94,6 +102,14 @@ class PersistentMemoryRegistry:
                 shutil.rmtree(path, ignore_errors=True)
                 pruned.append(store_id)
         return pruned
+
+
+def _is_uuid(name: str) -> bool:
+    # Canonical form only: "{...}" or unhyphenated names would map back to another directory.
+    try:
+        return str(uuid.UUID(name)) == name
+    except ValueError:
+        return False
 
 
 def _last_touched(path: Path) -> float:

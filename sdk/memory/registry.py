@@ -3,10 +3,15 @@
 ``"local"`` is registered and made the default when :mod:`rath.memory` is imported;
 ``"openviking"`` is registered too, and available when its extra is installed. Unlike
 OpenRath, :func:`get` returns the same instance every time, as the sandbox plane does, so
-``store_count`` counts every store of a backend in the process.
+``store_count`` counts every store of a backend in the process. :func:`list_names` keeps
+registration order, as in OpenRath.
 """
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 from rath._registry import NamedRegistry
 from rath.memory._errors import MemoryBackendNotFound
@@ -23,13 +28,37 @@ __all__ = [
     "set_default",
 ]
 
-_registry: NamedRegistry[MemoryBackend] = NamedRegistry("memory backend", MemoryBackendNotFound)
+_B = TypeVar("_B", bound=MemoryBackend)
 
-register = _registry.register
-list_names = _registry.list_names
+_registry: NamedRegistry[MemoryBackend] = NamedRegistry("memory backend", MemoryBackendNotFound)
+_order: list[str] = []
+_order_lock = threading.Lock()
+
 get_class = _registry.get_class
 get = _registry.get
 is_available = _registry.is_available
 preferred = _registry.preferred
 set_default = _registry.set_default
 current = _registry.current
+
+
+def register(name: str) -> Callable[[type[_B]], type[_B]]:
+    """Class decorator: register a :class:`MemoryBackend` under ``name`` (and set its ``name``).
+
+    Raises:
+        ValueError: ``name`` is taken.
+    """
+
+    def add(cls: type[_B]) -> type[_B]:
+        _registry.register(name)(cls)
+        with _order_lock:
+            _order.append(name)
+        return cls
+
+    return add
+
+
+def list_names() -> list[str]:
+    """The registered names, in registration order."""
+    with _order_lock:
+        return list(_order)

@@ -7,9 +7,7 @@ backend does not run raise (:mod:`rath.memory.abc`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = [
     "FAILURE_KINDS",
@@ -107,22 +105,22 @@ class MemoryCommitResult:
 class MemoryExecutionFailure:
     """A recoverable failure: ``kind`` is one of :data:`FAILURE_KINDS`.
 
+    ``detail`` is a short string for programs, as in OpenRath: the URI or source not found,
+    the archive a failed extraction left, or the name of the error a remote backend raised.
+
     Raises:
         ValueError: Another ``kind``.
     """
 
     kind: str
     message: str
-    detail: Mapping[str, Any] | None = None
+    detail: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in FAILURE_KINDS:
             raise ValueError(
                 f"unknown memory failure kind {self.kind!r}; use one of {sorted(FAILURE_KINDS)}"
             )
-
-    def __hash__(self) -> int:
-        return hash((self.kind, self.message))
 
 
 MemoryResult = (

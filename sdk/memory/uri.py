@@ -24,6 +24,8 @@ __all__ = [
 MEMORY_URI_PREFIX = "memory://"
 LEGACY_MEMORY_URI_PREFIX = "viking://"
 MEMORY_URI_ROOT = "memory:/"
+# The root's wire forms: to_wire_uri gives "viking://", OpenRath's gave "viking:/".
+_LEGACY_ROOTS = ("viking:/", LEGACY_MEMORY_URI_PREFIX)
 
 
 def memory_uri_prefix(uri: str) -> str | None:
@@ -72,7 +74,9 @@ def valid_memory_uri(uri: str) -> bool:
 
 
 def to_public_uri(uri: str) -> str:
-    """``viking://...`` as ``memory://...``; other strings unchanged."""
+    """``viking://...`` as ``memory://...``, the wire root as ``memory:/``; others unchanged."""
+    if uri in _LEGACY_ROOTS:
+        return MEMORY_URI_ROOT
     if uri.startswith(LEGACY_MEMORY_URI_PREFIX):
         return MEMORY_URI_PREFIX + uri[len(LEGACY_MEMORY_URI_PREFIX) :]
     return uri

@@ -1,6 +1,7 @@
 """The local backend's resource ingest and conversation commits.
 
-A resource is copied once per content (``resources/<sha256[:16]>/source<ext>``) with a
+A resource is copied once per content (``resources/<sha256[:16]>/source<ext>``, or
+``<target>/<sha256[:16]>/`` for an explicit ``target_uri``) with a
 ``meta.md`` that find can rank. A commit archives the messages
 (``session/<id>/commits/<UTC stamp>/messages.json``); with ``wait=True`` and a chat client
 (``options["chat"]``, with ``complete(RathLLMChatRequest)``, or ``options["chat_provider"]``,
@@ -45,15 +46,21 @@ _FETCH_TIMEOUT = 30.0
 
 
 def ingest(root: Path, op: MemoryOpResource) -> MemoryResult:
-    """Copy ``op.source`` (a file or an http(s) URL) into the store, once per content."""
+    """Copy ``op.source`` (a file or an http(s) URL) into the store, once per content.
+
+    It lands in ``<target>/<sha256[:16]>/`` (``target_uri``, else ``memory://resources``), so
+    different resources sent to one target stay apart; the result's URI names that directory.
+
+    Raises:
+        ValueError: ``target_uri`` is not a memory URI inside the store (checked first).
+    """
+    target = _files.path_of(root, op.target_uri) if op.target_uri else root / "resources"
     fetched = _fetch(op.source)
     if isinstance(fetched, MemoryExecutionFailure):
         return fetched
     data, name = fetched
     digest = hashlib.sha256(data).hexdigest()[:16]
-    directory = (
-        _files.path_of(root, op.target_uri) if op.target_uri else root / "resources" / digest
-    )
+    directory = target / digest
     directory.mkdir(parents=True, exist_ok=True)
     blob = directory / ("source" + PurePosixPath(name).suffix)
     if not (blob.is_file() and blob.stat().st_size == len(data)):
@@ -90,7 +97,7 @@ def commit(root: Path, op: MemoryOpCommit, options: Mapping[str, Any]) -> Memory
         written = _extract(root, chat, messages)
     except Exception as exc:
         return MemoryExecutionFailure(
-            "extraction_failed", f"memory extraction failed: {exc}", {"archived_uri": archived}
+            "extraction_failed", f"memory extraction failed: {exc}", archived
         )
     return MemoryCommitResult(task_id=None, archived_uri=archived, extracted_count=written)
 
@@ -102,13 +109,13 @@ def _fetch(source: str) -> tuple[bytes, str] | MemoryExecutionFailure:
         except httpx.HTTPError as exc:
             return MemoryExecutionFailure("transport", f"cannot fetch {source}: {exc}")
         if response.status_code == 404:
-            return MemoryExecutionFailure("not_found", f"{source} answered 404", {"uri": source})
+            return MemoryExecutionFailure("not_found", f"{source} answered 404", source)
         if response.is_error:
             return MemoryExecutionFailure("transport", f"{source} answered {response.status_code}")
         return response.content, PurePosixPath(urlparse(source).path).name or "index.html"
     path = Path(source).expanduser()
     if not path.is_file():
-        return MemoryExecutionFailure("not_found", f"no file {source}", {"uri": source})
+        return MemoryExecutionFailure("not_found", f"no file {source}", source)
     return path.read_bytes(), path.name
 
 

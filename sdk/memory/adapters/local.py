@@ -89,7 +89,7 @@ class LocalMemoryBackend(MemoryBackend):
             root = PersistentMemoryRegistry().ensure_local(spec.namespace)
         else:
             registry = PersistentMemoryRegistry()
-            root = registry.ensure_local(registry.alloc_local_id())
+            root = registry.local_path(registry.alloc_local_id())
         root = root.resolve()
         _touch_meta(root, options)
         return str(root), LocalStoreState(root=root, options=options)
@@ -166,7 +166,7 @@ def _write(root: Path, op: MemoryOpWrite) -> MemoryResult:
 def _read(root: Path, op: MemoryOpRead) -> MemoryResult:
     path = _files.readable(_files.path_of(root, op.uri))
     if path is None:
-        return MemoryExecutionFailure("not_found", f"no memory at {op.uri}", {"uri": op.uri})
+        return MemoryExecutionFailure("not_found", f"no memory at {op.uri}", op.uri)
     raw = path.read_bytes()
     data: str | bytes = raw if op.encoding is None else raw.decode(op.encoding)
     return MemoryReadResult(uri=op.uri, data=data, level=op.level)

@@ -131,8 +131,7 @@ class OpenVikingMemoryBackend(MemoryBackend):
             kind = failure_kind(exc)
             if kind is None:
                 raise
-            detail = dict(getattr(exc, "details", None) or {})
-            return MemoryExecutionFailure(kind, str(exc), detail or None)
+            return MemoryExecutionFailure(kind, str(exc), type(exc).__name__)
 
 
 def _check_reachable(url: str, timeout: float) -> None:
@@ -227,7 +226,7 @@ def _find(client: Any, op: MemoryOpFind | MemoryOpSearch) -> MemoryResult:
 def _ingest(client: Any, op: MemoryOpResource) -> MemoryResult:
     path = Path(op.source).expanduser()
     if "://" not in op.source and not path.is_file():
-        return MemoryExecutionFailure("not_found", f"no file {op.source}", {"uri": op.source})
+        return MemoryExecutionFailure("not_found", f"no file {op.source}", op.source)
     to = wire_dir(op.target_uri) if op.target_uri else None
     done = client.add_resource(op.source, to=to, wait=op.wait) or {}
     root = str(done.get("root_uri") or done.get("uri") or to or "viking://resources")

@@ -196,7 +196,9 @@ def test_resources_are_ingested_once_with_their_reason(tmp_path: Path) -> None:
     bad = store.dispatch(MemoryOpResource(source=str(source), target_uri="memory://nowhere/x"))
     assert isinstance(bad, MemoryExecutionFailure) and bad.kind == "invalid_uri"
     aimed = store.dispatch(MemoryOpResource(source=str(source), target_uri="memory://resources/k"))
-    assert aimed.uri == "memory://resources/k"  # type: ignore[union-attr]
+    # Under the target, in a folder of its own (as OpenRath did): two resources never collide.
+    assert isinstance(aimed, MemoryWriteResult)
+    assert aimed.uri == "memory://resources/k/" + first.uri.rsplit("/", 1)[-1]
 
 
 def test_resources_over_http(tmp_path: Path) -> None:
@@ -300,10 +302,9 @@ def test_store_references_close_at_zero(tmp_path: Path) -> None:
 def test_persistent_registry_allocates_lists_and_prunes() -> None:
     registry = PersistentMemoryRegistry()
     store_id = registry.alloc_local_id()
-    assert not registry.local_path(store_id).exists()
-    registry.ensure_local(store_id)
+    assert registry.local_path(store_id).is_dir()  # allocated and created, as OpenRath did
     registry.ensure_local("named")
-    assert registry.list_local() == sorted([store_id, "named"])
+    assert registry.list_local() == [store_id]  # named (namespace=) stores are not listed
     assert registry.delete_local("named") and not registry.delete_local("named")
     assert registry.prune_local(3600) == []
     assert registry.prune_local(-1) == [store_id]
