@@ -97,7 +97,16 @@ def import_command(args: argparse.Namespace) -> int:
     loaded = read_session_file(Path(args.file))
     header = loaded.header
     root = current_store().seal(TableRef.inline(*loaded.chunk_table.rows))
-    usage = loaded.cumulative_usage.model_dump() if loaded.cumulative_usage else {}
+    counts = loaded.cumulative_usage
+    usage = (
+        {
+            "prompt_tokens": counts.prompt_tokens,
+            "completion_tokens": counts.completion_tokens,
+            "total_tokens": counts.total_tokens,
+        }
+        if counts
+        else {}
+    )
     current_catalog().put(
         SessionRecord(
             id=header.id,

@@ -46,6 +46,15 @@ class ChunkRow(BaseModel):
     payload: dict[str, Any]
     at: float | None = None
 
+    def __init__(
+        self, kind: ChunkKind | str, payload: dict[str, Any], *, at: float | None = None
+    ) -> None:
+        """A row of ``kind`` holding ``payload``, positionally (as OpenRath's) or by keyword."""
+        super().__init__(kind=kind, payload=payload, at=at)
+
+    # Validation of stored rows goes straight to pydantic, not through this signature.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
     def canonical_json(self) -> bytes:
         """The row as canonical JSON bytes: what the chunk store keeps and hashes."""
         record: dict[str, Any] = {"kind": self.kind.value, "payload": self.payload}
@@ -68,6 +77,12 @@ class ChunkTable(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     rows: tuple[ChunkRow, ...] = ()
+
+    def __init__(self, rows: Iterable[ChunkRow] = ()) -> None:
+        """A table of ``rows``, positionally (as OpenRath's) or by keyword."""
+        super().__init__(rows=tuple(rows))
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     def extend(self, *additional: ChunkRow) -> ChunkTable:
         """Return a new table with ``additional`` rows appended."""

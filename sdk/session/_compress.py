@@ -7,6 +7,8 @@ durable ``forward`` it is an activity of the parent run; from plain Python a sma
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from temporalio import workflow
@@ -15,11 +17,15 @@ from rath._ids import new_id
 from rath._runtime.launch import start_compress
 from rath.errors import ConfigError
 from rath.llm._provider import Provider
+from rath.llm._stream import RathLLMStreamDelta
 from rath.session._calls import CompressJob, slug
 from rath.session._graph_mode import stamped
 from rath.session._lineage import LineageKind
+from rath.session._loop import refuse_persist_in_workflow, writer_for
 from rath.session._registry import register_run
 from rath.session._session import Session
+from rath.session.loop import resolve_executor
+from rath.session.persistence._finish import persist_when_done
 from rath.workflows._scope import current_scope
 
 COMPRESS_EXTRAS = (("compression.lossy", True), ("compression.rows_out", 1))
@@ -33,6 +39,11 @@ def run_session_compress(
     compress_instruction: str | None = None,
     agent_name: str = "compressor",
     executor: Any = None,
+    register_sessions: bool = True,
+    on_event: Callable[[RathLLMStreamDelta], None] | None = None,
+    persist: bool = False,
+    persist_path: Path | None = None,
+    sandbox_handle_id: str | None = None,
 ) -> Session:
     """Compress ``user_session`` into one USER row written by the model.
 
@@ -45,10 +56,32 @@ def run_session_compress(
         executor: OpenRath's loop executor: its ``complete`` writes the summary instead of
             the provider (called in this process; see ``run_session_loop``). Not inside a
             durable ``forward``.
+        register_sessions: Register the user, agent and output sessions in
+            :func:`~rath.session.session_registry` and make the output active (plain Python
+            only: a durable ``forward`` has no client registry).
+        on_event: Stream the summary: each :class:`~rath.llm.RathLLMStreamDelta` is passed
+            to it, in order, on a thread of this process, before the output is ready. The
+            call then goes through ``rath.session.loop.StreamingExecutor`` over the
+            provider's synchronous client (``chat_client_for``), made now, so it runs in
+            this process like any ``executor=``. Not with ``executor`` and not inside a
+            durable ``forward``.
+        persist: Also write OpenRath's session file (``<RATH_HOME>/sessions/<id>.jsonl``):
+            the header now, the summary row and the trailer when the compression ends (a
+            failed one leaves the partial file), as ``run_session_loop(persist=True)``.
+        persist_path: Write that file here instead (implies ``persist``).
+        sandbox_handle_id: The sandbox identity the file's header records; only written
+            with ``persist``/``persist_path`` (see ``run_session_loop``).
 
     Returns:
         A lazy session with one USER row; parents ``(user.id, agent.id)``, kind
         ``op_session_compress``, extras ``compression.lossy`` and ``compression.rows_out``.
+
+    Raises:
+        ConfigError: ``on_event`` with ``executor`` (a ``ValueError``), or ``on_event``,
+            ``executor`` or ``persist`` inside a durable ``forward``; a provider whose
+            synchronous client cannot be built for ``on_event`` (no key: ``ValueError``).
+        TypeError: ``on_event`` with a provider whose client cannot stream.
+        PersistenceError: ``persist_path`` is taken by another session file; nothing starts.
     """
     out = Session(
         id=new_id(),
@@ -60,6 +93,14 @@ def run_session_compress(
             lineage_extras=COMPRESS_EXTRAS,
         ),
     )
+    in_workflow = workflow.in_workflow()
+    if in_workflow:
+        _refuse_client_objects(executor, on_event)
+        refuse_persist_in_workflow(persist, persist_path)
+    elif on_event is not None:
+        executor = resolve_executor(
+            agent_provider=agent_provider, executor=executor, on_event=on_event
+        )
     job = CompressJob(
         user=user_session,
         agent=agent_session,
@@ -70,14 +111,23 @@ def run_session_compress(
         inputs=(user_session, agent_session),
         executor=executor,
     )
-    if workflow.in_workflow():
-        if executor is not None:
-            raise ConfigError(
-                "executor= calls an object of the calling process, which a durable forward "
-                "cannot reach: give the compressor a provider"
-            )
+    if in_workflow:
         current_scope().start_compress(job)
-    else:
-        start_compress(job)
+        return out
+    writer = writer_for(out, persist, persist_path, sandbox_handle_id)
+    start_compress(job)
+    if register_sessions:
         register_run(user_session, agent_session, out)
+    if writer is not None:
+        persist_when_done(out, writer)
     return out
+
+
+def _refuse_client_objects(executor: Any, on_event: Callable[..., None] | None) -> None:
+    """Inside a durable forward, objects of the calling process cannot be reached."""
+    if executor is not None or on_event is not None:
+        what = "executor=" if executor is not None else "on_event="
+        raise ConfigError(
+            f"{what} calls an object of the calling process, which a durable forward "
+            "cannot reach: give the compressor a provider (and read the summary when ready)"
+        )

@@ -52,6 +52,7 @@ def run_session_loop(
     lazy: bool = True,
     persist: bool = False,
     persist_path: Path | None = None,
+    sandbox_handle_id: str | None = None,
 ) -> Session:
     """Run the agent loop: LLM rounds with tool calls until the model stops calling tools.
 
@@ -97,6 +98,10 @@ def run_session_loop(
             when the run ends (a failed run leaves the partial file, the crash marker). Every
             run's session is in the catalog anyway (``rath.session.persistence``).
         persist_path: Write that file here instead (implies ``persist``).
+        sandbox_handle_id: The sandbox identity the file's header records (OpenRath: the
+            ``rath.backend.persistence`` id to reattach an OpenSandbox sandbox by); Rath's
+            sandbox id of the placement by default. Only written with ``persist``/
+            ``persist_path``; ignored otherwise, as in OpenRath.
 
     Returns:
         The output session: the user rows plus this run's rows, parents
@@ -104,6 +109,8 @@ def run_session_loop(
 
     Raises:
         ConfigError: Invalid arguments (found before anything starts).
+        PersistenceError: ``persist_path`` is taken by another session file (see
+            :class:`~rath.session.persistence.SessionWriter`); nothing starts.
     """
     tool_set = agent_tool_set(tools, tool_policy)
     base_options = options or LoopOptions()
@@ -151,14 +158,10 @@ def run_session_loop(
                 "cannot reach: give the agent a provider (or rath.llm.register_chat_client "
                 "a kind the workers know)"
             )
-        if persist or persist_path:
-            raise ConfigError(
-                "persist= writes a file on the client: inside a durable forward every agent "
-                "run is in the session catalog already (rath.session.persistence.load_session)"
-            )
+        refuse_persist_in_workflow(persist, persist_path)
         current_scope().start_loop(call)
         return out
-    writer = SessionWriter(out, path=persist_path) if persist or persist_path else None
+    writer = writer_for(out, persist, persist_path, sandbox_handle_id)
     start_loop(call)
     register_run(user_session, agent_session, out)
     if writer is not None:
@@ -174,3 +177,25 @@ def _refuse_streaming_executor() -> Session:
         "on_event with a custom executor is not supported: stream with "
         "rath.session.loop.StreamingExecutor(client, on_event) as the executor instead"
     )
+
+
+def refuse_persist_in_workflow(persist: bool, persist_path: Path | None) -> None:
+    """Inside a durable forward, ``persist=`` cannot write a client file: say so.
+
+    Raises:
+        ConfigError: ``persist`` or ``persist_path`` was given.
+    """
+    if persist or persist_path:
+        raise ConfigError(
+            "persist= writes a file on the client: inside a durable forward every agent "
+            "run is in the session catalog already (rath.session.persistence.load_session)"
+        )
+
+
+def writer_for(
+    out: Session, persist: bool, persist_path: Path | None, sandbox_handle_id: str | None
+) -> SessionWriter | None:
+    """The session file writer of ``out`` (its header written now), if asked for."""
+    if not (persist or persist_path):
+        return None
+    return SessionWriter(out, sandbox_handle_id=sandbox_handle_id, path=persist_path)

@@ -3,33 +3,18 @@
 from __future__ import annotations
 
 from rath.session._chunks import system_text_chunk, user_text_chunk
-from rath.session._graph_mode import stamped
 from rath.session._lineage import LineageKind
-from rath.session._session import Session
+from rath.session._session import Session, stamped_leaf
 
 
 def create_user_session(message: str) -> Session:
-    """A stamped USER leaf (operator ``create_user_session``)."""
-    return Session.from_rows(
-        [user_text_chunk(message)],
-        **stamped(
-            lineage_kind=LineageKind.LEAF_USER,
-            lineage_operator="create_user_session",
-            lineage_extras=(("source", "create_user_session"),),
-        ),
-    )
+    """A stamped USER leaf (operator ``create_user_session``), recorded in the journal."""
+    return stamped_leaf(user_text_chunk(message), LineageKind.LEAF_USER, "create_user_session")
 
 
 def create_system_session(prompt: str) -> Session:
-    """A stamped SYSTEM leaf (operator ``create_system_session``)."""
-    return Session.from_rows(
-        [system_text_chunk(prompt)],
-        **stamped(
-            lineage_kind=LineageKind.LEAF_SYSTEM,
-            lineage_operator="create_system_session",
-            lineage_extras=(("source", "create_system_session"),),
-        ),
-    )
+    """A stamped SYSTEM leaf (operator ``create_system_session``), recorded in the journal."""
+    return stamped_leaf(system_text_chunk(prompt), LineageKind.LEAF_SYSTEM, "create_system_session")
 
 
 def fork_session(from_session: Session) -> Session:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal, Protocol
 from uuid import UUID
@@ -28,6 +29,7 @@ from rath._in_workflow import in_workflow
 from rath.errors import ConfigError, NotReadyError, RunError, StoreError
 from rath.llm._provider import Provider
 from rath.llm._usage import TokenUsage, add_usage
+from rath.llm.dto import RathLLMTokenUsage
 from rath.sandbox._spec import SandboxSpec
 from rath.session._chunks import (
     ChunkKind,
@@ -51,6 +53,60 @@ _PREVIEW_TAIL = 4
 _PREVIEW_CHARS = 256  # per row (tool arguments: 160), as OpenRath's preview
 
 
+class SessionTokenUsage(RathLLMTokenUsage):
+    """OpenRath's token usage, as a session reports it (:attr:`Session.cumulative_usage`).
+
+    A :class:`~rath.llm.dto.RathLLMTokenUsage` that compares equal to, and adds (``+``) with,
+    any usage of the same three counts: OpenRath's type or Rath's ``TokenUsage``. The detail
+    dicts are not kept (Rath records only the counts).
+    """
+
+    def counts(self) -> tuple[int, int, int]:
+        """``(prompt_tokens, completion_tokens, total_tokens)``."""
+        return (self.prompt_tokens, self.completion_tokens, self.total_tokens)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RathLLMTokenUsage | TokenUsage):
+            return self.counts() == _counts(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.counts())
+
+    def __add__(self, other: RathLLMTokenUsage | TokenUsage) -> SessionTokenUsage:
+        prompt, completion, total = (
+            a + b for a, b in zip(self.counts(), _counts(other), strict=True)
+        )
+        return SessionTokenUsage(prompt, completion, total)
+
+    def __repr__(self) -> str:
+        return (
+            f"SessionTokenUsage(prompt_tokens={self.prompt_tokens}, "
+            f"completion_tokens={self.completion_tokens}, total_tokens={self.total_tokens})"
+        )
+
+    @classmethod
+    def of(cls, usage: TokenUsage | None) -> SessionTokenUsage | None:
+        """Rath's recorded usage as OpenRath's type (``None`` stays ``None``)."""
+        return None if usage is None else cls(*_counts(usage))
+
+
+UsageLike = RathLLMTokenUsage | TokenUsage
+"""A usage a session accepts: OpenRath's type or Rath's."""
+
+
+def _counts(usage: UsageLike) -> tuple[int, int, int]:
+    return (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens)
+
+
+def _recorded_usage(usage: UsageLike | None) -> TokenUsage | None:
+    """``usage`` as Rath records it (the three counts)."""
+    if usage is None or isinstance(usage, TokenUsage):
+        return usage
+    prompt, completion, total = _counts(usage)
+    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+
+
 class Session(BaseModel):
     """A transcript plus lineage, sandbox placement and usage (OpenRath-compatible API)."""
 
@@ -70,8 +126,91 @@ class Session(BaseModel):
     _table: ChunkTable | None = PrivateAttr(default=None)
     _run_id: str | None = PrivateAttr(default=None)
     _handle: Any = PrivateAttr(default=None)
+    _lineage: SessionLineage | None = PrivateAttr(default=None)
+    _cm_depth: int = PrivateAttr(default=0)
 
     # -- construction ---------------------------------------------------------------------
+
+    def __init__(
+        self,
+        chunk_table: ChunkTable | None = None,
+        *,
+        id: UUID | None = None,
+        sandbox: Any = None,
+        sandbox_backend: str | None = None,
+        lineage: SessionLineage | None = None,
+        parent_session_ids: tuple[UUID, ...] = (),
+        lineage_operator: str = "implicit",
+        lineage_kind: LineageKind = LineageKind.UNKNOWN,
+        lineage_extras: tuple[tuple[str, Any], ...] = (),
+        cumulative_usage: UsageLike | None = None,
+        table: TableRef | None = None,
+        usage: UsageLike | None = None,
+        **subclass_fields: Any,
+    ) -> None:
+        """A session, as OpenRath builds one (``Session(chunk_table, ...)``) or Rath does.
+
+        Args:
+            chunk_table: The rows (OpenRath's); or ``table``, Rath's reference to them.
+            id: A fresh id by default.
+            sandbox: Rath's :class:`Placement`, or an open backend-plane handle, which is
+                bound as :meth:`bind_sandbox` binds it.
+            sandbox_backend: A backend to place the session on, as ``.to(sandbox_backend)``.
+            lineage: OpenRath's legacy record; derived from the lineage fields by default.
+            parent_session_ids: The sessions this one was made from.
+            lineage_operator: What made it.
+            lineage_kind: The kind of operation.
+            lineage_extras: Extra ``(key, value)`` facts about it.
+            cumulative_usage: Its token usage (OpenRath's or Rath's type); ``usage`` is
+                Rath's name for it.
+            table: Rath's reference to the rows (instead of ``chunk_table``).
+            usage: Rath's name for ``cumulative_usage``.
+            **subclass_fields: The fields a subclass adds (such as a run's ``LoopResult``).
+
+        Raises:
+            TypeError: An unknown keyword, or both spellings of the rows or of the usage.
+            ValueError: ``sandbox_backend`` is not the backend ``sandbox`` is on.
+        """
+        unknown = sorted(set(subclass_fields) - set(type(self).model_fields))
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {unknown}")
+        if chunk_table is not None and table is not None:
+            raise TypeError("Session takes chunk_table or table, not both")
+        if cumulative_usage is not None and usage is not None:
+            raise TypeError("Session takes cumulative_usage or usage, not both")
+        handle = sandbox if hasattr(sandbox, "acquire") else None  # a plane handle
+        fields: dict[str, Any] = {
+            "id": id,
+            "table": TableRef.inline(*chunk_table.rows) if chunk_table is not None else table,
+            "sandbox": None if handle is not None else sandbox,
+            "usage": _recorded_usage(cumulative_usage if usage is None else usage),
+        }
+        super().__init__(
+            **{name: value for name, value in fields.items() if value is not None},
+            **subclass_fields,
+            parent_session_ids=parent_session_ids,
+            lineage_operator=lineage_operator,
+            lineage_kind=lineage_kind,
+            lineage_extras=lineage_extras,
+        )
+        self._lineage = lineage
+        if chunk_table is not None:
+            self._rows, self._table = chunk_table.rows, chunk_table
+        self._place(handle, sandbox_backend)
+
+    # Stored sessions (histories, catalogs) validate straight through pydantic, which
+    # ignores keys of older versions; only calls from code go through this signature.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    def _place(self, handle: Any, backend: str | None) -> None:
+        """Bind ``handle``, or place the session on ``backend`` (constructor arguments)."""
+        on = handle.backend.name if handle is not None else self.sandbox_backend
+        if backend is not None and on not in (None, backend):
+            raise ValueError(f"sandbox_backend {backend!r} does not match the sandbox's {on!r}")
+        if handle is not None:
+            self.bind_sandbox(handle)
+        elif backend is not None and self.sandbox is None:
+            self.to(backend)
 
     @classmethod
     def from_rows(cls, rows: tuple[ChunkRow, ...] | list[ChunkRow], **fields: Any) -> Session:
@@ -101,15 +240,9 @@ class Session(BaseModel):
             raise ValueError(
                 f"Session.create kind must be 'user', 'system' or 'empty', not {kind!r}"
             )
-        row = user_text_chunk(text) if kind == "user" else system_text_chunk(text)
-        return cls.from_rows(
-            [row],
-            **stamped(
-                lineage_kind=LineageKind.LEAF_USER if kind == "user" else LineageKind.LEAF_SYSTEM,
-                lineage_operator="Session.create",
-                lineage_extras=(("source", "Session.create"),),
-            ),
-        )
+        if kind == "user":
+            return stamped_leaf(user_text_chunk(text), LineageKind.LEAF_USER, "Session.create")
+        return stamped_leaf(system_text_chunk(text), LineageKind.LEAF_SYSTEM, "Session.create")
 
     # -- lazy results ---------------------------------------------------------------------
 
@@ -120,12 +253,26 @@ class Session(BaseModel):
 
     @property
     def lineage(self) -> SessionLineage | None:
-        """OpenRath's legacy record for a loop or compress output (``None`` otherwise)."""
+        """OpenRath's legacy record for a loop or compress output (``None`` otherwise).
+
+        One given to the constructor or set here wins; it is not carried through history.
+        """
+        if self._lineage is not None:
+            return self._lineage
         runs = (LineageKind.OP_SESSION_LOOP, LineageKind.OP_SESSION_COMPRESS)
         if self.lineage_kind not in runs or len(self.parent_session_ids) != 2:
             return None
         user, agent = self.parent_session_ids
         return SessionLineage(user, agent, self.lineage_operator)
+
+    @lineage.setter
+    def lineage(self, value: SessionLineage | None) -> None:
+        self._lineage = value
+
+    @property
+    def sandbox_backend(self) -> str | None:
+        """The backend this session is placed on (OpenRath's target), or ``None``."""
+        return None if self.sandbox is None else self.sandbox.backend
 
     @property
     def run_id(self) -> str | None:
@@ -204,11 +351,25 @@ class Session(BaseModel):
             self._table = ChunkTable.model_construct(rows=self._rows)
         return self._table
 
+    @chunk_table.setter
+    def chunk_table(self, value: ChunkTable) -> None:
+        """Replace the rows (held inline); as in OpenRath, a pending run's result still wins."""
+        self.table = TableRef.inline(*value.rows)
+        self._rows, self._table = value.rows, value
+
     @property
-    def cumulative_usage(self) -> TokenUsage | None:
-        """Tokens used producing this session (waits for a lazy session)."""
+    def cumulative_usage(self) -> SessionTokenUsage | None:
+        """Tokens used producing this session, as OpenRath's type (waits for a lazy session).
+
+        Equal to a ``RathLLMTokenUsage`` or a ``TokenUsage`` with the same counts; ``usage``
+        is the same counts as Rath's ``TokenUsage``, without waiting.
+        """
         self.synchronize()
-        return self.usage
+        return SessionTokenUsage.of(self.usage)
+
+    @cumulative_usage.setter
+    def cumulative_usage(self, value: UsageLike | None) -> None:
+        self.usage = _recorded_usage(value)
 
     # -- branching ------------------------------------------------------------------------
 
@@ -349,28 +510,28 @@ class Session(BaseModel):
         """
         return SessionDiff.between(self.chunk_table.rows, other.chunk_table.rows)
 
-    def to(
-        self, backend: str = "local", *, spec: SandboxSpec | str | Path | None = None
-    ) -> Session:
+    def to(self, backend: str = "local", *, spec: SandboxSpec | str | Path | Any = None) -> Session:
         """Place this session's tools on a sandbox backend; returns ``self``.
+
+        As in OpenRath, the session first lets go of what it held: its open handle (see
+        :meth:`require_sandbox`) and its hold on the previous sandbox (:meth:`close_sandbox`).
 
         Args:
             backend: A registered backend name (``"local"``, ``"bwrap"``, ``"docker"`` or one
                 added with :func:`rath.sandbox.register_backend`). Whether it can run is
                 checked where the sandbox opens, on the worker.
-            spec: A :class:`SandboxSpec`, or a workspace directory. Outside workflow code a
-                relative directory is resolved against the current directory now; ``None``
-                gives the session a fresh workspace under the data dir.
+            spec: A :class:`SandboxSpec`, OpenRath's ``BackendSandboxSpec``, or a workspace
+                directory. Outside workflow code a relative directory is resolved against the
+                current directory now; ``None`` gives the session a fresh workspace under the
+                data dir.
 
         Raises:
             SandboxUnavailableError: ``backend`` is not registered; the message lists the
                 registered backends.
         """
         current_host().check_backend(backend)
-        if isinstance(spec, SandboxSpec):
-            sandbox_spec = spec.model_copy(update={"backend": backend})
-        else:
-            sandbox_spec = SandboxSpec(backend=backend, working_dir=_workspace_path(spec))
+        sandbox_spec = _sandbox_spec(backend, spec)
+        self.close_sandbox()
         self.sandbox = Placement(spec=sandbox_spec, sandbox_id=new_id())
         current_host().hold(self)
         return self
@@ -424,10 +585,13 @@ class Session(BaseModel):
         if sandbox is self._handle:
             return self
         held = sandbox.acquire()
-        previous, self._handle = self._handle, held
-        if previous is not None:
-            previous.release()
-        return self.to(sandbox.backend.name, spec=Path(sandbox.handle))
+        try:
+            self.to(sandbox.backend.name, spec=Path(sandbox.handle))  # releases the previous
+        except BaseException:
+            held.release()
+            raise
+        self._handle = held
+        return self
 
     def close_sandbox(self) -> Session:
         """Release this session's handle and its hold on the sandbox; returns ``self``."""
@@ -438,10 +602,21 @@ class Session(BaseModel):
         return self
 
     def __enter__(self) -> Session:
+        """Open the sandbox handle on the outermost ``with`` (a placed session, client-side)."""
+        if self._cm_depth == 0 and self.sandbox is not None and not in_workflow():
+            if self._handle is not None and self._handle.closed:
+                self._handle = None  # someone else closed it: open a new one
+            self.require_sandbox()
+        self._cm_depth += 1
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close_sandbox()
+        """Close the handle and release the sandbox on leaving the outermost ``with``."""
+        if self._cm_depth == 0:
+            return  # an exit without an enter
+        self._cm_depth -= 1
+        if self._cm_depth == 0:
+            self.close_sandbox()
 
     # -- display --------------------------------------------------------------------------
 
@@ -486,6 +661,43 @@ class Session(BaseModel):
     def rows_of_kind(self, kind: ChunkKind) -> tuple[ChunkRow, ...]:
         """The rows of one kind, in order (waits for a lazy session)."""
         return tuple(row for row in self.chunk_table.rows if row.kind is kind)
+
+
+def stamped_leaf(row: ChunkRow, kind: LineageKind, operator: str) -> Session:
+    """A one-row leaf stamped ``kind``/``operator`` and recorded, as a fork is.
+
+    With graph mode off it is a plain, unrecorded session.
+    """
+    lineage = stamped(
+        lineage_kind=kind, lineage_operator=operator, lineage_extras=(("source", operator),)
+    )
+    leaf = Session.from_rows([row], **lineage)
+    if lineage:
+        current_host().record(leaf)
+    return leaf
+
+
+def _sandbox_spec(backend: str, spec: SandboxSpec | str | Path | Any) -> SandboxSpec:
+    """Rath's spec for ``.to(backend, spec=...)``."""
+    if isinstance(spec, SandboxSpec):
+        return spec.model_copy(update={"backend": backend})
+    if spec is None or isinstance(spec, str | Path):
+        return SandboxSpec(backend=backend, working_dir=_workspace_path(spec))
+    return _from_backend_spec(backend, spec)
+
+
+def _from_backend_spec(backend: str, spec: Any) -> SandboxSpec:
+    """OpenRath's ``BackendSandboxSpec`` (image, env, timeout, working_dir) as Rath's spec."""
+    fields: dict[str, Any] = {
+        "backend": backend,
+        "working_dir": _workspace_path(spec.working_dir),
+        "image": spec.image,
+        "env": dict(spec.env or {}),
+    }
+    timeout: timedelta | None = spec.timeout
+    if timeout is not None:
+        fields["command_timeout"] = timeout.total_seconds()
+    return SandboxSpec(**fields)
 
 
 def _workspace_path(spec: str | Path | None) -> str | None:

@@ -29,7 +29,6 @@ from rath.llm.dto import (
 )
 from rath.llm.function_tool import RathLLMFunctionTool
 from rath.llm.tool_args import parse_tool_arguments
-from rath.session._compress import run_session_compress
 from rath.session._loop import run_session_loop
 from rath.session._session import Session
 
@@ -39,7 +38,6 @@ __all__ = [
     "SessionLoopExecutor",
     "StreamingExecutor",
     "resolve_executor",
-    "run_session_compress",
     "run_session_loop",
 ]
 

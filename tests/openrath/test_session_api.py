@@ -81,7 +81,7 @@ def test_graph_mode_off_leaves_new_sessions_unstamped_and_unrecorded() -> None:
             LineageKind.UNKNOWN,
             "implicit",
         )
-    assert journal.visit_order == ()
+    assert journal.visit_order == []
     assert session_graph_mode()
 
 
@@ -99,7 +99,7 @@ def test_the_recorder_stamps_and_records_and_refuses_non_sessions() -> None:
     view = lineage_view_dataclass(custom)
     assert (view.session_id, view.parent_session_ids) == (custom.id, (base.id,))
     assert (view.lineage_operator, view.lineage_kind_str) == ("my_op", "op_create")
-    assert journal.visit_order == (custom.id,)
+    assert journal.visit_order == [custom.id]
     row = session_to_jsonl_row(custom)
     assert list(row) == ROW_KEYS
     assert isinstance(row["lineage_extras"][0][1], str)  # not JSON: coerced with str()

@@ -378,7 +378,7 @@ def test_journal_records_in_visit_order(family: dict[str, Session]) -> None:
         record_session(a)  # again: keeps its first position
     assert lineage_journal_optional() is None
     record_session(family["leaf"])  # after the block: not recorded
-    assert journal.visit_order == (root.id, a.id, family["b"].id, merged.id)
+    assert journal.visit_order == [root.id, a.id, family["b"].id, merged.id]
     graph = journal.graph()
     graph.validate()  # no missing roots (OpenRath's journal lost them)
     assert graph.by_id[merged.id].agent == "joiner"
@@ -390,13 +390,13 @@ def test_journal_records_in_visit_order(family: dict[str, Session]) -> None:
 def test_journal_passed_in_and_nested() -> None:
     outer_session, inner_session = Session.from_user_message("o"), Session.from_user_message("i")
     mine = LineageJournal()
-    with lineage_journal_tracking(mine) as outer:
+    with lineage_journal_tracking(journal=mine) as outer:
         assert outer is mine
         with lineage_journal_tracking() as inner:
             record_session(inner_session)
         record_session(outer_session)
-    assert mine.visit_order == (outer_session.id,)
-    assert inner.visit_order == (inner_session.id,)
+    assert mine.visit_order == [outer_session.id]
+    assert inner.visit_order == [inner_session.id]
 
 
 def test_journal_refreshes_live_sessions_and_holds_them_weakly() -> None:

@@ -46,12 +46,18 @@ def export_journal_jsonl(
     """Write the rows of the sessions ``journal`` visited, in visit order.
 
     Each id is resolved through the session registry, else through the journal's own
-    snapshot (Rath's journal keeps one per session, so ids are rarely unknown).
+    snapshot of a session it recorded (the registry holds sessions weakly). An id that
+    neither knows, such as a bare id given to :meth:`LineageJournal.record`, is unknown.
+
+    Args:
+        journal: The journal whose ``visit_order`` to export.
+        path: The file to write (parent directories are created).
+        skip_unknown: Leave unknown ids out (default) instead of raising.
 
     Raises:
-        KeyError: An id neither knows, with ``skip_unknown=False``.
+        KeyError: An unknown id, with ``skip_unknown=False`` (nothing is written).
     """
-    snapshots = journal.graph().by_id
+    snapshots = journal._snapshots()
     lines = []
     for session_id in journal.visit_order:
         live = session_registry().get(session_id)
@@ -60,7 +66,7 @@ def export_journal_jsonl(
         elif session_id in snapshots:
             lines.append(_line(_openrath_row(snapshots[session_id])))
         elif not skip_unknown:
-            raise KeyError(session_id)
+            raise KeyError(f"session {session_id} is in neither the registry nor the journal")
     _write(Path(path), "".join(lines))
 
 

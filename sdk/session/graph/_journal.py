@@ -7,7 +7,8 @@ import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from rath.session._graph_mode import session_graph_mode
@@ -19,25 +20,31 @@ if TYPE_CHECKING:
     from rath.session._session import Session
 
 
+@dataclass(slots=True, repr=False)
 class LineageJournal:
     """The sessions recorded while this journal was active, in first-visit order.
 
-    Recording a session again refreshes its snapshot in place. The journal holds sessions
-    weakly, so it never keeps a transcript alive; :meth:`graph` re-reads the ones that still
-    exist (without waiting), so a lazy run recorded while pending shows its chunk count and
-    usage once it has been synchronised.
+    ``visit_order`` is OpenRath's list of recorded ids; :meth:`record` adds to it (read it,
+    do not mutate it). Recording a session again refreshes its snapshot in place and keeps
+    its first position. The journal holds sessions weakly, so it never keeps a transcript
+    alive; :meth:`graph` re-reads the ones that still exist (without waiting), so a lazy run
+    recorded while pending shows its chunk count and usage once it has been synchronised.
+
+    Args:
+        visit_order: Ids already visited (OpenRath's constructor); used as the journal's list.
     """
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._nodes: dict[UUID, GraphNode] = {}
-        self._live: dict[UUID, weakref.ref[Session]] = {}
+    visit_order: list[UUID] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, compare=False)
+    _seen: set[UUID] = field(default_factory=set, init=False, compare=False)
+    _nodes: dict[UUID, GraphNode] = field(default_factory=dict, init=False, compare=False)
+    _live: dict[UUID, weakref.ref[Session]] = field(default_factory=dict, init=False, compare=False)
 
-    @property
-    def visit_order(self) -> tuple[UUID, ...]:
-        """The recorded session ids, each once, in the order first recorded."""
-        with self._lock:
-            return tuple(self._nodes)
+    def __post_init__(self) -> None:
+        given: Any = self.visit_order
+        if not isinstance(given, list):  # a list is kept as is: its owner sees the records
+            self.visit_order = list(given)
+        self._seen = set(self.visit_order)
 
     def record(
         self,
@@ -49,25 +56,18 @@ class LineageJournal:
         """Add ``session`` (or refresh it); never waits for a lazy session.
 
         Args:
-            session: A session, an already built node, or (as in OpenRath) a session id,
-                kept as a node of unknown lineage unless the session is recorded later.
+            session: A session, an already built node, or (as in OpenRath) a bare session id,
+                which only marks the visit: exports resolve it through the session registry.
             agent: The agent that produced it; kept from an earlier record if omitted.
             run_id: Its run's workflow id; kept from an earlier record if omitted.
         """
         if isinstance(session, UUID):
-            if session in self._nodes:
-                return
-            node, ref = GraphNode(id=session, lineage_kind=LineageKind.UNKNOWN), None
-        elif isinstance(session, GraphNode):
-            node, ref = session, None
-        else:
-            earlier = self._nodes.get(session.id)
-            if earlier is not None:
-                agent = agent if agent is not None else earlier.agent
-                run_id = run_id if run_id is not None else earlier.run_id
-            node = GraphNode.from_session(session, agent=agent, run_id=run_id)
-            ref = weakref.ref(session)
+            with self._lock:
+                self._visit(session)
+            return
+        node, ref = self._node_of(session, agent, run_id)
         with self._lock:
+            self._visit(node.id)
             self._nodes[node.id] = node
             if ref is None:
                 self._live.pop(node.id, None)
@@ -80,31 +80,61 @@ class LineageJournal:
         return self
 
     def graph(self) -> SessionGraph:
-        """The recorded sessions as a graph, re-read from those still alive.
+        """The visited sessions as a graph, re-read from those still alive.
 
-        The fresh snapshots are kept, so a session collected later keeps its last state.
+        The fresh snapshots are kept, so a session collected later keeps its last state. An
+        id recorded bare (never as a session) is a node of unknown lineage.
         """
+        known = self._snapshots()
+        with self._lock:
+            order = list(dict.fromkeys(self.visit_order))
+        return SessionGraph(
+            nodes=tuple(
+                known.get(sid) or GraphNode(id=sid, lineage_kind=LineageKind.UNKNOWN)
+                for sid in order
+            )
+        )
+
+    def _snapshots(self) -> dict[UUID, GraphNode]:
+        """The sessions recorded as sessions or nodes, refreshed from those still alive."""
         with self._lock:
             recorded = [(node, self._live.get(sid)) for sid, node in self._nodes.items()]
-        nodes = []
+        fresh: dict[UUID, GraphNode] = {}
         for node, ref in recorded:
             session = ref() if ref is not None else None
-            nodes.append(
+            fresh[node.id] = (
                 node
                 if session is None
                 else GraphNode.from_session(session, agent=node.agent, run_id=node.run_id)
             )
         with self._lock:
-            for fresh in nodes:
-                if fresh.id in self._nodes:
-                    self._nodes[fresh.id] = fresh
-        return SessionGraph(nodes=tuple(nodes))
+            for sid, node in fresh.items():
+                if sid in self._nodes:
+                    self._nodes[sid] = node
+        return fresh
+
+    def _node_of(
+        self, session: Session | GraphNode, agent: str | None, run_id: str | None
+    ) -> tuple[GraphNode, weakref.ref[Session] | None]:
+        if isinstance(session, GraphNode):
+            return session, None
+        earlier = self._nodes.get(session.id)
+        if earlier is not None:
+            agent = agent if agent is not None else earlier.agent
+            run_id = run_id if run_id is not None else earlier.run_id
+        return GraphNode.from_session(session, agent=agent, run_id=run_id), weakref.ref(session)
+
+    def _visit(self, session_id: UUID) -> None:
+        # Called with the lock held.
+        if session_id not in self._seen:
+            self._seen.add(session_id)
+            self.visit_order.append(session_id)
 
     def __len__(self) -> int:
-        return len(self._nodes)
+        return len(self._seen)
 
     def __contains__(self, session_id: object) -> bool:
-        return session_id in self._nodes
+        return session_id in self._seen
 
     def __repr__(self) -> str:
         return f"LineageJournal(sessions={len(self)})"
@@ -114,7 +144,7 @@ _ACTIVE: ContextVar[LineageJournal | None] = ContextVar("rath.lineage_journal", 
 
 
 @contextmanager
-def lineage_journal_tracking(journal: LineageJournal | None = None) -> Iterator[LineageJournal]:
+def lineage_journal_tracking(*, journal: LineageJournal | None = None) -> Iterator[LineageJournal]:
     """Record every session made inside the block into a journal (still readable after).
 
     Args:

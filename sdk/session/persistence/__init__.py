@@ -23,7 +23,6 @@ from rath._runtime.run_query import query_run
 from rath._runtime.runtime import get_runtime
 from rath.contracts import LoopCarry
 from rath.errors import PersistenceError, RathError
-from rath.llm._usage import TokenUsage
 from rath.sandbox._spec import SandboxSpec
 from rath.session._chunks import ChunkTable
 from rath.session._lineage import LineageKind
@@ -46,6 +45,7 @@ from rath.session.persistence._records import (
     openrath_spec,
     register_chunk_migration,
     register_header_migration,
+    usage_of,
 )
 from rath.session.persistence._writer import SessionWriter
 from rath.store import SessionRecord, current_catalog, current_store
@@ -149,7 +149,7 @@ def _from_record(record: SessionRecord) -> PersistedSession:
         sandbox_spec=openrath_spec(SandboxSpec(**spec)) if spec else None,
         sandbox_handle_id=placement.get("sandbox_id"),
     )
-    usage = TokenUsage.model_validate(record.usage) if record.usage else None
+    usage = usage_of(record.usage, f"catalog record {record.id}") if record.usage else None
     return PersistedSession(
         header=header,
         chunk_table=ChunkTable(rows=tuple(rows)),

@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from rath.errors import PersistenceError
-from rath.llm._usage import TokenUsage
 from rath.session._chunks import ChunkKind, ChunkRow, ChunkTable
 from rath.session.persistence._records import (
     PersistedSession,
     PersistedSessionHeader,
     PersistedSessionMeta,
     migrate,
+    usage_of,
 )
 
 _KINDS = {kind.value: kind for kind in ChunkKind}
@@ -57,9 +57,11 @@ def read_session_file(path: Path) -> PersistedSession:
             raise PersistenceError(f"{where}: unknown record_type {kind!r}")
     if header is None:
         raise PersistenceError(f"{path}: no header record")
-    usage = None
-    if trailer is not None and trailer.get("cumulative_usage"):
-        usage = TokenUsage.model_validate(trailer["cumulative_usage"])
+    usage = (
+        usage_of(trailer.get("cumulative_usage"), f"{path}: trailer")
+        if trailer is not None
+        else None
+    )
     return PersistedSession(
         header=header,
         chunk_table=ChunkTable(rows=tuple(rows)),

@@ -15,7 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from rath.errors import PersistenceError
-from rath.llm._usage import TokenUsage
+from rath.llm.dto import RathLLMTokenUsage
 from rath.sandbox._spec import SandboxSpec
 from rath.session._chunks import ChunkKind, ChunkTable
 from rath.session._lineage import LineageKind
@@ -131,12 +131,15 @@ class PersistedSessionMeta:
 class PersistedSession:
     """A loaded session: header, rows, usage, and whether it was closed cleanly.
 
+    ``cumulative_usage`` is OpenRath's :class:`~rath.llm.dto.RathLLMTokenUsage`, from the
+    trailer (``None`` without one).
+
     ``closed=False`` is a crash (or a run still in flight): its writer never wrote the trailer.
     """
 
     header: PersistedSessionHeader
     chunk_table: ChunkTable
-    cumulative_usage: TokenUsage | None
+    cumulative_usage: RathLLMTokenUsage | None
     closed: bool
     path: Path | None
     trailer_raw: dict[str, Any] | None = field(default=None)
@@ -161,6 +164,27 @@ class PersistedSession:
 
 
 _KINDS = {kind.value for kind in LineageKind}
+
+
+def usage_of(data: Any, where: str) -> RathLLMTokenUsage | None:
+    """A trailer's (or record's) usage object as OpenRath's type; ``None`` for ``null``.
+
+    A missing count reads as 0, a missing total as the sum of the parts.
+
+    Raises:
+        PersistenceError: ``data`` is not an object of integer counts.
+    """
+    if data is None:
+        return None
+    try:
+        if not isinstance(data, dict):
+            raise TypeError(f"expected an object, got {type(data).__name__}")
+        prompt = int(data.get("prompt_tokens") or 0)
+        completion = int(data.get("completion_tokens") or 0)
+        total = int(data.get("total_tokens") or 0) or prompt + completion
+    except (TypeError, ValueError) as exc:
+        raise PersistenceError(f"{where}: malformed cumulative_usage ({exc})") from None
+    return RathLLMTokenUsage(prompt, completion, total)
 
 
 def openrath_spec(spec: SandboxSpec) -> dict[str, Any]:

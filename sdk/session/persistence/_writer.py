@@ -4,7 +4,9 @@ The header is written when the writer is made, each chunk is appended and flushe
 lands, and ``close()`` writes the trailer and renames ``<id>.jsonl.__partial__`` to
 ``<id>.jsonl``: the rename is the "closed cleanly" signal. A writer that dies or is abandoned
 leaves the partial file, which readers report as ``closed=False`` (a crash). An exclusive,
-non-blocking ``flock`` makes a second writer of the same session fail at once.
+non-blocking ``flock`` makes a second writer of the same session fail at once, and a file is
+written once: a new writer refuses a partial file left behind (OpenRath appended a second
+header, which made it unloadable) and a closed one (OpenRath replaced it).
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
+from uuid import UUID
 
 from rath.errors import PersistenceError
 from rath.llm._usage import TokenUsage
+from rath.llm.dto import RathLLMTokenUsage
 from rath.session._chunks import ChunkRow
 from rath.session._session import Session
 from rath.session.persistence._paths import ensure_sessions_dir, partial_of, session_file
@@ -32,13 +36,18 @@ from rath.session.persistence._records import (
 class SessionWriter:
     """Writes one session's file (see the module docstring).
 
+    A writer never takes over a file another writer finished or left behind: appending to a
+    partial file would put a second header in it, and replacing a closed one would lose it.
+
     Args:
         session: The session whose identity, lineage and sandbox the header records.
         sandbox_handle_id: The sandbox identity to record (Rath's sandbox id by default).
         path: Where the closed file goes (default ``<RATH_HOME>/sessions/<id>.jsonl``).
 
     Raises:
-        PersistenceError: Another writer (any process) holds this session's file.
+        PersistenceError: Another writer (any process) holds this session's file, or the
+            file exists already: closed, or partial (left by a writer that crashed or was
+            abandoned). The message names the file and how to free it.
     """
 
     def __init__(
@@ -49,34 +58,10 @@ class SessionWriter:
         self._path = Path(path) if path is not None else session_file(session.id)
         self._partial = partial_of(self._path)
         self._partial.parent.mkdir(parents=True, exist_ok=True)
-        existed = self._partial.exists()
-        self._file: IO[str] | None = self._partial.open("a", encoding="utf-8")
-        try:
-            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._file.close()
-            self._file = None
-            raise PersistenceError(f"another process is already writing {self._partial}") from None
-        if not existed:
-            os.chmod(self._partial, 0o600)
+        self._file: IO[str] | None = _claim(self._partial, self._path, session.id)
         self._count = 0
         self._closed = False
-        placement = session.sandbox
-        self._line(
-            PersistedSessionHeader(
-                schema_version=CURRENT_SCHEMA_VERSION,
-                id=session.id,
-                created_at=datetime.now(UTC),
-                parent_session_ids=session.parent_session_ids,
-                lineage_operator=session.lineage_operator,
-                lineage_kind=session.lineage_kind,
-                lineage_extras=session.lineage_extras,
-                sandbox_backend=placement.backend if placement else None,
-                sandbox_spec=openrath_spec(placement.spec) if placement else None,
-                sandbox_handle_id=sandbox_handle_id
-                or (str(placement.sandbox_id) if placement else None),
-            ).to_json()
-        )
+        self._line(_header(session, sandbox_handle_id).to_json())
 
     @property
     def path(self) -> Path:
@@ -103,8 +88,12 @@ class SessionWriter:
         self._line(record | {"payload": row.payload})
         self._count += 1
 
-    def close(self, usage: TokenUsage | None = None) -> None:
-        """Write the trailer and rename the file to its final name (idempotent)."""
+    def close(self, usage: TokenUsage | RathLLMTokenUsage | None = None) -> None:
+        """Write the trailer and rename the file to its final name (idempotent).
+
+        Args:
+            usage: The session's token usage, recorded in the trailer (``null`` if ``None``).
+        """
         if self._closed:
             return
         self._line(
@@ -112,7 +101,7 @@ class SessionWriter:
                 "record_type": "trailer",
                 "closed_at": datetime.now(UTC).isoformat(),
                 "final_chunk_count": self._count,
-                "cumulative_usage": usage.model_dump() if usage is not None else None,
+                "cumulative_usage": _usage_json(usage),
             }
         )
         os.replace(self._partial, self._path)
@@ -149,3 +138,66 @@ class SessionWriter:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_UN)
             self._file.close()
             self._file = None
+
+
+def _claim(partial: Path, final: Path, session_id: UUID) -> IO[str]:
+    """Open and lock ``partial`` for a new session file, or refuse (see :class:`SessionWriter`)."""
+    existed = partial.exists()
+    file = partial.open("a", encoding="utf-8")
+    try:
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        file.close()
+        raise PersistenceError(f"another process is already writing {partial}") from None
+    if not existed:
+        os.chmod(partial, 0o600)
+    taken = _taken(file, partial, final)
+    if taken is None:
+        return file
+    if os.fstat(file.fileno()).st_size == 0:
+        partial.unlink()  # empty, and locked by us: nothing of anyone's is lost
+    fcntl.flock(file.fileno(), fcntl.LOCK_UN)
+    file.close()
+    occupied, why = taken
+    raise PersistenceError(
+        f"{occupied} {why}. load_session({str(session_id)!r}, path={str(occupied)!r}) reads "
+        "it; remove that file (or give the writer another path=) to write the session again"
+    )
+
+
+def _taken(file: IO[str], partial: Path, final: Path) -> tuple[Path, str] | None:
+    """The file in the way of a new one and why, or ``None`` (we hold the lock on ``partial``)."""
+    if os.fstat(file.fileno()).st_size > 0:
+        return partial, (
+            "was left by a writer that crashed or was abandoned (it has no trailer): a new "
+            "writer would append a second header, which no reader accepts"
+        )
+    if final.exists():
+        return final, "already holds a closed session file, which a new writer would replace"
+    return None
+
+
+def _header(session: Session, sandbox_handle_id: str | None) -> PersistedSessionHeader:
+    placement = session.sandbox
+    return PersistedSessionHeader(
+        schema_version=CURRENT_SCHEMA_VERSION,
+        id=session.id,
+        created_at=datetime.now(UTC),
+        parent_session_ids=session.parent_session_ids,
+        lineage_operator=session.lineage_operator,
+        lineage_kind=session.lineage_kind,
+        lineage_extras=session.lineage_extras,
+        sandbox_backend=placement.backend if placement else None,
+        sandbox_spec=openrath_spec(placement.spec) if placement else None,
+        sandbox_handle_id=sandbox_handle_id or (str(placement.sandbox_id) if placement else None),
+    )
+
+
+def _usage_json(usage: TokenUsage | RathLLMTokenUsage | None) -> dict[str, int] | None:
+    if usage is None:
+        return None
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }
