@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rath.backend._errors import UnsupportedBackendTool
@@ -35,18 +36,30 @@ ALL_CALLS: frozenset[type[BackendTool]] = frozenset(
 )
 
 
+@dataclass
+class _Books:
+    """What the sync facade keeps of a backend's sandboxes."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    open: set[BackendSandbox] = field(default_factory=set)
+    closing: set[BackendSandbox] = field(default_factory=set)
+
+
 class Backend(ABC):
-    """A sandbox backend: implement ``_aopen``, ``_aclose`` and ``_adispatch``.
+    """A sandbox backend: implement ``capabilities``, ``_aopen``, ``_aclose`` and ``_adispatch``.
 
     ``open``, ``close`` and ``dispatch`` run those hooks on the backend plane's own event loop,
-    so they must not be called from it.
+    so they must not be called from it. Like OpenRath's, the class needs no ``__init__`` call:
+    a subclass's ``__init__`` may skip ``super().__init__()``.
     """
 
     name: ClassVar[str] = ""
 
-    def __init__(self) -> None:
-        self._open: set[BackendSandbox] = set()
-        self._lock = threading.Lock()
+    @property
+    def _books(self) -> _Books:
+        # dict.setdefault is atomic: two threads' first calls share one record.
+        books: _Books = self.__dict__.setdefault("_backend_books", _Books())
+        return books
 
     @classmethod
     def is_available(cls) -> bool:
@@ -65,25 +78,33 @@ class Backend(ABC):
 
     def sandbox_count(self) -> int:
         """How many sandboxes this backend has open."""
-        with self._lock:
-            return len(self._open)
+        books = self._books
+        with books.lock:
+            return len(books.open)
 
     def open(self, spec: BackendSandboxSpec | None = None) -> BackendSandbox:
         """Open a sandbox (reference count 0: ``acquire`` it, or use ``with``)."""
-        sandbox = run(self._aopen(spec or BackendSandboxSpec()))
-        with self._lock:
-            self._open.add(sandbox)
-        return sandbox
+        return self._track(run(self._aopen(spec or BackendSandboxSpec())))
 
     def close(self, sandbox: BackendSandbox) -> None:
-        """Close ``sandbox`` (idempotent)."""
-        with sandbox._refcount_lock:
-            if sandbox.closed:
+        """Close ``sandbox`` (idempotent).
+
+        ``_aclose`` runs while the handle is still open (OpenRath's order: a hook may check
+        ``sandbox.closed``); the handle is closed afterwards, even if the hook fails.
+        """
+        books = self._books
+        with books.lock:
+            if sandbox.closed or sandbox in books.closing:
                 return
-            sandbox.closed = True
-        with self._lock:
-            self._open.discard(sandbox)
-        run(self._aclose(sandbox))
+            books.closing.add(sandbox)
+        try:
+            run(self._aclose(sandbox))
+        finally:
+            with sandbox._refcount_lock:
+                sandbox.closed = True
+            with books.lock:
+                books.closing.discard(sandbox)
+                books.open.discard(sandbox)
 
     def dispatch(self, sandbox: BackendSandbox, call: BackendTool) -> ToolResult | bool:
         """Run ``call`` in ``sandbox`` (a closed one answers a ``sandbox_closed`` failure).
@@ -96,6 +117,13 @@ class Backend(ABC):
         if sandbox.closed:
             return ToolExecutionFailure("sandbox_closed", f"sandbox {sandbox.handle!r} is closed")
         return run(self._adispatch(sandbox, call))
+
+    def _track(self, sandbox: BackendSandbox) -> BackendSandbox:
+        """Count ``sandbox`` as open (what :meth:`open` does with a new handle)."""
+        books = self._books
+        with books.lock:
+            books.open.add(sandbox)
+        return sandbox
 
     @abstractmethod
     async def _aopen(self, spec: BackendSandboxSpec) -> BackendSandbox:

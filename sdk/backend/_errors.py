@@ -12,10 +12,14 @@ class BackendError(SandboxError):
 
 
 class UnsupportedBackendTool(BackendError):
-    """A backend was given a payload type it does not run."""
+    """A backend was given a payload type it does not run.
 
-    def __init__(self, call_type: str, backend_name: str) -> None:
-        super().__init__(f"backend {backend_name!r} does not support {call_type}")
+    ``call_type`` is the payload class (as OpenRath passes it) or its name.
+    """
+
+    def __init__(self, call_type: type | str, backend_name: str) -> None:
+        shown = call_type if isinstance(call_type, str) else call_type.__name__
+        super().__init__(f"backend {backend_name!r} does not support {shown}")
         self.call_type = call_type
         self.backend_name = backend_name
 
@@ -41,7 +45,7 @@ class BackendNotFound(BackendError):
         listed = ", ".join(available) or "none"
         super().__init__(f"no sandbox backend {name!r} (registered: {listed})")
         self.name = name
-        self.available = tuple(available)
+        self.available = list(available)
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.name, self.available))

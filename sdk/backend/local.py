@@ -2,14 +2,13 @@
 
 Each opens the :mod:`rath.sandbox` backend of the same name on a host working directory (a
 fresh temporary one, deleted on close, when the spec names none) and maps OpenRath's payloads
-onto it. Paths stay confined to the working directory, unlike OpenRath's ``local`` (whose
-missing confinement is a known bug).
+onto it (:mod:`rath.backend._dispatch`). Paths stay confined to the working directory, unlike
+OpenRath's ``local`` (whose missing confinement is a known bug).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -17,25 +16,14 @@ from pathlib import Path
 from typing import ClassVar
 
 from rath.backend._backend import Backend
+from rath.backend._dispatch import Target, dispatch
 from rath.backend._handle import BackendSandbox
 from rath.backend._loop import run
 from rath.backend._registry import register
 from rath.backend._types import (
     BackendSandboxSpec,
     BackendTool,
-    BackendToolCodeRun,
-    BackendToolCommandRun,
-    BackendToolFilesExists,
-    BackendToolFilesList,
-    BackendToolFilesRead,
-    BackendToolFilesWrite,
     Capabilities,
-    CodeResult,
-    CommandResult,
-    FileContent,
-    FileEntries,
-    FileEntry,
-    FileWriteResult,
     IsolationLevel,
     ToolExecutionFailure,
     ToolResult,
@@ -47,18 +35,15 @@ from rath.sandbox import (
     OpenSandboxSandbox,
     SandboxBackend,
     SandboxSpec,
-    ToolFailure,
     open_sandbox,
 )
 from rath.sandbox.opensandbox import GUEST_WORKSPACE, ID_FILE
 
 
 @dataclass
-class _Opened:
-    box: SandboxBackend
+class _Opened(Target):
     root: Path
     owned: bool
-    shown_root: str  # where listed paths live, as OpenRath's FileEntry.path shows them
 
 
 class HostDirBackend(Backend):
@@ -67,9 +52,11 @@ class HostDirBackend(Backend):
     sandbox_class: ClassVar[type[SandboxBackend]] = LocalSandbox
     isolation: ClassVar[IsolationLevel] = IsolationLevel.PROCESS
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._boxes: dict[int, _Opened] = {}
+    @property
+    def _boxes(self) -> dict[int, _Opened]:
+        # Made on first use, so a subclass whose __init__ skips super().__init__() still works.
+        boxes: dict[int, _Opened] = self.__dict__.setdefault("_opened_boxes", {})
+        return boxes
 
     @classmethod
     def shown_root(cls, root: Path) -> str:
@@ -96,17 +83,18 @@ class HostDirBackend(Backend):
         owned = spec.working_dir is None
         root = Path(spec.working_dir or tempfile.mkdtemp(prefix="rath-local-")).resolve()
         root.mkdir(parents=True, exist_ok=True)
+        timeout = None if spec.timeout is None else spec.timeout.total_seconds()
         fields: dict[str, object] = {"backend": self.name, "working_dir": str(root)}
         if spec.env:
             fields["env"] = dict(spec.env)
-        if spec.timeout is not None:
-            fields["command_timeout"] = spec.timeout.total_seconds()
+        if timeout is not None:
+            fields["command_timeout"] = timeout
         if spec.image:
             fields["image"] = spec.image
         box = open_sandbox(SandboxSpec.model_validate(fields))
         await box.__aenter__()
         sandbox = BackendSandbox(backend=self, handle=str(root), spec=spec)
-        self._boxes[id(sandbox)] = _Opened(box, root, owned, self.shown_root(root))
+        self._boxes[id(sandbox)] = _Opened(box, self.shown_root(root), timeout, root, owned)
         return sandbox
 
     async def _aclose(self, sandbox: BackendSandbox) -> None:
@@ -121,41 +109,7 @@ class HostDirBackend(Backend):
         opened = self._boxes.get(id(sandbox))
         if opened is None:
             return ToolExecutionFailure("sandbox_closed", f"sandbox {sandbox.handle!r} is closed")
-        try:
-            return await _run(opened, call)
-        except ToolFailure as failure:
-            return ToolExecutionFailure(failure.kind, failure.message, failure.detail)
-
-
-async def _run(opened: _Opened, call: BackendTool) -> ToolResult | bool:
-    box = opened.box
-    if isinstance(call, BackendToolCommandRun):
-        line = call.cmd if isinstance(call.cmd, str) else shlex.join(call.cmd)
-        if call.cwd:
-            line = f"cd {shlex.quote(call.cwd)} && {line}"
-        done = await box.run_command(line, timeout=call.timeout, env=call.env, stdin=call.stdin)
-        return CommandResult(
-            done.exit_code, done.stdout.encode(), done.stderr.encode(), done.elapsed_ms
-        )
-    if isinstance(call, BackendToolFilesRead):
-        content = await box.read_file(call.path, encoding=call.encoding or "utf-8")
-        return FileContent(content.data if call.encoding else content.data.encode())
-    if isinstance(call, BackendToolFilesWrite):
-        written = await box.write_file(call.path, call.data)
-        return FileWriteResult(written.bytes_written)
-    if isinstance(call, BackendToolFilesList):
-        listing = await box.list_files(call.path)
-        entries = (
-            FileEntry(e.name, f"{opened.shown_root}/{e.path}", e.is_dir)
-            for e in sorted(listing.entries, key=lambda e: e.name)
-        )
-        return FileEntries(tuple(entries))
-    if isinstance(call, BackendToolFilesExists):
-        return await box.path_exists(call.path)
-    if isinstance(call, BackendToolCodeRun):
-        ran = await box.run_code(call.code, language=call.language, timeout=call.timeout)
-        return CodeResult(None, ran.stdout.encode(), ran.stderr.encode(), ran.error)
-    return ToolExecutionFailure("unsupported_tool", f"no such payload: {type(call).__name__}")
+        return await dispatch(opened, call)
 
 
 @register("local")
@@ -211,7 +165,7 @@ class OpenSandboxBackend(HostDirBackend):
 
     def attach(self, remote_id: str, *, spec: BackendSandboxSpec | None = None) -> BackendSandbox:
         """Reconnect to the running OpenSandbox sandbox ``remote_id`` (OpenRath's ``attach``)."""
-        return run(self._aattach(remote_id, spec or BackendSandboxSpec()))
+        return self._track(run(self._aattach(remote_id, spec or BackendSandboxSpec())))
 
     async def _aattach(self, remote_id: str, spec: BackendSandboxSpec) -> BackendSandbox:
         root = Path(spec.working_dir or tempfile.mkdtemp(prefix="rath-opensandbox-")).resolve()

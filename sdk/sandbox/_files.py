@@ -15,6 +15,8 @@ from rath.sandbox._base import ToolFailure
 from rath.sandbox._results import FileContent, FileEntries, FileEntry, FileWriteResult
 
 MAX_LIST_ENTRIES = 500
+READ_CHUNK = 1 << 20
+"""Bytes asked of ``os.read`` at a time (it allocates what it is asked for)."""
 
 
 def resolve(root: str, path: str) -> tuple[str, str]:
@@ -60,8 +62,8 @@ def is_inside(path: str, directory: str) -> bool:
     return os.path.commonpath([path, directory]) == directory
 
 
-def read_file(root: str, path: str, encoding: str | None, cap: int) -> FileContent:
-    """Read at most ``cap`` bytes of a regular file and decode them (errors replaced)."""
+def read_file(root: str, path: str, encoding: str | None, cap: int | None) -> FileContent:
+    """Read a regular file's first ``cap`` bytes (``None``: all); decode them (errors replaced)."""
     real, shown = resolve(root, path)
     codec = encoding or "utf-8"
     try:
@@ -80,17 +82,26 @@ def read_file(root: str, path: str, encoding: str | None, cap: int) -> FileConte
             raise ToolFailure("is_a_directory", f"{shown!r} is a directory, not a file")
         if not stat.S_ISREG(mode):
             raise ToolFailure("invalid_argument", f"{shown!r} is not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= cap and (chunk := os.read(fd, cap + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
+        data = _read_up_to(fd, cap)
     except OSError as exc:
         raise _os_failure(exc, shown) from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    return FileContent(data=data[:cap].decode(codec, errors="replace"), truncated=size > cap)
+    truncated = cap is not None and len(data) > cap
+    return FileContent(data=data[:cap].decode(codec, errors="replace"), truncated=truncated)
+
+
+def _read_up_to(fd: int, cap: int | None) -> bytes:
+    """Up to ``cap + 1`` bytes of ``fd`` (one more tells a cut); everything when ``cap`` is None."""
+    chunks: list[bytes] = []
+    size = 0
+    while cap is None or size <= cap:
+        want = READ_CHUNK if cap is None else min(READ_CHUNK, cap + 1 - size)
+        if not (chunk := os.read(fd, want)):
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def write_file(root: str, path: str, data: str | bytes) -> FileWriteResult:
@@ -136,8 +147,8 @@ def write_file(root: str, path: str, data: str | bytes) -> FileWriteResult:
     return FileWriteResult(bytes_written=len(payload))
 
 
-def list_files(root: str, path: str) -> FileEntries:
-    """List a directory: first :data:`MAX_LIST_ENTRIES` entries by name, workspace-relative."""
+def list_files(root: str, path: str, limit: int | None = MAX_LIST_ENTRIES) -> FileEntries:
+    """List a directory: the first ``limit`` entries (``None``: all) by name, workspace-relative."""
     real, shown = resolve(root, path)
     try:
         directory = os.open(real, os.O_RDONLY | os.O_DIRECTORY)
@@ -154,9 +165,9 @@ def list_files(root: str, path: str) -> FileEntries:
     prefix = os.path.relpath(real, root).replace(os.sep, "/")
     entries = tuple(
         FileEntry(name=name, path=name if prefix == "." else f"{prefix}/{name}", is_dir=is_dir)
-        for name, is_dir in items[:MAX_LIST_ENTRIES]
+        for name, is_dir in items[:limit]
     )
-    return FileEntries(entries=entries, truncated=len(items) > MAX_LIST_ENTRIES)
+    return FileEntries(entries=entries, truncated=limit is not None and len(items) > limit)
 
 
 def path_exists(root: str, path: str) -> bool:

@@ -7,12 +7,18 @@ needs (timeout, output cap, scrubbed environment) and checks, on first use, that
 can run here. A subclass only says how a program runs: as a host process (``local``), under
 bubblewrap (``bwrap``) or in a container (``docker``), by implementing
 :meth:`HostDirSandbox._execute`.
+
+The backend plane (:mod:`rath.backend`) has its own entry points with OpenRath's semantics:
+:meth:`HostDirSandbox.run_program`, :meth:`~HostDirSandbox.run_python`,
+:meth:`~HostDirSandbox.read_whole_file` and :meth:`~HostDirSandbox.list_all_files` (no shell,
+default timeout or cap unless asked). The agents' tools never use them.
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import math
 import os
 import posixpath
 import sys
@@ -92,25 +98,96 @@ class HostDirSandbox(SandboxBackend):
         timeout: float | None,
         stdin: bytes | None,
     ) -> ProcessOutput:
-        """Build the :class:`Execution` of ``argv`` from the spec and hand it to the backend."""
+        """Run ``argv`` with the spec's timeout and output cap (the agents' tool path)."""
         root = await self._workspace()
+        run = Execution(
+            root=root,
+            argv=tuple(argv),
+            env=self._child_env(root, env, idempotency_key),
+            timeout=check_timeout(timeout, self.spec.command_timeout),
+            cap=self.spec.max_output_bytes,
+            stdin=stdin,
+        )
+        return await self._execute(run)
+
+    def _child_env(
+        self, root: str, env: Mapping[str, str], idempotency_key: str | None
+    ) -> dict[str, str]:
+        """The scrubbed environment of a program: the spec's and ``env`` over a minimal one."""
         guest = self.guest_workspace
-        child_env = scrubbed_env(
+        return scrubbed_env(
             guest or root,
             {**self.spec.env, **env},
             idempotency_key,
             tmpdir="/tmp" if guest else None,
             path=self.guest_path,
         )
+
+    async def run_program(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        cap: int | None = None,
+    ) -> ProcessOutput:
+        """Run ``argv`` as given: the backend plane's command (OpenRath's semantics).
+
+        Unlike :meth:`run_command` (the agents' tool path) there is no shell, no command rule,
+        no default timeout and no output cap unless asked. The environment is still scrubbed.
+
+        Args:
+            argv: Program and arguments (the program is looked up on ``PATH``).
+            cwd: Working directory, relative to the workspace (or inside it); ``None``: its root.
+            env: Variables over the spec's, over the scrubbed environment.
+            stdin: Bytes fed to standard input (``None``: an empty one).
+            timeout: Seconds before the program is killed; ``None``: no limit. Zero or less
+                expires at once, without starting it.
+            cap: Bytes kept per output stream; ``None``: all of them.
+
+        Returns:
+            The exit code and the output, raw and decoded.
+
+        Raises:
+            ToolFailure: ``timeout``; ``os_error`` (the program or ``cwd`` cannot be used);
+                ``path_outside_workspace`` (``cwd``); ``invalid_argument``.
+        """
+        root = await self._workspace()
+        if not argv or any(not isinstance(arg, str) or "\0" in arg for arg in argv):
+            raise ToolFailure("invalid_argument", "argv must be non-empty strings without NUL")
+        seconds = _plane_timeout(timeout)
+        where = "." if cwd is None else await asyncio.to_thread(_cwd, root, self._host_view(cwd))
         run = Execution(
             root=root,
             argv=tuple(argv),
-            env=child_env,
-            timeout=check_timeout(timeout, self.spec.command_timeout),
-            cap=self.spec.max_output_bytes,
+            env=self._child_env(root, env or {}, None),
+            timeout=seconds,
+            cap=cap,
             stdin=stdin,
+            cwd=where,
         )
         return await self._execute(run)
+
+    async def run_python(
+        self,
+        code: str,
+        *,
+        language: str = "python",
+        timeout: float | None = None,
+        cap: int | None = None,
+    ) -> ProcessOutput:
+        """Run Python code as :meth:`run_code` does, with :meth:`run_program`'s limits (none).
+
+        Raises:
+            ToolFailure: ``unsupported_tool`` (not Python), ``invalid_argument``, ``timeout``
+                or ``os_error``.
+        """
+        await self._workspace()
+        self._check_python(language, code)
+        stdin = _files.encode_text(code, "code")
+        return await self.run_program(self._python_argv(), stdin=stdin, timeout=timeout, cap=cap)
 
     def _python_argv(self) -> list[str]:
         """How to start Python reading a program from stdin (default: the worker's own)."""
@@ -152,13 +229,7 @@ class HostDirSandbox(SandboxBackend):
         means modules written into the workspace are not importable by name.
         """
         await self._workspace()
-        if not isinstance(language, str) or language.strip().lower() != "python":
-            raise ToolFailure(
-                "unsupported_tool",
-                f"language {language!r} is not supported by the {self.name} sandbox; use 'python'",
-            )
-        if not isinstance(code, str):
-            raise ToolFailure("invalid_argument", "code must be a string")
+        self._check_python(language, code)
         out = await self._run(
             self._python_argv(),
             env={},
@@ -166,16 +237,22 @@ class HostDirSandbox(SandboxBackend):
             timeout=timeout,
             stdin=_files.encode_text(code, "code"),
         )
-        error = None
-        if out.exit_code != 0:
-            error = out.stderr or f"exited with code {out.exit_code}"
         return CodeResult(
             exit_code=out.exit_code,
             stdout=out.stdout,
             stderr=out.stderr,
-            error=error,
+            error=code_error(out),
             truncated=out.truncated,
         )
+
+    def _check_python(self, language: str, code: str) -> None:
+        if not isinstance(language, str) or language.strip().lower() != "python":
+            raise ToolFailure(
+                "unsupported_tool",
+                f"language {language!r} is not supported by the {self.name} sandbox; use 'python'",
+            )
+        if not isinstance(code, str):
+            raise ToolFailure("invalid_argument", "code must be a string")
 
     def _host_view(self, path: str) -> str:
         """``path`` as the file tools take it: the guest's workspace path becomes relative.
@@ -201,6 +278,13 @@ class HostDirSandbox(SandboxBackend):
             _files.read_file, root, self._host_view(path), encoding, self.spec.max_output_bytes
         )
 
+    async def read_whole_file(self, path: str, *, encoding: str | None = "utf-8") -> FileContent:
+        """Read a whole workspace file, however long: the backend plane's read."""
+        root = await self._workspace()
+        return await asyncio.to_thread(
+            _files.read_file, root, self._host_view(path), encoding, None
+        )
+
     async def write_file(self, path: str, data: str | bytes) -> FileWriteResult:
         """Atomically write a workspace file (see :meth:`SandboxBackend.write_file`)."""
         root = await self._workspace()
@@ -210,6 +294,11 @@ class HostDirSandbox(SandboxBackend):
         """List a workspace directory (see :meth:`SandboxBackend.list_files`)."""
         root = await self._workspace()
         return await asyncio.to_thread(_files.list_files, root, self._host_view(path))
+
+    async def list_all_files(self, path: str) -> FileEntries:
+        """List every entry of a workspace directory: the backend plane's listing."""
+        root = await self._workspace()
+        return await asyncio.to_thread(_files.list_files, root, self._host_view(path), None)
 
     async def path_exists(self, path: str) -> bool:
         """Tell whether a workspace path exists (see :meth:`SandboxBackend.path_exists`)."""
@@ -269,3 +358,35 @@ class HostDirSandbox(SandboxBackend):
                 f"{self._working_dir!r}: {exc.strerror}"
             ) from exc
         return os.path.realpath(self._working_dir)
+
+
+def code_error(out: ProcessOutput) -> str | None:
+    """A code run's error: its stderr (or the exit code) when it failed, else ``None``."""
+    if out.exit_code == 0:
+        return None
+    return out.stderr or f"exited with code {out.exit_code}"
+
+
+def _plane_timeout(timeout: float | None) -> float | None:
+    """``timeout`` as :meth:`HostDirSandbox.run_program` applies it (``None``: no limit)."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise ToolFailure("invalid_argument", "timeout must be a number of seconds")
+    if not timeout > 0:  # also NaN
+        raise ToolFailure("timeout", f"timed out after {timeout:g} s (it was not started)")
+    return None if math.isinf(timeout) else float(timeout)
+
+
+def _cwd(root: str, path: str) -> str:
+    """``path``, a program's working directory, relative to the workspace (blocking).
+
+    Raises:
+        ToolFailure: ``path_outside_workspace``, ``invalid_argument``, or ``os_error`` when it
+            is not a directory (OpenRath's kind for a working directory it cannot enter).
+    """
+    real, shown = _files.resolve(root, path)
+    if not os.path.isdir(real):
+        error = "FileNotFoundError" if not os.path.exists(real) else "NotADirectoryError"
+        raise ToolFailure("os_error", f"working directory {shown!r} is not a directory", error)
+    return os.path.relpath(real, root)

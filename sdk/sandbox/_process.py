@@ -30,51 +30,71 @@ class Execution:
     """One program run for a sandbox: what a backend's ``_execute`` hook receives.
 
     Attributes:
-        root: The real host path of the workspace (the program's working directory on the host).
+        root: The real host path of the workspace.
         argv: Program and arguments, as the sandbox sees them.
         env: The complete, scrubbed environment.
-        timeout: Seconds before the program and everything it started are killed.
-        cap: Bytes kept per output stream.
+        timeout: Seconds before the program and everything it started are killed; ``None``: no
+            limit (the backend plane's commands, as in OpenRath).
+        cap: Bytes kept per output stream; ``None``: all of it (the backend plane's).
         stdin: Bytes fed to stdin; ``None`` gives an empty stdin.
+        cwd: The program's working directory, relative to the workspace (already confined).
     """
 
     root: str
     argv: tuple[str, ...]
     env: Mapping[str, str]
-    timeout: float
-    cap: int
+    timeout: float | None
+    cap: int | None
     stdin: bytes | None
+    cwd: str = "."
 
 
 @dataclass(frozen=True, slots=True)
 class ProcessOutput:
-    """What a finished process produced."""
+    """What a finished process produced.
+
+    ``stdout`` and ``stderr`` are decoded (with the truncation marker when cut); ``raw_stdout``
+    and ``raw_stderr`` are the bytes kept, exactly as the program wrote them.
+    """
 
     exit_code: int
     stdout: str
     stderr: str
     elapsed_ms: float
     truncated: bool
+    raw_stdout: bytes = b""
+    raw_stderr: bytes = b""
 
 
 class CappedBuffer:
-    """Keeps the first ``cap`` bytes of a stream and counts (but drops) the rest."""
+    """Keeps the first ``cap`` bytes of a stream and counts (but drops) the rest.
 
-    def __init__(self, cap: int) -> None:
+    A ``cap`` of ``None`` keeps everything.
+    """
+
+    def __init__(self, cap: int | None) -> None:
         self._cap = cap
         self._parts: list[bytes] = []
         self._kept = 0
         self.dropped = 0
 
     def add(self, chunk: bytes) -> None:
+        if self._cap is None:
+            self._parts.append(chunk)
+            return
         room = self._cap - self._kept
         if room > 0:
             self._parts.append(chunk[:room])
             self._kept += min(room, len(chunk))
         self.dropped += max(0, len(chunk) - max(room, 0))
 
+    def raw(self) -> bytes:
+        """The bytes kept, unchanged (no truncation marker)."""
+        return b"".join(self._parts)
+
     def text(self) -> str:
-        text = b"".join(self._parts).decode("utf-8", errors="replace")
+        """The bytes kept, decoded (errors replaced), with a truncation marker when cut."""
+        text = self.raw().decode("utf-8", errors="replace")
         if self.dropped:
             text += f"\n...(truncated {self.dropped} bytes)"
         return text
@@ -157,16 +177,18 @@ async def run_process(run: Execution, *, wrapper: Sequence[str] = ()) -> Process
     """Run ``run.argv`` on the host, in its own process group, and collect capped output.
 
     Output is consumed as it arrives and only the first ``run.cap`` bytes of each stream are
-    kept. On timeout (or cancellation) the whole process group is killed, so children that keep
-    the pipes open cannot stall the call. Background children still holding the output one
-    second after the main process exits are killed too (a note is appended to stderr).
+    kept (all of them when ``run.cap`` is ``None``). On timeout (or cancellation) the whole
+    process group is killed, so children that keep the pipes open cannot stall the call.
+    Background children still holding the output one second after the main process exits are
+    killed too (a note is appended to stderr).
 
     Args:
-        run: The program, its environment, timeout, cap and stdin; it starts in ``run.root``.
+        run: The program, its environment, timeout, cap and stdin; it starts in ``run.cwd``
+            under ``run.root``.
         wrapper: A command line to run the program under (``bwrap ... --``); empty for none.
 
     Returns:
-        The exit code, decoded output and timing.
+        The exit code, output (decoded and raw) and timing.
 
     Raises:
         ToolFailure: ``timeout`` or ``os_error`` (the program could not be started).
@@ -182,7 +204,7 @@ async def run_process(run: Execution, *, wrapper: Sequence[str] = ()) -> Process
             stdin=subprocess.DEVNULL if run.stdin is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=run.root,
+            cwd=os.path.join(run.root, run.cwd),
             env=dict(run.env),
             start_new_session=True,
         )
@@ -202,9 +224,7 @@ async def run_process(run: Execution, *, wrapper: Sequence[str] = ()) -> Process
         if not done:
             _kill_group(pgid)
             await asyncio.wait({collector.exited, collector.pipes_closed}, timeout=KILL_GRACE)
-            raise ToolFailure(
-                "timeout", f"timed out after {run.timeout:g} s; the process group was killed"
-            )
+            raise timeout_failure(run.timeout, "the process group was killed")
         done, _ = await asyncio.wait({collector.pipes_closed}, timeout=BACKGROUND_GRACE)
         if not done:
             background_killed = True
@@ -215,19 +235,42 @@ async def run_process(run: Execution, *, wrapper: Sequence[str] = ()) -> Process
             _kill_group(pgid)
         transport.close()
     exit_code = transport.get_returncode()
-    return ProcessOutput(
-        exit_code=-signal.SIGKILL if exit_code is None else exit_code,
-        stdout=collector.stdout.text(),
-        stderr=collector.stderr.text() + (BACKGROUND_NOTE if background_killed else ""),
-        elapsed_ms=(time.monotonic() - started) * 1000,
-        truncated=bool(collector.stdout.dropped or collector.stderr.dropped),
+    return output(
+        -signal.SIGKILL if exit_code is None else exit_code,
+        collector.stdout,
+        collector.stderr,
+        started,
+        BACKGROUND_NOTE if background_killed else "",
     )
+
+
+def output(
+    exit_code: int, stdout: CappedBuffer, stderr: CappedBuffer, started: float, note: str = ""
+) -> ProcessOutput:
+    """The :class:`ProcessOutput` of a run that started at ``started`` (``time.monotonic``).
+
+    ``note`` (about background processes stopped) ends stderr, decoded and raw alike.
+    """
+    return ProcessOutput(
+        exit_code=exit_code,
+        stdout=stdout.text(),
+        stderr=stderr.text() + note,
+        elapsed_ms=(time.monotonic() - started) * 1000,
+        truncated=bool(stdout.dropped or stderr.dropped),
+        raw_stdout=stdout.raw(),
+        raw_stderr=stderr.raw() + note.encode(),
+    )
+
+
+def timeout_failure(seconds: float | None, what: str) -> ToolFailure:
+    """The ``timeout`` failure of a run killed after ``seconds``; ``what`` says what was killed."""
+    return ToolFailure("timeout", f"timed out after {seconds or 0:g} s; {what}")
 
 
 class _Collector(asyncio.SubprocessProtocol):
     """Receives a child's output into capped buffers and reports exit and pipe closure."""
 
-    def __init__(self, cap: int, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, cap: int | None, loop: asyncio.AbstractEventLoop) -> None:
         self.stdout = CappedBuffer(cap)
         self.stderr = CappedBuffer(cap)
         self.exited: asyncio.Future[None] = loop.create_future()

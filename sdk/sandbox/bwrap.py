@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import posixpath
 import shutil
 import subprocess
 import sys
@@ -76,11 +77,13 @@ class BwrapSandbox(HostDirSandbox):
         return [_base_interpreter(), "-I", "-"]
 
     async def _execute(self, run: Execution) -> ProcessOutput:
-        wrapper = [*self.bwrap_argv(run.root), "--", *self.limit_argv(run.timeout), "--"]
-        return await run_process(run, wrapper=wrapper)
+        bwrap = self.bwrap_argv(run.root, run.cwd)
+        return await run_process(run, wrapper=[*bwrap, "--", *self.limit_argv(run.timeout), "--"])
 
-    def bwrap_argv(self, root: str) -> list[str]:
+    def bwrap_argv(self, root: str, cwd: str = ".") -> list[str]:
         """The ``bwrap`` command line (without the program) for the workspace ``root``.
+
+        The program starts in ``cwd``, a directory relative to the workspace.
 
         Order matters: a mount shadows what earlier ones put at or below its path, so the
         fresh ``/tmp`` comes after the root binds, and the workspace bind comes last, after
@@ -95,15 +98,21 @@ class BwrapSandbox(HostDirSandbox):
         argv += ["--dir", GUEST_WORKSPACE, "--bind", root, GUEST_WORKSPACE, "--remount-ro", "/"]
         argv += ["--unshare-all", *(["--share-net"] if self.spec.host_network else [])]
         argv += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
-        return [*argv, "--chdir", GUEST_WORKSPACE]
+        return [*argv, "--chdir", posixpath.normpath(posixpath.join(GUEST_WORKSPACE, cwd))]
 
-    def limit_argv(self, timeout: float) -> list[str]:
-        """The ``prlimit`` command line applying ``spec.limits`` (CPU time from ``timeout``)."""
+    def limit_argv(self, timeout: float | None) -> list[str]:
+        """The ``prlimit`` command line applying ``spec.limits`` (CPU time from ``timeout``).
+
+        No ``timeout`` (a backend plane command without one): no CPU-time limit either.
+        """
         limits = self.spec.limits
-        cpu = math.ceil(timeout) + 1  # a backstop: the wall-clock timeout kills first
+        cpu: list[str] = []
+        if timeout is not None:
+            seconds = math.ceil(timeout) + 1  # a backstop: the wall-clock timeout kills first
+            cpu = [f"--cpu={seconds}:{seconds + 1}"]
         return [
             _which("prlimit"),
-            f"--cpu={cpu}:{cpu + 1}",
+            *cpu,
             f"--data={limits.memory_bytes}",
             f"--fsize={limits.file_size_bytes}",
             f"--nproc={limits.pids}",

@@ -24,7 +24,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import math
 import os
+import posixpath
 import socket
 import threading
 import time
@@ -42,6 +44,8 @@ from rath.sandbox._process import (
     CappedBuffer,
     Execution,
     ProcessOutput,
+    output,
+    timeout_failure,
 )
 
 if TYPE_CHECKING:
@@ -210,7 +214,7 @@ class DockerSandbox(HostDirSandbox):
                     ["/bin/sh", "-c", _RECORD_PID, "rath-exec", *run.argv],
                     stdin=run.stdin is not None,
                     environment=child_env,
-                    workdir=GUEST_WORKSPACE,
+                    workdir=posixpath.normpath(posixpath.join(GUEST_WORKSPACE, run.cwd)),
                 )
                 handle = created["Id"]
                 attached = api.exec_start(handle, socket=True)
@@ -228,13 +232,7 @@ class DockerSandbox(HostDirSandbox):
                 await self._kill(exec_id)
             stream.close()
             await asyncio.wait({pumping}, timeout=KILL_GRACE)
-        return ProcessOutput(
-            exit_code=exit_code,
-            stdout=stream.stdout.text(),
-            stderr=stream.stderr.text() + note,
-            elapsed_ms=(time.monotonic() - started) * 1000,
-            truncated=bool(stream.stdout.dropped or stream.stderr.dropped),
-        )
+        return output(exit_code, stream.stdout, stream.stderr, started, note)
 
     async def _supervise(
         self, stream: _ExecStream, pumping: asyncio.Future[None], exec_id: str
@@ -284,12 +282,12 @@ class _ExecStream:
     """A ``docker exec`` attach socket: feeds stdin, demultiplexes capped stdout and stderr."""
 
     def __init__(
-        self, api: APIClient, handle: str, attached: Any, cap: int, timeout: float
+        self, api: APIClient, handle: str, attached: Any, cap: int | None, timeout: float | None
     ) -> None:
         self.api = api
         self.handle = handle
         self.timeout = timeout
-        self.deadline = time.monotonic() + timeout
+        self.deadline = math.inf if timeout is None else time.monotonic() + timeout
         self.stdout = CappedBuffer(cap)
         self.stderr = CappedBuffer(cap)
         self._attached = attached  # keeps the HTTP response (and so the socket) alive
@@ -362,10 +360,8 @@ def _remove(container: Container) -> None:
         container.remove(force=True)
 
 
-def _timeout(seconds: float) -> ToolFailure:
-    return ToolFailure(
-        "timeout", f"timed out after {seconds:g} s; the command's processes were killed"
-    )
+def _timeout(seconds: float | None) -> ToolFailure:
+    return timeout_failure(seconds, "the command's processes were killed")
 
 
 @contextlib.contextmanager

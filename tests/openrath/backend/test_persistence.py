@@ -38,7 +38,7 @@ def test_remote_records(registry: PersistentSandboxRegistry) -> None:
     sandbox_id = registry.record_remote("opensandbox", "remote-1", spec)
     record = registry.load_remote(sandbox_id)
     assert record is not None and record.remote_id == "remote-1" and record.backend == "opensandbox"
-    assert record.spec is not None and record.spec["timeout"] == timedelta(seconds=9)
+    assert record.spec is not None and record.spec.timeout == timedelta(seconds=9)
     assert stat.S_IMODE(record.path.stat().st_mode) == 0o600
     before = record.last_used_at
     registry.touch_remote(sandbox_id)

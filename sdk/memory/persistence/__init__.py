@@ -17,6 +17,8 @@ from pathlib import Path
 from rath.settings import Settings
 
 __all__ = [
+    "LOCAL_SUBDIR",
+    "MEMORY_DIR_NAME",
     "PersistentMemoryRegistry",
     "ensure_local_memory_root",
     "local_memory_root",
@@ -25,14 +27,18 @@ __all__ = [
 ]
 
 
+MEMORY_DIR_NAME = "memory"
+LOCAL_SUBDIR = "local"
+
+
 def memory_root() -> Path:
     """``<RATH_HOME>/memory`` (not created)."""
-    return Settings.from_env().home / "memory"
+    return Settings.from_env().home / MEMORY_DIR_NAME
 
 
 def local_memory_root() -> Path:
     """``<RATH_HOME>/memory/local``, the local stores' parent (not created)."""
-    return memory_root() / "local"
+    return memory_root() / LOCAL_SUBDIR
 
 
 def ensure_local_memory_root() -> Path:

@@ -1,0 +1,150 @@
+"""How the backend plane runs OpenRath's payloads on Rath's sandboxes.
+
+On a host-directory sandbox (``local``, ``bwrap``, ``docker``) the plane uses the sandbox's own
+plane entry points, with OpenRath's semantics: a string command runs under ``/bin/sh -c`` and
+a sequence as an argv without a shell, nothing is capped or given a default timeout, output
+comes back as the bytes the program wrote, and failures use OpenRath's kinds. Rath's rules
+stay: paths are confined to the workspace and programs get a scrubbed environment (the
+caller's ``env`` is merged over it, ``os.environ`` is not). Other sandboxes (``opensandbox``)
+run through their ordinary primitives.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+
+from rath.backend._types import (
+    BackendTool,
+    BackendToolCodeRun,
+    BackendToolCommandRun,
+    BackendToolFilesExists,
+    BackendToolFilesList,
+    BackendToolFilesRead,
+    BackendToolFilesWrite,
+    CodeResult,
+    CommandResult,
+    FileContent,
+    FileEntries,
+    FileEntry,
+    FileWriteResult,
+    ToolExecutionFailure,
+    ToolResult,
+    tool_failure_from,
+)
+from rath.sandbox import FileEntries as SandboxEntries
+from rath.sandbox import SandboxBackend, ToolFailure
+from rath.sandbox._hostdir import HostDirSandbox, code_error
+
+# Rath's finer failure kinds of a file operation, and the OSError each stands for; OpenRath
+# reports them as "os_error" (a missing file read stays "file_not_found").
+_OS_ERRORS = {
+    "file_not_found": "FileNotFoundError",
+    "not_a_directory": "NotADirectoryError",
+    "is_a_directory": "IsADirectoryError",
+}
+
+
+@dataclass
+class Target:
+    """An open sandbox as the plane dispatches to it."""
+
+    box: SandboxBackend
+    shown_root: str  # where listed paths live, as OpenRath's FileEntry.path shows them
+    timeout: float | None  # the spec's command timeout; None: none
+
+
+async def dispatch(target: Target, call: BackendTool) -> ToolResult | bool:
+    """Run ``call``; expected failures come back as ``ToolExecutionFailure``."""
+    if isinstance(call, BackendToolFilesExists):
+        return await _exists(target.box, call.path)
+    try:
+        if isinstance(target.box, HostDirSandbox):
+            return await _on_host_dir(target, target.box, call)
+        return await _on_primitives(target, call)
+    except ToolFailure as failure:
+        return _openrath_failure(failure, call)
+
+
+async def _exists(box: SandboxBackend, path: str) -> bool:
+    """Always a plain ``bool``: a path the sandbox refuses (outside it) does not exist in it."""
+    try:
+        return await box.path_exists(path)
+    except ToolFailure:
+        return False
+
+
+async def _on_host_dir(target: Target, box: HostDirSandbox, call: BackendTool) -> ToolResult:
+    if isinstance(call, BackendToolCommandRun):
+        return await _command(target, box, call)
+    if isinstance(call, BackendToolCodeRun):
+        timeout = target.timeout if call.timeout is None else call.timeout
+        ran = await box.run_python(call.code, language=call.language, timeout=timeout)
+        return CodeResult(None, ran.raw_stdout, ran.raw_stderr, code_error(ran))
+    if isinstance(call, BackendToolFilesRead):
+        content = await box.read_whole_file(call.path, encoding=call.encoding or "utf-8")
+        return FileContent(content.data if call.encoding else content.data.encode())
+    if isinstance(call, BackendToolFilesList):
+        return _entries(target, await box.list_all_files(call.path))
+    return await _on_primitives(target, call)
+
+
+async def _command(target: Target, box: HostDirSandbox, call: BackendToolCommandRun) -> ToolResult:
+    if isinstance(call.cmd, str):
+        argv = ["/bin/sh", "-c", call.cmd]
+    else:  # subprocess, which OpenRath used, also takes path objects
+        argv = [os.fspath(a) if isinstance(a, os.PathLike) else a for a in call.cmd]
+    if not argv:  # OpenRath's subprocess call fails with an IndexError here
+        return tool_failure_from("unexpected", ValueError("the command's argv is empty"))
+    done = await box.run_program(
+        argv,
+        cwd=call.cwd,
+        env=call.env,
+        stdin=call.stdin,
+        timeout=target.timeout if call.timeout is None else call.timeout,
+    )
+    return CommandResult(done.exit_code, done.raw_stdout, done.raw_stderr, done.elapsed_ms)
+
+
+async def _on_primitives(target: Target, call: BackendTool) -> ToolResult:
+    """The sandbox's ordinary primitives (capped and checked as for agents' tools)."""
+    box = target.box
+    if isinstance(call, BackendToolCommandRun):
+        line = call.cmd if isinstance(call.cmd, str) else shlex.join(call.cmd)
+        if call.cwd:
+            line = f"cd {shlex.quote(call.cwd)} && {line}"
+        done = await box.run_command(line, timeout=call.timeout, env=call.env, stdin=call.stdin)
+        return CommandResult(
+            done.exit_code, done.stdout.encode(), done.stderr.encode(), done.elapsed_ms
+        )
+    if isinstance(call, BackendToolFilesRead):
+        content = await box.read_file(call.path, encoding=call.encoding or "utf-8")
+        return FileContent(content.data if call.encoding else content.data.encode())
+    if isinstance(call, BackendToolFilesWrite):
+        written = await box.write_file(call.path, call.data)
+        return FileWriteResult(written.bytes_written)
+    if isinstance(call, BackendToolFilesList):
+        return _entries(target, await box.list_files(call.path))
+    if isinstance(call, BackendToolCodeRun):
+        ran = await box.run_code(call.code, language=call.language, timeout=call.timeout)
+        return CodeResult(None, ran.stdout.encode(), ran.stderr.encode(), ran.error)
+    return ToolExecutionFailure("unsupported_tool", f"no such payload: {type(call).__name__}")
+
+
+def _entries(target: Target, listing: SandboxEntries) -> FileEntries:
+    return FileEntries(
+        tuple(
+            FileEntry(e.name, f"{target.shown_root}/{e.path}", e.is_dir)
+            for e in sorted(listing.entries, key=lambda e: e.name)
+        )
+    )
+
+
+def _openrath_failure(failure: ToolFailure, call: BackendTool) -> ToolExecutionFailure:
+    """``failure`` with OpenRath's kind for ``call`` (its file operations' OSErrors)."""
+    error = _OS_ERRORS.get(failure.kind)
+    keep = isinstance(call, BackendToolFilesRead) and failure.kind == "file_not_found"
+    if error is None or keep:
+        return ToolExecutionFailure(failure.kind, failure.message, failure.detail)
+    return ToolExecutionFailure("os_error", failure.message, failure.detail or error)

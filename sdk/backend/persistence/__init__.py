@@ -1,0 +1,308 @@
+"""Sandbox identities that outlive a process (OpenRath's ``rath.backend.persistence``).
+
+Local sandboxes get a directory ``<RATH_HOME>/sandboxes/local/<uuid>/``; remote ones a record
+``<RATH_HOME>/sandboxes/opensandbox/<uuid>.json`` (mode 600, OpenRath's JSON) naming the backend
+and the remote id, so a later process can reattach. Nothing records ids automatically: callers
+do.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from rath.backend._handle import BackendSandbox
+from rath.backend._registry import get
+from rath.backend._types import BackendSandboxSpec
+from rath.settings import Settings
+
+SCHEMA_VERSION = 1
+SANDBOXES_DIR_NAME = "sandboxes"
+LOCAL_SUBDIR = "local"
+OPENSANDBOX_SUBDIR = "opensandbox"
+OPENSANDBOX_INDEX_SUFFIX = ".json"
+
+logger = logging.getLogger(__name__)
+
+
+def sandboxes_dir() -> Path:
+    """``<RATH_HOME>/sandboxes`` (not created)."""
+    return Settings.from_env().home / SANDBOXES_DIR_NAME
+
+
+def local_root() -> Path:
+    """Where local sandbox directories live (not created)."""
+    return sandboxes_dir() / LOCAL_SUBDIR
+
+
+def local_sandbox_dir(sandbox_id: UUID | str) -> Path:
+    """The directory of local sandbox ``sandbox_id``."""
+    return local_root() / str(sandbox_id)
+
+
+def opensandbox_root() -> Path:
+    """Where remote sandbox records live (not created)."""
+    return sandboxes_dir() / OPENSANDBOX_SUBDIR
+
+
+def opensandbox_index_path(sandbox_id: UUID | str) -> Path:
+    """The record of remote sandbox ``sandbox_id``."""
+    return opensandbox_root() / f"{sandbox_id}{OPENSANDBOX_INDEX_SUFFIX}"
+
+
+def ensure_local_root() -> Path:
+    """:func:`local_root`, created."""
+    root = local_root()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def ensure_opensandbox_root() -> Path:
+    """:func:`opensandbox_root`, created."""
+    root = opensandbox_root()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RemoteSandboxRecord:
+    """A remote sandbox's record: which backend, its remote id, its spec and times."""
+
+    schema_version: int
+    id: UUID
+    backend: str
+    remote_id: str
+    spec: BackendSandboxSpec | None
+    created_at: datetime
+    last_used_at: datetime
+    path: Path = field(repr=False)
+
+
+class PersistentSandboxRegistry:
+    """Allocates, lists, prunes and reattaches sandbox identities (state on disk, no locking).
+
+    Every remote record lives in ``sandboxes/opensandbox/<uuid>.json``, whatever its backend
+    (the record names it), as in OpenRath.
+    """
+
+    def ensure_dirs(self) -> None:
+        """Create both roots: ``sandboxes/local`` and ``sandboxes/opensandbox``."""
+        ensure_local_root()
+        ensure_opensandbox_root()
+
+    def alloc_local_id(self) -> UUID:
+        """A new local sandbox id, with its directory created."""
+        sandbox_id = uuid.uuid4()
+        self.ensure_local(sandbox_id)
+        return sandbox_id
+
+    def ensure_local(self, sandbox_id: UUID | str) -> Path:
+        """The directory of ``sandbox_id``, created if missing."""
+        path = local_sandbox_dir(sandbox_id)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def local_path(self, sandbox_id: UUID | str) -> Path:
+        """The directory of ``sandbox_id`` (not created)."""
+        return local_sandbox_dir(sandbox_id)
+
+    def list_local(self) -> list[UUID]:
+        """The local sandbox ids, sorted."""
+        root = local_root()
+        if not root.is_dir():
+            return []
+        return sorted(UUID(p.name) for p in root.iterdir() if p.is_dir() and _is_uuid(p.name))
+
+    def delete_local(self, sandbox_id: UUID | str) -> bool:
+        """Delete a local sandbox's directory; whether there was one."""
+        path = local_sandbox_dir(sandbox_id)
+        if not path.is_dir():
+            return False
+        shutil.rmtree(path)
+        return True
+
+    def prune_local(self, *, older_than: timedelta) -> list[UUID]:
+        """Delete local sandboxes whose directory was last modified before ``older_than`` ago."""
+        cutoff = time.time() - older_than.total_seconds()
+        pruned = [i for i in self.list_local() if _mtime(local_sandbox_dir(i)) < cutoff]
+        return [i for i in pruned if self.delete_local(i)]
+
+    def record_remote(
+        self,
+        backend: str,
+        remote_id: str,
+        spec: BackendSandboxSpec | None = None,
+        *,
+        sandbox_id: UUID | None = None,
+    ) -> UUID:
+        """Record a remote sandbox in ``sandboxes/opensandbox/<uuid>.json`` (mode 600).
+
+        Returns:
+            The record's id (not ``remote_id``).
+        """
+        sandbox_id = sandbox_id or uuid.uuid4()
+        now = datetime.now(UTC).isoformat()
+        record = {
+            "schema_version": SCHEMA_VERSION,
+            "id": str(sandbox_id),
+            "backend": backend,
+            "remote_id": remote_id,
+            "spec": spec_to_jsonable(spec),
+            "created_at": now,
+            "last_used_at": now,
+        }
+        ensure_opensandbox_root()
+        _write_private(opensandbox_index_path(sandbox_id), record)
+        return sandbox_id
+
+    def load_remote(self, sandbox_id: UUID | str) -> RemoteSandboxRecord | None:
+        """The record of ``sandbox_id``; ``None`` when there is none (or it is unreadable)."""
+        path = opensandbox_index_path(sandbox_id)
+        return _read_record(path) if path.is_file() else None
+
+    def list_remote(self) -> list[RemoteSandboxRecord]:
+        """Every readable remote record, oldest first (unreadable ones are skipped)."""
+        root = opensandbox_root()
+        if not root.is_dir():
+            return []
+        paths = sorted(p for p in root.glob(f"*{OPENSANDBOX_INDEX_SUFFIX}") if p.is_file())
+        records = [r for r in map(_read_record, paths) if r is not None]
+        return sorted(records, key=lambda r: r.created_at)
+
+    def touch_remote(self, sandbox_id: UUID | str) -> None:
+        """Set a record's ``last_used_at`` to now (no-op when missing or unreadable)."""
+        path = opensandbox_index_path(sandbox_id)
+        data = _read_json(path) if path.is_file() else None
+        if data is not None:
+            data["last_used_at"] = datetime.now(UTC).isoformat()
+            _write_private(path, data)
+
+    def delete_remote(self, sandbox_id: UUID | str) -> bool:
+        """Delete a record (the remote sandbox itself is left alone); whether there was one."""
+        path = opensandbox_index_path(sandbox_id)
+        if not path.exists():
+            return False
+        path.unlink()
+        return True
+
+    def prune_remote(self, *, older_than: timedelta) -> list[UUID]:
+        """Delete records last used before ``older_than`` ago."""
+        cutoff = datetime.now(UTC) - older_than
+        pruned = [r.id for r in self.list_remote() if _aware(r.last_used_at) < cutoff]
+        return [i for i in pruned if self.delete_remote(i)]
+
+    def reattach_remote(self, sandbox_id: UUID | str) -> BackendSandbox:
+        """Reconnect to a recorded remote sandbox through its backend's ``attach``.
+
+        Raises:
+            KeyError: No record has that id.
+            AttributeError: The backend cannot attach to running sandboxes.
+        """
+        record = self.load_remote(sandbox_id)
+        if record is None:
+            known = [str(r.id) for r in self.list_remote()]
+            raise KeyError(f"no remote sandbox recorded under id={sandbox_id!r}; known: {known}")
+        attach = getattr(get(record.backend), "attach", None)
+        if attach is None:
+            raise AttributeError(
+                f"backend {record.backend!r} does not support reattach: it cannot attach to a "
+                f"sandbox (no .attach(remote_id) method) to reuse remote_id {record.remote_id!r}"
+            )
+        sandbox: BackendSandbox = attach(record.remote_id, spec=record.spec)
+        self.touch_remote(record.id)
+        return sandbox
+
+
+def spec_to_jsonable(spec: BackendSandboxSpec | None) -> dict[str, Any] | None:
+    """``spec`` as OpenRath's JSON object (``timeout`` as ``timeout_seconds``)."""
+    if spec is None:
+        return None
+    return {
+        "image": spec.image,
+        "entrypoint": None if spec.entrypoint is None else list(spec.entrypoint),
+        "env": None if spec.env is None else dict(spec.env),
+        "timeout_seconds": None if spec.timeout is None else spec.timeout.total_seconds(),
+        "working_dir": spec.working_dir,
+    }
+
+
+def spec_from_jsonable(raw: dict[str, Any] | None) -> BackendSandboxSpec | None:
+    """The inverse of :func:`spec_to_jsonable` (an empty ``entrypoint`` or ``env`` is None)."""
+    if raw is None:
+        return None
+    seconds = raw.get("timeout_seconds")
+    return BackendSandboxSpec(
+        image=raw.get("image"),
+        entrypoint=tuple(raw["entrypoint"]) if raw.get("entrypoint") else None,
+        env=dict(raw["env"]) if raw.get("env") else None,
+        timeout=None if seconds is None else timedelta(seconds=float(seconds)),
+        working_dir=raw.get("working_dir"),
+    )
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return math.inf  # gone meanwhile: nothing to prune
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _write_private(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` as JSON, readable by the user only from the first byte, atomically."""
+    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    os.replace(temp, path)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        logger.warning("unreadable remote sandbox record: %s", path)
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _read_record(path: Path) -> RemoteSandboxRecord | None:
+    """The record in ``path``; ``None`` (logged) when it cannot be read or is malformed."""
+    data = _read_json(path)
+    if data is None:
+        return None
+    try:
+        return RemoteSandboxRecord(
+            schema_version=int(data.get("schema_version", 0)),
+            id=UUID(str(data["id"])),
+            backend=str(data.get("backend", "")),
+            remote_id=str(data["remote_id"]),
+            spec=spec_from_jsonable(data.get("spec")),
+            created_at=datetime.fromisoformat(str(data["created_at"])),
+            last_used_at=datetime.fromisoformat(str(data["last_used_at"])),
+            path=path,
+        )
+    except (KeyError, ValueError, TypeError, AttributeError):
+        logger.warning("malformed remote sandbox record: %s", path)
+        return None

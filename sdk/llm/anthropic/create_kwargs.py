@@ -1,0 +1,8 @@
+"""OpenRath's module path ``rath.llm.anthropic.create_kwargs``: Messages API arguments.
+
+Re-exported from ``rath.llm.anthropic``.
+"""
+
+from rath.llm.anthropic import build_anthropic_kwargs, build_anthropic_stream_kwargs
+
+__all__ = ["build_anthropic_kwargs", "build_anthropic_stream_kwargs"]

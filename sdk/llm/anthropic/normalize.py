@@ -1,0 +1,8 @@
+"""OpenRath's module path ``rath.llm.anthropic.normalize``: a response as OpenRath's.
+
+Re-exported from ``rath.llm.anthropic``.
+"""
+
+from rath.llm.anthropic import normalize_anthropic_response
+
+__all__ = ["normalize_anthropic_response"]
