@@ -1,9 +1,13 @@
-"""Composable agent modules: ``Workflow`` (like ``nn.Module``), ``AgentParam``, ``Agent``."""
+"""Composable agent modules: ``Workflow`` (like ``nn.Module``), ``AgentParam``, ``Agent``.
 
-from rath.flow._agent import Agent
-from rath.flow._compressor import Compressor
-from rath.flow._module import Workflow
-from rath.flow._param import AgentParam
+The classes live at OpenRath's module paths: ``rath.flow.workflow``, ``rath.flow.agent_param``,
+``rath.flow.agent`` and ``rath.flow.compressor``.
+"""
+
+from rath.flow.agent import Agent
+from rath.flow.agent_param import AgentParam
+from rath.flow.compressor import Compressor
+from rath.flow.workflow import Workflow
 from rath.llm._provider import Provider
 from rath.workflows._module_registry import register_workflow_class
 

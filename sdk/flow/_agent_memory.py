@@ -1,7 +1,17 @@
-"""An Agent's memory methods: direct store calls from plain Python, activities in a forward."""
+"""An Agent's memory: what ``memory=`` binds, and its memory methods (OpenRath's names).
+
+From plain Python the methods act on the store in this process. A store of the memory plane
+(a :class:`~rath.memory.BackendMemoryStore`: given, or opened from a backend or preset name or
+a :class:`~rath.memory.MemoryStoreSpec`) runs OpenRath's ops and returns the backend's results;
+Rath's stores (``"local"``, a :class:`~rath.memory.MemorySpec`, a
+:class:`~rath.memory.LocalMemoryStore`) return Rath's records and hits. Inside a durable
+``forward`` the methods are activities of the run (retried; a retried write or commit does not
+duplicate) and return a task to ``await``.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 from types import TracebackType
 from typing import Any, Self
@@ -17,61 +27,90 @@ from rath.contracts import (
     RememberArgs,
 )
 from rath.errors import ConfigError
-from rath.flow._param import AgentParam
+from rath.flow.agent_param import AgentParam
+from rath.flow.memory_inject import is_injected_row
 from rath.llm.providers import spec_from_provider
 from rath.memory import (
+    BackendMemoryStore,
     CommitResult,
+    InvalidMemoryError,
     MemoryHit,
+    MemoryOpCommit,
+    MemoryOpFind,
+    MemoryOpWrite,
     MemoryRecord,
     MemorySpec,
     MemoryStore,
     MemoryStoreClosed,
     MemoryStoreSpec,
     commit,
+    format_memory_uri,
     memory_spec,
     open_plane_store,
     recall,
     remember,
 )
-from rath.session._session import Session
+from rath.session import ChunkKind, ChunkRow, Session
 from rath.workflows._scope import current_scope
 
 _CALL_TIMEOUT = timedelta(seconds=60)
 _COMMIT_TIMEOUT = timedelta(minutes=10)
+_MEMORY_FORMS = (str, MemorySpec, MemoryStoreSpec, MemoryStore)
+_COMMITTED_ROLES = {
+    ChunkKind.SYSTEM: "system",
+    ChunkKind.USER: "user",
+    ChunkKind.ASSISTANT: "assistant",
+}
+
+MemoryArg = MemoryStore | MemorySpec | MemoryStoreSpec | str | None
+"""What ``Agent(memory=...)`` takes."""
 
 
 class AgentMemoryMethods:
-    """``remember_memory``, ``recall_memory`` and ``commit_memory`` (OpenRath's names).
-
-    From plain Python they run here, against the store, and return their results. Inside a
-    durable ``forward`` they are activities of the run (retried; a retried write or commit
-    does not duplicate) and return a task to ``await``.
-    """
+    """``remember_memory``, ``recall_memory``, ``commit_memory``, ``close`` and ``memory``."""
 
     agent: AgentParam
     _memory_spec: MemorySpec | None
     _memory_store: MemoryStore | None
+    _memory_handle: str = ""
     _memory_closed: bool = False
 
-    def _bind_memory(self, memory: object) -> None:
+    def _bind_memory(self, memory: object) -> MemoryStore | MemorySpec | None:
+        """Resolve ``memory=``: the store the agent now holds (one reference), else its spec.
+
+        Raises:
+            TypeError: ``memory`` is not a store, a spec, a name or ``None``.
+            MemoryBackendNotFound: A name that is neither a config preset nor a backend.
+            ConfigError: A store that cannot be described to a worker.
+        """
+        if memory is not None and not isinstance(memory, _MEMORY_FORMS):
+            raise TypeError(
+                "memory must be a memory store, a MemorySpec, a MemoryStoreSpec, 'local', a "
+                f"backend or config preset name, or None; got {type(memory).__name__}"
+            )
         if isinstance(memory, MemoryStoreSpec) or (
             isinstance(memory, str) and memory.partition(":")[0] != "local"
         ):
             # OpenRath's names: a config preset or a backend, opened here (a new store).
             memory = open_plane_store(memory)
         self._memory_spec = memory_spec(memory)
+        handle = getattr(memory, "handle", None)
+        self._memory_handle = handle if isinstance(handle, str) else repr(memory)
         # A store object is shared: the agent holds one reference until close().
         self._memory_store = memory.acquire() if isinstance(memory, MemoryStore) else None
+        return self._memory_store if self._memory_store is not None else self._memory_spec
 
     def close(self) -> None:
         """Release the agent's reference to its memory store (idempotent).
 
-        A store given as an object closes when its last holder releases it; a store named by
-        a spec (``memory="local"``) is opened per call on the worker and needs nothing here.
+        A store given as an object (or opened from a name) closes when its last holder
+        releases it, and ``memory`` is ``None`` from then on; a store named by a spec
+        (``memory="local"``) is opened per call on the worker and needs nothing here.
         """
         store, self._memory_store = self._memory_store, None
         self._memory_closed = True
         if store is not None:
+            self.agent.memory = None
             store.release()
 
     def __enter__(self) -> Self:
@@ -86,62 +125,153 @@ class AgentMemoryMethods:
         self.close()
 
     @property
-    def memory(self) -> MemorySpec | None:
-        """The agent's store, described (``None`` without memory)."""
-        return self._memory_spec
+    def memory(self) -> MemoryStore | MemorySpec | None:
+        """The store the agent holds, else its :class:`~rath.memory.MemorySpec`, else ``None``."""
+        return self.agent.memory
 
-    def remember_memory(self, content: str, **fields: Any) -> Any:
-        """Store ``content`` (``scope``, ``category``, ``key``, ``session_id`` as keywords).
+    def remember_memory(
+        self,
+        content: str,
+        *,
+        scope: str | None = None,
+        category: str | None = None,
+        wait: bool = False,
+        key: str | None = None,
+        session_id: str | None = None,
+    ) -> Any:
+        """Store ``content`` at ``memory://<scope>/memories/<category>/<id>``.
+
+        Args:
+            content: The text to remember.
+            scope: Default: the spec's (``user``).
+            category: Default: the spec's (``preferences``).
+            wait: OpenRath's: passed to a plane store's write; Rath's stores always write
+                before returning.
+            key: An idempotency key (the entry's id); by default one derived from the content,
+                so the same text is stored once.
+            session_id: The session the knowledge came from (Rath's stores keep it).
 
         Returns:
-            The :class:`~rath.memory.MemoryRecord`, or in a forward a task resolving to it.
+            A plane store's :class:`~rath.memory.MemoryWriteResult` (or its failure value);
+            else the :class:`~rath.memory.MemoryRecord`; in a forward, a task resolving to it.
         """
         spec = self._require_memory()
         if workflow.in_workflow():
-            args = RememberArgs(content=content, memory=spec, **fields)
+            args = RememberArgs(
+                content=content,
+                memory=spec,
+                scope=scope,
+                category=category,
+                key=key,
+                session_id=session_id,
+            )
             return current_scope().start_task(_remembered(args))
-        return remember(self._memory_store or spec, content, **fields)
+        plane = self._plane_store()
+        if plane is not None:
+            return plane.dispatch(_write_op(content, scope, category, key, wait))
+        store = self._memory_store or spec
+        return remember(
+            store, content, scope=scope, category=category, key=key, session_id=session_id
+        )
 
-    def recall_memory(self, query: str, *, top_k: int = 4, target: str | None = None) -> Any:
-        """The memories most relevant to ``query``, best first (never a zero score).
+    def recall_memory(
+        self,
+        query: str,
+        *,
+        top_k: int = 4,
+        target_uri: str | None = None,
+        target: str | None = None,
+    ) -> Any:
+        """The memories most relevant to ``query``, best first.
+
+        Args:
+            query: Free text.
+            top_k: The most hits.
+            target_uri: Search only under this scope or ``memory://`` prefix (``target`` is
+                Rath's name for it).
+            target: Rath's name for ``target_uri``.
 
         Returns:
-            A list of :class:`~rath.memory.MemoryHit`, or in a forward a task resolving to it.
+            A plane store's :class:`~rath.memory.MemoryFindResult`; else a list of
+            :class:`~rath.memory.MemoryHit` (never a zero score); in a forward, a task
+            resolving to that list.
         """
         spec = self._require_memory()
+        where = target_uri if target_uri is not None else target
         if workflow.in_workflow():
-            args = RecallArgs(query=query, memory=spec, top_k=top_k, target=target)
+            args = RecallArgs(query=query, memory=spec, top_k=top_k, target=where)
             return current_scope().start_task(_recalled(args))
-        return recall(self._memory_store or spec, query, top_k=top_k, target=target)
+        plane = self._plane_store()
+        if plane is not None:
+            return plane.dispatch(MemoryOpFind(query=query, target_uri=where, top_k=top_k))
+        return recall(self._memory_store or spec, query, top_k=top_k, target=where)
 
     def commit_memory(self, session: Session, *, wait: bool = False) -> Any:
-        """Extract durable facts from ``session`` with the agent's model and store them.
+        """Hand ``session``'s conversation to the memory store.
 
-        ``wait`` is OpenRath's: from plain Python the commit is always done when this returns
-        (there is no background extraction to wait for), so both values behave the same.
+        A plane store gets OpenRath's ``MemoryOpCommit`` of the session's system, user and
+        assistant text (injected memory rows left out) and extracts memories as its backend
+        does (the local one only with ``wait=True`` and a ``chat_provider`` option). Rath's
+        stores extract durable facts with the agent's model now, whatever ``wait`` says.
 
         Returns:
-            A :class:`~rath.memory.CommitResult`, or in a forward a task resolving to it.
+            A plane store's :class:`~rath.memory.MemoryCommitResult` (or its failure value);
+            else Rath's :class:`~rath.memory.CommitResult`; in a forward, a task resolving to
+            it.
         """
         spec = self._require_memory()
         if workflow.in_workflow():
             return current_scope().start_task(_committed(self, spec, session))
         rows = session.chunk_table.rows
+        plane = self._plane_store()
+        if plane is not None:
+            messages = tuple(_op_messages(rows))
+            op = MemoryOpCommit(session_id=str(session.id), messages=messages, wait=wait)
+            return plane.dispatch(op)
         store = self._memory_store or spec
         return commit(store, rows, self.agent.provider, session_id=str(session.id))
+
+    def _plane_store(self) -> BackendMemoryStore | None:
+        store = self._memory_store
+        return store if isinstance(store, BackendMemoryStore) else None
 
     def _require_memory(self) -> MemorySpec:
         if self._memory_closed and self._memory_spec is not None:
             raise MemoryStoreClosed(
+                self._memory_handle,
                 "this agent was closed (agent.close() or the end of its `with` block): "
-                "create a new Agent to use its memory again"
+                "create a new Agent to use its memory again",
             )
         if self._memory_spec is None:
             raise ConfigError(
-                "this agent has no memory: create it with Agent(..., memory='local') "
+                "this agent has no memory store: create it with Agent(..., memory='local') "
                 "(or a MemorySpec, or a memory store)"
             )
         return self._memory_spec
+
+
+def _op_messages(rows: tuple[ChunkRow, ...]) -> list[dict[str, Any]]:
+    """OpenRath's commit messages: ``{role, content}`` of system, user and assistant rows.
+
+    Tool results and tool calls are left out (an assistant's content may be ``None``), and so
+    are injected memories, which are in the store already.
+    """
+    return [
+        {"role": _COMMITTED_ROLES[row.kind], "content": row.payload.get("content")}
+        for row in rows
+        if row.kind in _COMMITTED_ROLES and not is_injected_row(row)
+    ]
+
+
+def _write_op(
+    content: str, scope: str | None, category: str | None, key: str | None, wait: bool
+) -> MemoryOpWrite:
+    text = content.strip()
+    if not text:
+        raise InvalidMemoryError("cannot remember empty content")
+    memory_id = key or hashlib.sha256(" ".join(text.lower().split()).encode()).hexdigest()[:16]
+    uri = format_memory_uri(scope or "user", category or "preferences", memory_id)
+    return MemoryOpWrite(uri=uri, content=text, wait=wait)
 
 
 async def _remembered(args: RememberArgs) -> MemoryRecord:

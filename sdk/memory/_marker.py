@@ -7,7 +7,8 @@ by the memory's URI on the first line and its content on the next::
     The user prefers dark mode.
 
 The marker is in the content itself (rows carry no metadata), so it survives the chunk store,
-forks and merges, and costs nothing in workflow payloads.
+forks and merges, and costs nothing in workflow payloads. OpenRath's own form, which
+``DefaultRecallInjection.inject`` writes, is recognised too: ``[memory:<uri>] <snippet>``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rath.memory._records import MemoryRecord
 from rath.session._chunks import ChunkKind, ChunkRow, system_text_chunk
 
 MEMORY_PREFIX = "[memory] "
+OPENRATH_PREFIX = "[memory:"
 
 
 def memory_row(record: MemoryRecord) -> ChunkRow:
@@ -26,20 +28,22 @@ def memory_row(record: MemoryRecord) -> ChunkRow:
 
 
 def is_memory_row(row: ChunkRow) -> bool:
-    """Whether ``row`` is an injected memory (a SYSTEM row starting with the prefix)."""
-    content = row.payload.get("content")
-    return (
-        row.kind is ChunkKind.SYSTEM
-        and isinstance(content, str)
-        and content.startswith(MEMORY_PREFIX)
-    )
+    """Whether ``row`` is an injected memory (a SYSTEM row in either marked form)."""
+    return _marked_uri(row) is not None
 
 
 def injected_memory_uris(rows: Iterable[ChunkRow]) -> set[str]:
     """The URIs of the memories already injected into ``rows`` (to avoid injecting twice)."""
-    uris: set[str] = set()
-    for row in rows:
-        if is_memory_row(row):
-            head = str(row.payload["content"])[len(MEMORY_PREFIX) :]
-            uris.add(head.split("\n", 1)[0].strip())
-    return uris
+    return {uri for row in rows if (uri := _marked_uri(row)) is not None}
+
+
+def _marked_uri(row: ChunkRow) -> str | None:
+    """The URI an injected-memory row names, or ``None`` for any other row."""
+    content = row.payload.get("content")
+    if row.kind is not ChunkKind.SYSTEM or not isinstance(content, str):
+        return None
+    if content.startswith(MEMORY_PREFIX):
+        return content[len(MEMORY_PREFIX) :].split("\n", 1)[0].strip()
+    if content.startswith(OPENRATH_PREFIX) and "] " in content:
+        return content[len(OPENRATH_PREFIX) : content.index("] ")].strip()
+    return None

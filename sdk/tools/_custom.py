@@ -12,31 +12,66 @@ import inspect
 import json
 import re
 import threading
-from abc import ABC, abstractmethod
+from abc import ABCMeta, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ValidationError, create_model
 
 from rath._targets import import_option
+from rath.backend import (
+    CodeResult,
+    CommandResult,
+    FileContent,
+    FileEntries,
+    FileWriteResult,
+    ToolExecutionFailure,
+    ToolResult,
+)
 from rath.errors import ConfigError, ToolNameConflictError
 from rath.tools._bodies import dumps, error_body
 from rath.tools._context import current_tool_call
 from rath.tools._schema import check_object
 from rath.tools.builtins import BUILTIN_TOOLS
+from rath.utils import decode_subprocess_output
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 KEY_PARAMETER = "idempotency_key"
 """A ``@tool`` function parameter of this name receives the call's idempotency key."""
 
 
-class FlowToolCall(ABC):
+_REQUIRED_MEMBERS = ("name", "parameters")
+
+
+class _ToolMeta(ABCMeta):
+    """Makes ``name`` and ``parameters`` abstract members that an instance may set itself.
+
+    As with an ABC, a tool without them cannot be made (``TypeError``); unlike an ABC's
+    abstract property, a class attribute, a property or an attribute set in ``__init__``
+    all count, so the check runs once ``__init__`` has.
+    """
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        made = super().__call__(*args, **kwargs)
+        missing = [member for member in _REQUIRED_MEMBERS if not hasattr(made, member)]
+        if missing:
+            names = ", ".join(repr(member) for member in missing)
+            raise TypeError(
+                f"Can't instantiate abstract class {cls.__name__} without an implementation "
+                f"for abstract members {names}"
+            )
+        return made
+
+
+class FlowToolCall(metaclass=_ToolMeta):
     """A tool the model can call (OpenRath's base class).
 
     Subclasses set ``name`` and ``parameters`` (a JSON Schema object), optionally
     ``description``, ``parallel_safe``, ``retry_safe`` and ``resource_key``, and define
     ``__call__``, which may be sync or async and returns any JSON-able value (or a pydantic
-    model).
+    model). As in OpenRath these three are abstract: a tool lacking one cannot be made
+    (``TypeError``); ``name`` and ``parameters`` may be class attributes, properties or
+    attributes set in ``__init__``.
 
     A call runs at most once by default: when the worker running it dies mid-call, the model
     gets a ``tool_outcome_unknown`` error carrying the call's idempotency key instead of a
@@ -153,16 +188,27 @@ async def run_tool_call(
     except Exception as exc:
         kind = type(exc).__name__
         return error_body("tool_execution_exception", f"{kind}: {exc}", kind), False
-    return result_body(value), True
+    # A backend failure value is the tool's own report of a failed call.
+    return result_body(value), not isinstance(value, ToolExecutionFailure)
 
 
 def result_body(value: Any) -> str:
     r"""A tool's return value as the transcript carries it: OpenRath's JSON rendering.
 
+    A backend failure (``ToolExecutionFailure``) is the error body
+    ``{"ok": false, "error_kind", "message"[, "detail"]}``; a ``bool`` is ``{"ok": ...}``;
+    a backend ``ToolResult`` is the built-in tools' body (see :func:`backend_result_body`).
     Pydantic models are dumped; anything else goes through ``json.dumps`` (non-JSON values as
-    their ``str``), so ``42`` is ``42`` and ``"ok"`` is ``"\"ok\""``; a value that still cannot
-    be written is ``{"repr": ..., "type": ...}``. Past :data:`MAX_BODY_CHARS` the text is cut.
+    their ``str``), so ``42`` is ``42`` and ``"ok"`` is ``"\"ok\""``; a value that still
+    cannot be written is ``{"repr": ..., "type": ...}``. Past :data:`MAX_BODY_CHARS` the text
+    is cut.
     """
+    if isinstance(value, ToolExecutionFailure):
+        return error_body(value.kind, value.message, value.detail or None)
+    if isinstance(value, bool):
+        return dumps({"ok": value})
+    if isinstance(value, ToolResult):
+        return dumps(backend_result_body(value))
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
     try:
@@ -172,6 +218,51 @@ def result_body(value: Any) -> str:
     if len(body) > MAX_BODY_CHARS:
         body = body[:MAX_BODY_CHARS] + "...(truncated)"
     return body
+
+
+MAX_FILE_CHARS = 12_000
+"""OpenRath's cut of a ``FileContent`` body's text."""
+MAX_ENTRIES = 500
+"""OpenRath's cut of a ``FileEntries`` body's list."""
+
+
+def backend_result_body(result: ToolResult) -> dict[str, Any]:
+    """A :mod:`rath.backend` result as OpenRath's tool body (output bytes decoded).
+
+    ``CommandResult``: ``{"exit_code", "stdout", "stderr", "elapsed_ms"}``; ``FileContent``:
+    ``{"data"}`` (cut at 12,000 characters); ``FileEntries``: ``{"entries": [{"name", "path",
+    "is_dir"}, ...]}`` (the first 500); ``FileWriteResult``: ``{"bytes_written"}``;
+    ``CodeResult``: ``{"text", "stdout", "stderr", "error"}``; another result:
+    ``{"type", "note": "unserialised result"}``.
+    """
+    if isinstance(result, CommandResult):
+        return {
+            "exit_code": result.exit_code,
+            "stdout": _text(result.stdout),
+            "stderr": _text(result.stderr),
+            "elapsed_ms": result.elapsed_ms,
+        }
+    if isinstance(result, FileContent):
+        text = _text(result.data)
+        cut = text[:MAX_FILE_CHARS] + "...(truncated)" if len(text) > MAX_FILE_CHARS else text
+        return {"data": cut}
+    if isinstance(result, FileEntries):
+        entries = result.entries[:MAX_ENTRIES]
+        return {"entries": [{"name": e.name, "path": e.path, "is_dir": e.is_dir} for e in entries]}
+    if isinstance(result, FileWriteResult):
+        return {"bytes_written": result.bytes_written}
+    if isinstance(result, CodeResult):
+        return {
+            "text": result.text,
+            "stdout": _text(result.stdout),
+            "stderr": _text(result.stderr),
+            "error": result.error,
+        }
+    return {"type": type(result).__name__, "note": "unserialised result"}
+
+
+def _text(data: bytes | str) -> str:
+    return decode_subprocess_output(data) if isinstance(data, bytes) else str(data)
 
 
 def _first_error(exc: ValidationError) -> str:

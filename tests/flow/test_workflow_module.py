@@ -124,7 +124,8 @@ def test_agent_needs_a_provider_or_model() -> None:
 
 def test_repr_lists_the_tree() -> None:
     text = repr(Team())
-    assert "(pair): Pair(" in text and "(lead): AgentParam(prompt='Lead.'" in text
+    assert "(pair): Pair(" in text and "(lead): AgentParam(\n    (agent_session): Session(" in text
+    assert text.index("(writer): Agent(name='writer'") < text.index("(editor): Agent(")
 
 
 def test_agent_tools_register_once_by_name_and_unregister() -> None:

@@ -40,8 +40,8 @@ def test_remember_and_recall_outside_workflows_persist_in_the_data_dir(
 def test_memory_methods_need_memory() -> None:
     with pytest.raises(ConfigError, match="memory='local'"):
         flow.Agent("x", model="m").recall_memory("q")
-    with pytest.raises(ConfigError, match="commit_on_forward=True needs memory"):
-        flow.Agent("x", model="m", commit_on_forward=True)
+    # As in OpenRath, commit_on_forward without memory is allowed and commits nothing.
+    assert flow.Agent("x", model="m", commit_on_forward=True).memory is None
 
 
 def test_relevant_memories_are_injected_once_along_a_chain(rath_env: Settings) -> None:

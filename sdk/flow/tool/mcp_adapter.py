@@ -15,7 +15,7 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult, TextContent, Tool
 
-from rath.backend import SharedLoop, shared_loop
+from rath.backend import SharedLoop, ToolExecutionFailure, shared_loop
 from rath.config import ConfigStore, default_store
 from rath.errors import ConfigEntryNotFoundError
 from rath.tools import FlowToolCall
@@ -77,9 +77,10 @@ class MCPClient:
 class MCPToolCall(FlowToolCall):
     """One tool of an MCP server as a ``FlowToolCall`` (not parallel-safe).
 
-    The result is flattened as OpenRath did: text parts joined by newlines as ``{"text": ...}``;
-    no content: the structured content, else ``{"ok": true}``; other parts as
-    ``{"content": [...]}``. A server's ``isError`` is not looked at.
+    The result is flattened as OpenRath did (:func:`_flatten_call_result`). A result the server
+    marks as an error (``is_error``) is a ``ToolExecutionFailure("mcp_tool_error", text)``,
+    which the model reads as a failed call, as with Rath's durable MCP (OpenRath reported it as
+    a success).
     """
 
     def __init__(
@@ -97,7 +98,12 @@ class MCPToolCall(FlowToolCall):
 
     def __call__(self, session: Any, arguments: Mapping[str, Any]) -> Any:
         """Call the tool (``session`` is not used)."""
-        return flatten_result(self.client.call_tool(self.name, arguments))
+        result = self.client.call_tool(self.name, arguments)
+        flat = _flatten_call_result(result)
+        if _field(result, "is_error", "isError"):
+            text = flat.get("text") if isinstance(flat, dict) else None
+            return ToolExecutionFailure("mcp_tool_error", text or "the tool reported an error")
+        return flat
 
     def to_openai_tool(self) -> dict[str, Any]:
         """The Chat Completions ``tools`` entry."""
@@ -105,7 +111,12 @@ class MCPToolCall(FlowToolCall):
 
 
 def flatten_result(result: CallToolResult) -> dict[str, Any]:
-    """A ``tools/call`` result as the JSON object OpenRath gave the model."""
+    """A ``tools/call`` result as JSON, every part kept (Rath's rendering).
+
+    All parts text: ``{"text": ...}``, joined by newlines; no content: the structured content,
+    else ``{"ok": true}``; otherwise ``{"content": [...]}`` with text parts as they are and
+    other parts as JSON. :class:`MCPToolCall` uses OpenRath's :func:`_flatten_call_result`.
+    """
     texts = [block.text for block in result.content if isinstance(block, TextContent)]
     if result.content and len(texts) == len(result.content):
         return {"text": "\n".join(texts)}
@@ -113,6 +124,38 @@ def flatten_result(result: CallToolResult) -> dict[str, Any]:
         structured = result.structured_content
         return dict(structured) if structured is not None else {"ok": True}
     return {"content": [_part(block) for block in result.content]}
+
+
+def _flatten_call_result(result: Any) -> Any:
+    """OpenRath's flattening of a ``tools/call`` result (any object with its fields).
+
+    Parts with a string ``text`` joined by newlines: ``{"text": ...}`` (other parts are then
+    left out); no content: the structured content, or ``{"ok": True}`` when it is missing or
+    empty; no text part: ``{"content": [str(part), ...]}``. Reads mcp 2.x's field names
+    (``structured_content``) and 1.x's (``structuredContent``).
+    """
+    content = getattr(result, "content", None)
+    if not content:
+        return _field(result, "structured_content", "structuredContent") or {"ok": True}
+    texts = [text for part in content if isinstance(text := getattr(part, "text", None), str)]
+    if texts:
+        return {"text": "\n".join(texts)}
+    return {"content": [str(part) for part in content]}
+
+
+def _coerce_input_schema(input_schema: Any) -> Mapping[str, Any]:
+    """OpenRath's: a tool's input schema as a JSON Schema dict (``None``: an empty object)."""
+    if input_schema is None:
+        return dict(_EMPTY_SCHEMA)
+    if hasattr(input_schema, "model_dump"):
+        return dict(input_schema.model_dump(mode="json", exclude_none=True))
+    return dict(input_schema)
+
+
+def _field(value: Any, name: str, legacy: str) -> Any:
+    """``value.name`` (mcp 2.x), else ``value.legacy`` (mcp 1.x, duck-typed results)."""
+    found = getattr(value, name, None)
+    return found if found is not None else getattr(value, legacy, None)
 
 
 def mcp_tools_from_server(
@@ -128,7 +171,7 @@ def mcp_tools_from_server(
             client=client,
             name=tool.name,
             description=tool.description,
-            parameters=_schema(tool.input_schema),
+            parameters=_coerce_input_schema(_field(tool, "input_schema", "inputSchema")),
         )
         for tool in client.list_tools()
     )
@@ -166,14 +209,6 @@ def mcp_tools_from_config(
 def shared_mcp_loop() -> SharedLoop:
     """The loop the adapter's requests run on (the backend plane's shared loop)."""
     return shared_loop()
-
-
-def _schema(schema: Any) -> Mapping[str, Any]:
-    if schema is None:
-        return dict(_EMPTY_SCHEMA)
-    if hasattr(schema, "model_dump"):
-        return dict(schema.model_dump(exclude_none=True))
-    return dict(schema)
 
 
 def _part(block: Any) -> str:

@@ -1,14 +1,18 @@
-"""OpenRath's session-level tool helpers: one backend payload on a session's sandbox.
+"""OpenRath's built-in tool classes and session-level tool helpers (``rath.flow.tool.system_tool``).
 
-Each helper opens the session's placement through :mod:`rath.backend` (the same workspace the
-agent's tool calls use), dispatches one payload, closes the handle, and returns the backend's
-raw result (a ``ToolResult`` or a ``bool``).
+Each ``flow_tool_*`` helper opens the session's placement through :mod:`rath.backend` (the
+same workspace the agent's tool calls use), dispatches one payload, closes the handle, and
+returns the backend's raw result (a ``ToolResult`` or a ``bool``). Each ``FlowTool*`` class is
+one built-in tool as a ``FlowToolCall`` that calls its helper; its name, description and
+schema are those of the tool Rath's agents offer (:data:`rath.tools.BUILTIN_TOOLS`).
+:func:`global_system_tools` holds their process-wide instances.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from rath.backend import (
     BackendTool,
@@ -24,6 +28,26 @@ from rath.errors import ConfigError
 from rath.session import Session
 from rath.session._handles import NO_SANDBOX
 from rath.session._plane_handles import open_placement
+from rath.tools import BUILTIN_TOOLS, FlowToolCall
+
+__all__ = [
+    "FlowToolCodeRun",
+    "FlowToolCommandRun",
+    "FlowToolFilesExists",
+    "FlowToolFilesList",
+    "FlowToolFilesRead",
+    "FlowToolFilesWrite",
+    "flow_tool_code_run",
+    "flow_tool_command_run",
+    "flow_tool_files_exists",
+    "flow_tool_files_list",
+    "flow_tool_files_read",
+    "flow_tool_files_write",
+    "global_system_tools",
+]
+
+MAX_COMMAND_CHARS = 2048
+"""OpenRath's limit on a ``run_shell_command`` line."""
 
 
 def dispatch_on(session: Session, call: BackendTool) -> ToolResult | bool:
@@ -79,3 +103,140 @@ def flow_tool_code_run(
 ) -> Any:
     """Run a code snippet in the session's sandbox."""
     return dispatch_on(session, BackendToolCodeRun(code, language, timeout))
+
+
+class _SystemTool(FlowToolCall):
+    """A built-in tool as a ``FlowToolCall`` (its definition comes from Rath's built-ins)."""
+
+    resource: ClassVar[str]
+    """The first part of the resource key; file tools add the path."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        built = BUILTIN_TOOLS[cls.name]
+        cls.description = built.description
+        cls.parameters = built.parameters
+
+    def resource_key(self, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+        """OpenRath's keys: ``("exec",)``, ``("code",)`` or ``("fs:<op>", str(path))``."""
+        if not self.resource.startswith("fs:"):
+            return (self.resource,)
+        if not isinstance(arguments, Mapping) or "path" not in arguments:
+            return (self.resource, "<unknown>")
+        return (self.resource, str(arguments["path"]))
+
+
+class FlowToolCommandRun(_SystemTool):
+    """``run_shell_command``: one shell command line in the sandbox workspace."""
+
+    name = "run_shell_command"
+    parallel_safe = False
+    resource = "exec"
+
+    def __call__(self, session: Session, arguments: Mapping[str, Any]) -> Any:
+        """Run the call on the session's sandbox; returns the backend's raw result.
+
+        Raises:
+            ValueError: A multiline command, or one over 2048 characters.
+        """
+        cmd = str(arguments["cmd"])
+        if "\n" in cmd or "\r" in cmd:
+            raise ValueError("multiline commands are rejected")
+        if len(cmd) > MAX_COMMAND_CHARS:
+            raise ValueError("command too long")
+        return flow_tool_command_run(session, cmd)
+
+
+class FlowToolFilesRead(_SystemTool):
+    """``read_workspace_file``."""
+
+    name = "read_workspace_file"
+    parallel_safe = True
+    resource = "fs:read"
+
+    def __call__(self, session: Session, arguments: Mapping[str, Any]) -> Any:
+        """Run the call on the session's sandbox; returns the backend's raw result."""
+        encoding = arguments.get("encoding", "utf-8")
+        encoding = None if encoding is None else str(encoding)
+        return flow_tool_files_read(session, str(arguments["path"]), encoding=encoding)
+
+
+class FlowToolFilesWrite(_SystemTool):
+    """``write_workspace_file``."""
+
+    name = "write_workspace_file"
+    parallel_safe = True
+    resource = "fs:write"
+
+    def __call__(self, session: Session, arguments: Mapping[str, Any]) -> Any:
+        """Run the call on the session's sandbox; returns the backend's raw result.
+
+        Raises:
+            TypeError: ``content`` is not a string.
+        """
+        content = arguments["content"]
+        if not isinstance(content, str):
+            raise TypeError(f"content must be a string, not {type(content).__name__}")
+        return flow_tool_files_write(session, str(arguments["path"]), content)
+
+
+class FlowToolFilesList(_SystemTool):
+    """``list_workspace_files``."""
+
+    name = "list_workspace_files"
+    parallel_safe = True
+    resource = "fs:list"
+
+    def __call__(self, session: Session, arguments: Mapping[str, Any]) -> Any:
+        """Run the call on the session's sandbox; returns the backend's raw result."""
+        return flow_tool_files_list(session, str(arguments["path"]))
+
+
+class FlowToolFilesExists(_SystemTool):
+    """``workspace_path_exists``."""
+
+    name = "workspace_path_exists"
+    parallel_safe = True
+    resource = "fs:stat"
+
+    def __call__(self, session: Session, arguments: Mapping[str, Any]) -> Any:
+        """Run the call on the session's sandbox; returns the backend's raw result."""
+        return flow_tool_files_exists(session, str(arguments["path"]))
+
+
+class FlowToolCodeRun(_SystemTool):
+    """``run_code``."""
+
+    name = "run_code"
+    parallel_safe = False
+    resource = "code"
+
+    def __call__(self, session: Session, arguments: Mapping[str, Any]) -> Any:
+        """Run the call on the session's sandbox; returns the backend's raw result."""
+        timeout = arguments.get("timeout")
+        return flow_tool_code_run(
+            session,
+            str(arguments["code"]),
+            language=str(arguments.get("language", "python")),
+            timeout=None if timeout is None else float(timeout),
+        )
+
+
+_SYSTEM_TOOLS: Mapping[str, FlowToolCall] = MappingProxyType(
+    {
+        tool.name: tool
+        for tool in (
+            FlowToolCommandRun(),
+            FlowToolFilesRead(),
+            FlowToolFilesWrite(),
+            FlowToolFilesList(),
+            FlowToolFilesExists(),
+            FlowToolCodeRun(),
+        )
+    }
+)
+
+
+def global_system_tools() -> Mapping[str, FlowToolCall]:
+    """The six built-in tools by name (process-wide instances, read-only)."""
+    return _SYSTEM_TOOLS

@@ -57,7 +57,7 @@ def test_servers_from_the_config_file(tmp_path: Path) -> None:
     assert tool.name == "echo"
     path.write_text(json.dumps({"mcp": {"default_enabled": [], "servers": servers}}))
     with pytest.raises(
-        ConfigEntryNotFoundError, match="requires a server name when mcp.default_enabled is empty"
+        ConfigEntryNotFoundError, match=r"requires a server name when mcp\.default_enabled is empty"
     ):
         mcp_tools_from_config(store=ConfigStore(path))
     with pytest.raises(KeyError, match="no MCP server 'nope'"):

@@ -12,7 +12,7 @@ import rath.memory as memory
 from rath import flow
 from rath.errors import ConfigError
 from rath.flow.memory_inject import DefaultRecallInjection, MemoryInjectionPolicy
-from rath.memory import MEMORY_PREFIX, MemoryBackendNotFound, MemoryStoreSpec
+from rath.memory import MEMORY_PREFIX, MemoryBackendNotFound, MemoryStoreSpec, injected_memory_uris
 from rath.session import ChunkKind, Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, function_handler
@@ -40,7 +40,7 @@ def test_an_agent_holds_a_plane_store_until_closed(tmp_path: Path) -> None:
     with flow.Agent("x", model="m", memory=store) as agent:
         assert store.refcount == 1
         record = agent.remember_memory(DARK)
-        assert [hit.uri for hit in agent.recall_memory("dark mode")] == [record.uri]
+        assert [hit.uri for hit in agent.recall_memory("dark mode").hits] == [record.uri]
     assert store.closed
 
 
@@ -53,7 +53,7 @@ def test_names_and_specs_open_plane_stores(tmp_path: Path, monkeypatch: pytest.M
     by_preset.remember_memory(DARK)
     assert list((tmp_path / "notes/user/memories/preferences").glob("*.md"))
     spec = MemoryStoreSpec(options={"path": str(tmp_path / "spec")})
-    assert flow.Agent("x", model="m", memory=spec).recall_memory("dark") == []
+    assert flow.Agent("x", model="m", memory=spec).recall_memory("dark").hits == ()
     with pytest.raises(MemoryBackendNotFound, match="no memory backend 'nowhere'"):
         flow.Agent("x", model="m", memory="nowhere")
 
@@ -89,9 +89,8 @@ def test_default_recall_injection_configures_the_agents_recall(tmp_path: Path) -
     agent = flow.Agent("x", model="m", memory=store, memory_inject=policy)
     assert (agent.memory_top_k, agent.memory_target) == (2, "memory://user")
     rows = policy.inject(Session.from_user_message("dark mode or lists?"), store)
-    assert [row.payload["content"].split("\n")[0] for row in rows] == [
-        f"{MEMORY_PREFIX}{record.uri}"
-    ]
+    assert [row.payload["content"] for row in rows] == [f"[memory:{record.uri}] {DARK}"]
+    assert injected_memory_uris(rows) == {record.uri}  # recognised, so never committed
     assert policy.inject(Session.from_agent_prompt("no user text"), store) == ()
     assert isinstance(policy, MemoryInjectionPolicy)
 

@@ -1,10 +1,10 @@
 """``Workflow``: a composable agent module that behaves like ``torch.nn.Module``.
 
-Assigning an :class:`AgentParam` or another ``Workflow`` to an attribute registers it;
-``__call__`` runs :meth:`Workflow.forward` *durably* (as a Temporal workflow, each agent call
-a child workflow); ``named_agents``, ``named_children`` and ``named_workflows`` walk the tree
-with dotted names; ``state_dict`` saves every agent's prompt and (secret-free) provider
-settings.
+OpenRath's module path ``rath.flow.workflow``. Assigning an :class:`AgentParam` or another
+``Workflow`` to an attribute registers it; ``__call__`` runs :meth:`Workflow.forward`
+*durably* (as a Temporal workflow, each agent call a child workflow); ``named_agents``,
+``named_children`` and ``named_workflows`` walk the tree with dotted names; ``state_dict``
+saves every agent's prompt and (secret-free) provider settings.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from temporalio import workflow
 
 from rath.budget import Budget
 from rath.flow._durable import run_forward
-from rath.flow._param import AgentParam
+from rath.flow.agent_param import AgentParam, indent_tail
 from rath.session._chunks import ChunkRow
 from rath.session._session import Session
 from rath.session._table_ref import TableRef
+
+__all__ = ["Workflow"]
 
 _STATE_PROVIDER_FIELDS = ("model", "base_url", "api_key_env", "provider_kind")
 
@@ -48,6 +50,7 @@ class Workflow:
     _is_agent: ClassVar[bool] = False  # listed in a forward's summary
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        """Make the module, recording its constructor arguments."""
         # Recorded so a worker can rebuild this module for a durable forward (see _spec.py).
         module = super().__new__(cls)
         object.__setattr__(module, "_init_args", (args, kwargs))
@@ -214,12 +217,13 @@ class Workflow:
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"({name}): {param!r}" for name, param in self._agents.items()]
-        for name, child in self._children.items():
-            child_lines = repr(child).splitlines()
-            lines.append(f"({name}): " + "\n  ".join(child_lines))
+        """Torch-style: this module's agents sorted by name (as OpenRath), then its children."""
+        agents = sorted(self._agents.items(), key=lambda item: item[0])
+        members: list[tuple[str, object]] = [*agents, *self._children.items()]
+        lines = [f"  ({name}): {indent_tail(repr(member))}" for name, member in members]
         extra = self.extra_repr()
         if not lines:
             return f"{type(self).__name__}({extra})"
-        body = "\n".join("  " + line for line in lines)
-        return f"{type(self).__name__}({extra}\n{body}\n)"
+        return "\n".join([f"{type(self).__name__}({extra}", *lines, ")"])
+
+    __str__ = __repr__

@@ -1,12 +1,20 @@
-"""``Compressor``: a module that shortens a session to one summary row (an LLM activity)."""
+"""``Compressor``: a module that shortens a session to one summary row (an LLM activity).
+
+OpenRath's module path ``rath.flow.compressor``.
+"""
 
 from __future__ import annotations
 
-from rath.flow._module import Workflow
-from rath.flow._param import AgentParam
+from collections.abc import Callable
+
+from rath.flow.agent_param import AgentParam
+from rath.flow.workflow import Workflow
 from rath.llm._provider import Provider
+from rath.llm._stream import RathLLMStreamDelta
 from rath.session._compress import run_session_compress
 from rath.session._session import Session
+
+__all__ = ["Compressor"]
 
 
 class Compressor(Workflow):
@@ -19,16 +27,28 @@ class Compressor(Workflow):
     Args:
         compress_instruction: The compressor's system prompt.
         provider: Which model writes the summary.
+        on_event: Stream the summary (OpenRath's): from plain Python each
+            :class:`~rath.llm.RathLLMStreamDelta` is passed to it, in order, on a thread of
+            this process, before the output is ready (the call then runs in this process
+            through the provider's synchronous streaming client, as
+            ``run_session_compress(on_event=...)``). Inside a durable ``forward`` the callback
+            cannot be reached and the call raises ``ConfigError``, as an ``Agent``'s does.
         name: Names the activity or run in the Temporal UI (default: the attribute name).
     """
 
     _runs_itself = True
 
     def __init__(
-        self, compress_instruction: str, provider: Provider, *, name: str | None = None
+        self,
+        compress_instruction: str,
+        provider: Provider,
+        *,
+        on_event: Callable[[RathLLMStreamDelta], None] | None = None,
+        name: str | None = None,
     ) -> None:
         super().__init__()
         self.agent = AgentParam(Session.from_agent_prompt(compress_instruction), provider)
+        self.on_event = on_event
         self._name = name
 
     def _on_registered(self, name: str) -> None:
@@ -41,4 +61,5 @@ class Compressor(Workflow):
             self.agent.agent_session,
             agent_provider=self.agent.provider,
             agent_name=self._name or "compressor",
+            on_event=self.on_event,
         )

@@ -1,4 +1,7 @@
-"""``Agent``: a ``Workflow`` with one system prompt and one provider, running the agent loop."""
+"""``Agent``: a ``Workflow`` with one system prompt and one provider, running the agent loop.
+
+OpenRath's module path ``rath.flow.agent``.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +12,16 @@ from typing import Any
 from rath.budget import Budget
 from rath.contracts import AgentMemory
 from rath.errors import ConfigError
-from rath.flow._agent_memory import AgentMemoryMethods
-from rath.flow._module import Workflow
-from rath.flow._param import AgentParam
+from rath.flow._agent_memory import AgentMemoryMethods, MemoryArg
+from rath.flow.agent_param import AgentParam
 from rath.flow.memory_inject import DefaultRecallInjection
+from rath.flow.workflow import Workflow
 from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta
 from rath.session._loop import run_session_loop
 from rath.session._session import Session
+
+__all__ = ["Agent", "MemoryArg"]
 
 
 class Agent(AgentMemoryMethods, Workflow):
@@ -39,14 +44,17 @@ class Agent(AgentMemoryMethods, Workflow):
         compress_at_tokens: Opt-in automatic compression once a round's context reaches this
             many tokens (see :func:`~rath.session.run_session_loop`).
         memory: ``"local"`` (the store under the data dir, kept across runs),
-            ``"local:<name>"``, a ``MemorySpec`` or a memory store. Relevant memories are
-            injected as marked SYSTEM rows before the first round of each run.
+            ``"local:<name>"``, a ``MemorySpec``, a memory store (the agent holds one
+            reference until :meth:`close`), or OpenRath's forms: a config ``memory.providers``
+            preset or a backend name, or a ``MemoryStoreSpec`` (on the default backend), each
+            opening a plane store. Relevant memories are injected as marked SYSTEM rows before
+            the first round of each run. Anything else is a ``TypeError``.
         memory_top_k: The most memories injected per run.
         memory_target: Recall only from this scope or URI prefix.
         memory_inject: OpenRath's ``DefaultRecallInjection(top_k, target_uri)``, the same as
             ``memory_top_k`` and ``memory_target``.
         commit_on_forward: After each run, extract durable facts from its transcript with
-            this agent's model and store them (needs ``memory``).
+            this agent's model and store them (without ``memory`` nothing is committed).
         tool_policy: ``{pattern: "allow" | "deny" | "ask"}`` per tool name (first match
             wins, default allow). ``ask`` pauses the run until a person answers with
             ``rath.approve(run, call_id)`` / ``rath.deny(...)`` (or ``rath approve`` on the
@@ -79,7 +87,7 @@ class Agent(AgentMemoryMethods, Workflow):
         max_tool_rounds: int | None = None,
         options: Any = None,
         compress_at_tokens: int | None = None,
-        memory: object = None,
+        memory: MemoryArg = None,
         memory_top_k: int = 4,
         memory_target: str | None = None,
         memory_inject: DefaultRecallInjection | None = None,
@@ -97,7 +105,6 @@ class Agent(AgentMemoryMethods, Workflow):
             provider = Provider(model=model)
         elif model is not None and provider.model is None:
             provider = dataclasses.replace(provider, model=model)
-        self.agent = AgentParam(Session.from_agent_prompt(system_prompt), provider)
         self.tools = list(tools or ())
         self.max_tool_rounds = max_tool_rounds
         self.options = options
@@ -110,9 +117,8 @@ class Agent(AgentMemoryMethods, Workflow):
                     "is taken; call a policy of your own on the session before the agent"
                 )
             memory_top_k, memory_target = memory_inject.top_k, memory_inject.target_uri
-        self._bind_memory(memory)
-        if commit_on_forward and self._memory_spec is None:
-            raise ConfigError("commit_on_forward=True needs memory: Agent(..., memory='local')")
+        held = self._bind_memory(memory)
+        self.agent = AgentParam(Session.from_agent_prompt(system_prompt), provider, held)
         self.memory_top_k = memory_top_k
         self.memory_target = memory_target
         self.commit_on_forward = commit_on_forward
@@ -175,6 +181,7 @@ class Agent(AgentMemoryMethods, Workflow):
         )
 
     def extra_repr(self) -> str:
+        """``name='...'``, shown on the repr's first line."""
         return f"name={self.name!r}"
 
 
