@@ -84,7 +84,7 @@ def test_the_file_loads_and_answers_lookups(home: Path) -> None:
     assert store.find_provider_by_kind("openai") is main
     claude = store.find_provider_by_kind("anthropic")
     assert claude is not None and claude.model == "claude-test"
-    with pytest.raises(KeyError, match="no LLM provider 'nope'.*available: claude, main"):
+    with pytest.raises(KeyError, match=r"no LLM provider 'nope'.*available: claude, main"):
         store.get_llm_provider("nope")
     with pytest.raises(KeyError, match="no MCP server 'gone'"):  # default_enabled names it
         store.enabled_mcp_servers()
