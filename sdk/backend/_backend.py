@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from rath.backend._dispatch import as_called
 from rath.backend._errors import UnsupportedBackendTool
 from rath.backend._handle import BackendSandbox
 from rath.backend._loop import run
@@ -116,7 +117,7 @@ class Backend(ABC):
             raise UnsupportedBackendTool(type(call).__name__, self.name)
         if sandbox.closed:
             return ToolExecutionFailure("sandbox_closed", f"sandbox {sandbox.handle!r} is closed")
-        return run(self._adispatch(sandbox, call))
+        return run(as_called(self._adispatch(sandbox, call)))
 
     def _track(self, sandbox: BackendSandbox) -> BackendSandbox:
         """Count ``sandbox`` as open (what :meth:`open` does with a new handle)."""

@@ -6,14 +6,21 @@ a sequence as an argv without a shell, nothing is capped or given a default time
 comes back as the bytes the program wrote, and failures use OpenRath's kinds. Rath's rules
 stay: paths are confined to the workspace and programs get a scrubbed environment (the
 caller's ``env`` is merged over it, ``os.environ`` is not). Other sandboxes (``opensandbox``)
-run through their ordinary primitives.
+run through their ordinary primitives, and so does every plane call made inside a Temporal
+activity (a user tool's): there the agents' tool limits hold (capped output, a default
+timeout), so one tool cannot fill a worker's memory.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Coroutine
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from temporalio import activity
 
 from rath.backend._types import (
     BackendTool,
@@ -46,6 +53,24 @@ _OS_ERRORS = {
 }
 
 
+T = TypeVar("T")
+
+# Set inside the plane's loop for one call: its coroutine runs on the plane's own thread,
+# where the caller's context (and so ``activity.in_activity()``) is not visible.
+_CALLED_IN_ACTIVITY: ContextVar[bool] = ContextVar("rath_plane_called_in_activity", default=False)
+
+
+def as_called(coro: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T]:
+    """``coro``, remembering whether its (synchronous) caller runs inside a Temporal activity."""
+    called_in_activity = activity.in_activity()
+
+    async def call() -> T:
+        _CALLED_IN_ACTIVITY.set(called_in_activity)
+        return await coro
+
+    return call()
+
+
 @dataclass
 class Target:
     """An open sandbox as the plane dispatches to it."""
@@ -60,7 +85,7 @@ async def dispatch(target: Target, call: BackendTool) -> ToolResult | bool:
     if isinstance(call, BackendToolFilesExists):
         return await _exists(target.box, call.path)
     try:
-        if isinstance(target.box, HostDirSandbox):
+        if isinstance(target.box, HostDirSandbox) and not _CALLED_IN_ACTIVITY.get():
             return await _on_host_dir(target, target.box, call)
         return await _on_primitives(target, call)
     except ToolFailure as failure:

@@ -122,6 +122,11 @@ class _Record(_Op):
     def run(self, sandbox: Dispatcher) -> None:
         self.event._signal()
 
+    def fail(self, error: BaseException) -> None:
+        # The stream died before reaching the event: signal it anyway, so that nothing waiting
+        # on it (another stream's wait_event, synchronize) hangs; the work before it failed.
+        self.event._signal()
+
 
 class _Wait(_Op):
     def __init__(self, event: Event, timeout: float | None) -> None:

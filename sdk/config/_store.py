@@ -209,7 +209,7 @@ def _read(path: Path) -> RathConfig:
     except FileNotFoundError:
         return RathConfig()
     except OSError as exc:
-        raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from exc
+        raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from None
     warn_if_world_readable(path)
     return _parse(path, text)
 
@@ -222,7 +222,7 @@ def _parse(path: Path, text: str) -> RathConfig:
         raise ConfigError(
             f"the config file {path} is not valid JSON (line {exc.lineno}, col {exc.colno}): "
             f"{exc.msg}; fix it there or delete the file to start from the defaults"
-        ) from exc
+        ) from None  # its cause would quote the file, keys included
     if not isinstance(data, dict):
         raise ConfigError(
             f"the config file {path} must be a JSON object at its top level, got "
@@ -235,4 +235,4 @@ def _parse(path: Path, text: str) -> RathConfig:
             f"invalid at {'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
             for error in exc.errors()
         )
-        raise ConfigError(f"the config file {path} failed schema validation: {problems}") from exc
+        raise ConfigError(f"the config file {path} failed schema validation: {problems}") from None

@@ -7,7 +7,8 @@ are not live and were written more than ``grace`` ago. Catalog records, sandbox 
 memory store and any other key are never swept as chunks. Stale sandbox lease records (last
 written more than ``lease_grace`` ago, and naming no holder a run in flight mentions) are
 removed, and so are tool-call journal records (``calls/``, see :mod:`rath.store.call_journal`)
-written more than ``grace`` ago by a run that is no longer in flight: no attempt can read them.
+written more than ``grace`` (and at least an hour) ago by a run that is no longer in flight: no
+attempt can read them.
 
 **Two steps: the trash, then deletion.** An unreferenced old chunk is first *moved* to
 ``trash/<key>`` (the copy is written before the original is removed; on a directory it is one
@@ -155,7 +156,7 @@ def collect_garbage(
         live_holders: Session ids of the runs in flight (a lease they hold is never stale).
         lease_grace: How long a lease record must have gone unwritten to be stale.
         runs_in_flight: ``<workflow id>/<run id>`` of every run in flight: the tool-call
-            records older than ``grace`` of any other run are removed. None leaves the
+            records older than ``grace`` (and an hour) of any other run are removed. None leaves the
             journal alone.
         progress: Called now and then during long phases.
 
@@ -166,6 +167,9 @@ def collect_garbage(
     started = time.monotonic()
     report = _Counts(progress)
     cutoff = time.time() - grace.total_seconds()  # taken before the listing begins
+    # A journal record goes only once it is at least an hour old, whatever the grace: the
+    # list of runs in flight comes from Temporal's visibility, which can lag.
+    calls_cutoff = time.time() - max(grace, DEFAULT_GRACE).total_seconds()
     listing = _list(objects, report)
     roots = _catalog_roots(objects, report)
     live_refs = list(live_roots)
@@ -188,7 +192,7 @@ def collect_garbage(
             _sweep_leases(leases, time.time() - lease_grace.total_seconds(), live_holders, dry_run)
         )
     if runs_in_flight is not None:
-        sweep.clear_calls(frozenset(runs_in_flight))
+        sweep.clear_calls(frozenset(runs_in_flight), calls_cutoff)
     return report.done(dry_run, grace, time.monotonic() - started)
 
 
@@ -309,9 +313,9 @@ class _Sweep:
                     report.add("trashed")
                     report.add("trashed_bytes", size)
 
-    def clear_calls(self, runs_in_flight: frozenset[str]) -> None:
-        """Remove the journal records older than the grace of runs no longer in flight."""
-        old = [info for info in self.listing.calls if info.modified < self.cutoff]
+    def clear_calls(self, runs_in_flight: frozenset[str], written_before: float) -> None:
+        """Remove the journal records written before ``written_before`` by runs not in flight."""
+        old = [info for info in self.listing.calls if info.modified < written_before]
         for done, info in enumerate(old, start=1):
             self.report.tick("calls", done, len(old))
             try:

@@ -208,13 +208,14 @@ def result_body(value: Any) -> str:
     if isinstance(value, bool):
         return dumps({"ok": value})
     if isinstance(value, ToolResult):
-        return dumps(backend_result_body(value))
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json")
-    try:
-        body = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):  # circular, or NaN handling refused
-        body = dumps({"repr": repr(value)[:MAX_BODY_CHARS], "type": type(value).__name__})
+        body = dumps(backend_result_body(value))
+    else:
+        if isinstance(value, BaseModel):
+            value = value.model_dump(mode="json")
+        try:
+            body = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):  # circular, or NaN handling refused
+            body = dumps({"repr": repr(value)[:MAX_BODY_CHARS], "type": type(value).__name__})
     if len(body) > MAX_BODY_CHARS:
         body = body[:MAX_BODY_CHARS] + "...(truncated)"
     return body

@@ -188,26 +188,25 @@ def test_a_private_file_does_not_warn(tmp_path: Path, caplog: pytest.LogCaptureF
 
 
 @pytest.mark.parametrize(
-    ("text", "phrases", "cause"),
+    ("text", "phrases"),
     [
-        ('{"llm": ', ["not valid JSON", "line 1", "col 9"], json.JSONDecodeError),
-        ("[1]", ["must be a JSON object", "got list"], type(None)),
+        ('{"llm": ', ["not valid JSON", "line 1", "col 9"]),
+        ("[1]", ["must be a JSON object", "got list"]),
         (
             '{"llm": {"providers": {"x": {"provider_kind": "cohere"}}}}',
             ["failed schema validation", "invalid at llm.providers.x.provider_kind"],
-            ValueError,
         ),
     ],
 )
 def test_a_broken_file_is_a_config_error_with_openraths_phrases(
-    tmp_path: Path, text: str, phrases: list[str], cause: type[BaseException]
+    tmp_path: Path, text: str, phrases: list[str]
 ) -> None:
     path = tmp_path / "config.json"
     path.write_text(text)
     with pytest.raises(ConfigError) as info:
         ConfigStore(path)
     assert all(phrase in str(info.value) for phrase in phrases)
-    assert isinstance(info.value.__cause__, cause)
+    assert info.value.__cause__ is None  # a parser's error would quote the file, keys included
 
 
 def test_openraths_module_paths_hold_the_same_objects() -> None:
@@ -215,3 +214,12 @@ def test_openraths_module_paths_hold_the_same_objects() -> None:
     assert store_module.default_store is rath.config.default_store
     assert schema_module.SCHEMA_VERSION == 1 and schema_module.RathConfig is rath.config.RathConfig
     assert paths_module.resolve_config_dir is rath.config.resolve_config_dir
+
+
+def test_a_schema_error_does_not_carry_the_files_values(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"llm": {"providers": {"x": ["sk-secret-value"]}}}))
+    with pytest.raises(ConfigError) as info:
+        ConfigStore(path)
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    assert "sk-secret-value" not in str(info.value)

@@ -46,8 +46,15 @@ def local_root() -> Path:
 
 
 def local_sandbox_dir(sandbox_id: UUID | str) -> Path:
-    """The directory of local sandbox ``sandbox_id``."""
-    return local_root() / str(sandbox_id)
+    """The directory of local sandbox ``sandbox_id``.
+
+    Raises:
+        ValueError: ``sandbox_id`` is not one plain directory name.
+    """
+    name = str(sandbox_id)
+    if not name or name in (".", "..") or "/" in name or "\\" in name:
+        raise ValueError(f"invalid local sandbox id {name!r}: use a plain name or a UUID")
+    return local_root() / name
 
 
 def opensandbox_root() -> Path:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from temporalio.testing import ActivityEnvironment
 
 import rath.backend as backend
 from rath.backend import (
@@ -267,3 +268,17 @@ def test_openrath_module_paths_name_the_same_objects() -> None:
     assert BackendSandboxClosed is backend.BackendSandboxClosed
     assert BackendToolFilesWrite is backend.BackendToolFilesWrite
     assert list_names is backend.list_names and OpenSandboxBackend is backend.OpenSandboxBackend
+
+
+def test_inside_an_activity_the_plane_keeps_the_agents_tool_limits(
+    sandbox: BackendSandbox,
+) -> None:
+    # A user tool runs in an activity: one call must not fill the worker's memory.
+    command = f"head -c {BIG} /dev/zero | tr '\\0' x"
+    assert len(run(sandbox, command).stdout) == BIG  # plain Python: all of it
+
+    def in_activity() -> CommandResult:
+        return run(sandbox, command)
+
+    capped = ActivityEnvironment().run(in_activity)
+    assert len(capped.stdout) < BIG and b"truncated" in capped.stdout

@@ -104,3 +104,9 @@ def test_ids_may_be_given_as_strings(registry: PersistentSandboxRegistry) -> Non
     assert registry.load_remote(str(sandbox_id)) is not None
     assert registry.ensure_local(str(sandbox_id)) == registry.local_path(sandbox_id)
     assert registry.delete_remote(str(sandbox_id))
+
+
+def test_a_local_sandbox_id_cannot_name_a_path_outside(registry: PersistentSandboxRegistry) -> None:
+    for bad in ("..", "../..", "a/b", "", "."):
+        with pytest.raises(ValueError, match="invalid local sandbox id"):
+            registry.delete_local(bad)

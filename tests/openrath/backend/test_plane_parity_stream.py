@@ -89,6 +89,15 @@ def test_a_fatal_worker_error_fails_every_queued_future() -> None:
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_events_recorded_on_a_stream_that_died_do_not_hang_their_waiters() -> None:
+    with _Fake(fatal=KeyboardInterrupt("simulated")).open().stream() as stream:
+        stream.submit(BackendToolCommandRun("dies"))
+        queued = stream.record_event()  # queued behind the fatal call
+        assert queued.wait(timeout=10)
+        assert stream.record_event().wait(timeout=10)  # recorded after it died
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_a_fatal_error_on_a_full_buffered_stream_does_not_hang() -> None:
     futures: list[Future[ToolResult | bool]] = []
 

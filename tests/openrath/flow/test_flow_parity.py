@@ -57,7 +57,7 @@ from rath.memory import (
 )
 from rath.session import ChunkKind, ChunkTable, Session, system_text_chunk, user_text_chunk
 from rath.tools import FlowToolCall, tool
-from rath.tools._custom import result_body, run_tool_call
+from rath.tools._custom import MAX_BODY_CHARS, result_body, run_tool_call
 
 HIT = MemoryPlaneHit(uri="memory://user/memories/preferences/a", score=0.9, snippet="dark mode")
 
@@ -466,3 +466,9 @@ def test_an_mcp_error_result_is_a_failure() -> None:
 
     mcp_tool = MCPToolCall(client=Client(), name="t", description=None, parameters={})  # type: ignore[arg-type]
     assert mcp_tool(None, {}) == ToolExecutionFailure("mcp_tool_error", "boom")
+
+
+def test_a_backend_result_body_is_cut_like_any_other() -> None:
+    huge = CommandResult(0, b"x" * (2 * MAX_BODY_CHARS), b"", 1.0)
+    body = result_body(huge)
+    assert len(body) <= MAX_BODY_CHARS + len("...(truncated)") and body.endswith("(truncated)")
