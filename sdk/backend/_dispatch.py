@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from collections.abc import Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
-
-from temporalio import activity
 
 from rath.backend._types import (
     BackendTool,
@@ -62,13 +61,22 @@ _CALLED_IN_ACTIVITY: ContextVar[bool] = ContextVar("rath_plane_called_in_activit
 
 def as_called(coro: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T]:
     """``coro``, remembering whether its (synchronous) caller runs inside a Temporal activity."""
-    called_in_activity = activity.in_activity()
+    called_in_activity = _in_activity()
 
     async def call() -> T:
         _CALLED_IN_ACTIVITY.set(called_in_activity)
         return await coro
 
     return call()
+
+
+def _in_activity() -> bool:
+    """Whether the caller runs in a Temporal activity.
+
+    Never while the SDK is not even loaded, so the plane imports without it.
+    """
+    sdk = sys.modules.get("temporalio.activity")
+    return sdk is not None and bool(sdk.in_activity())
 
 
 @dataclass
