@@ -9,34 +9,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rath.llm._provider import Provider
+from rath.llm._provider import SAMPLING_FIELDS, Provider
 from rath.llm.dto import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
 
 __all__ = ["provider_into_chat_request"]
 
 # The provider fields a request carries as they are (``tool_choice`` has a default of its own).
-_COPIED_FIELDS: tuple[str, ...] = (
+# The model, every sampling field of a Provider (``tool_choice`` has its own default here), and
+# its extras.
+_COPIED_FIELDS = (
     "model",
-    "temperature",
-    "top_p",
-    "max_completion_tokens",
-    "max_tokens",
-    "stop",
-    "n",
-    "seed",
-    "frequency_penalty",
-    "presence_penalty",
-    "parallel_tool_calls",
-    "response_format",
-    "logit_bias",
-    "logprobs",
-    "top_logprobs",
-    "reasoning_effort",
-    "verbosity",
-    "metadata",
-    "user",
-    "store",
-    "service_tier",
+    *(name for name in SAMPLING_FIELDS if name != "tool_choice"),
     "extra_create_args",
 )
 
