@@ -31,6 +31,7 @@ from rath.contracts.tools import RunToolResult
 from rath.llm._wire import parse_arguments
 from rath.session._chunks import tool_feedback_chunk
 from rath.store import ChunkStore
+from rath.store.call_journal import call_key
 from rath.tools.builtins import ToolOutcome, error_body
 from rath.tools.mcp import (
     DEFAULT_MAX_OUTPUT_BYTES,
@@ -84,7 +85,8 @@ class McpActivities:
         the model; a server that cannot be reached fails the activity (retryable).
         """
         info = activity.info()
-        key = f"{info.workflow_id}/{info.workflow_run_id}/{info.activity_id}"
+        run_id = args.origin_run_id or info.workflow_run_id  # a reset run: its original's
+        key = call_key(info.workflow_id or "", run_id or "", info.activity_id)
         with activity_errors(), _mcp_errors():
             assistant = await asyncio.to_thread(self._store.get_row, args.assistant)
             call = (assistant.payload.get("tool_calls") or [])[args.call_index]

@@ -53,7 +53,7 @@ from rath.session._chunks import tool_feedback_chunk
 from rath.session._placement import Placement
 from rath.session._session import Session
 from rath.store import ChunkStore
-from rath.store.call_journal import CallJournal, call_key
+from rath.store.call_journal import CallJournal, CallMade, call_key
 from rath.telemetry import annotate_tool
 from rath.tools._bodies import dumps
 from rath.tools._context import ToolCallContext, calling
@@ -151,7 +151,7 @@ class ToolActivities:
     @RUN_TOOL.implement
     async def run(self, args: RunToolArgs) -> RunToolResult:
         """Run one built-in tool call and store its TOOL_RESULT row."""
-        key = _idempotency_key()
+        key = _idempotency_key(args.origin_run_id)
         call, arguments, error = await self._call(args.assistant, args.call_index)
         name = call["function"]["name"]
         annotate_tool(name)
@@ -211,7 +211,7 @@ class ToolActivities:
         if arguments is None:
             return await self._invalid(call["id"], args.tool_name, error)
         session = Session(table=args.transcript, sandbox=args.placement)
-        return await self._journaled(call["id"], tool, session, arguments)
+        return await self._journaled(args, call["id"], tool, session, arguments)
 
     @RUN_EXECUTOR_TOOL.implement
     async def run_executor(self, args: ExecutorToolArgs) -> RunToolResult:
@@ -222,7 +222,7 @@ class ToolActivities:
         At most once, like ``rath.tools.custom`` (a built-in is retry-safe, as in
         ``rath.tools.run``).
         """
-        key = _idempotency_key()
+        key = _idempotency_key(args.origin_run_id)
         with activity_errors():
             executor = EXECUTORS.get(args.executor.id)
         call, arguments, error = await self._call(args.assistant, args.call_index)
@@ -242,10 +242,12 @@ class ToolActivities:
 
             tool = SandboxTool(args.tool_name, run, asyncio.get_running_loop())
         session = Session(table=args.transcript, sandbox=args.placement)
-        return await self._journaled(call["id"], Dispatched(executor, tool), session, arguments)
+        dispatched = Dispatched(executor, tool)
+        return await self._journaled(args, call["id"], dispatched, session, arguments)
 
     async def _journaled(
         self,
+        args: CustomToolArgs,
         call_id: str,
         tool: FlowToolCall,
         session: Session,
@@ -255,11 +257,14 @@ class ToolActivities:
 
         An attempt after one that finished returns that result; after one that died mid-call
         it reports ``tool_outcome_unknown`` instead of running again, unless the tool is
-        retry-safe.
+        retry-safe. A reset run's calls are keyed by its original run, so a call the original
+        made is not made again (:func:`_idempotency_key`).
         """
-        key, attempt = _idempotency_key(), activity.info().attempt
+        info = activity.info()
+        key, attempt = _idempotency_key(args.origin_run_id), info.attempt
+        made = CallMade(call=f"{args.assistant}#{args.call_index}", run=_run_of(info))
         with activity_errors():
-            earlier = await asyncio.to_thread(self._journal.begin, key, attempt)
+            earlier = await asyncio.to_thread(self._journal.begin, key, attempt, made)
         if earlier is not None and earlier.state == "done" and earlier.result is not None:
             return RunToolResult(
                 result=earlier.result, ok=bool(earlier.ok), preview=earlier.preview or ""
@@ -273,7 +278,13 @@ class ToolActivities:
         done = await self._stored(call_id, tool.name, body, ok=ok)
         with activity_errors():
             await asyncio.to_thread(
-                self._journal.finish, key, attempt, result=done.result, ok=ok, preview=done.preview
+                self._journal.finish,
+                key,
+                attempt,
+                result=done.result,
+                ok=ok,
+                preview=done.preview,
+                made=made,
             )
         return done
 
@@ -302,10 +313,21 @@ def _outcome_unknown(tool: FlowToolCall, key: str, attempt: int) -> str:
     )
 
 
-def _idempotency_key() -> str:
-    """The running call's idempotency key: workflow id, run id and activity id."""
+def _idempotency_key(origin_run_id: str | None) -> str:
+    """The running call's idempotency key: workflow id, run id and activity id.
+
+    The run id is ``origin_run_id`` when the workflow passed one: a reset run names its
+    original (whose history, activity ids included, it replays up to the reset point), so a
+    call keeps its key across a reset.
+    """
     info = activity.info()
-    return call_key(info.workflow_id or "", info.workflow_run_id or "", info.activity_id)
+    run_id = origin_run_id or info.workflow_run_id or ""
+    return call_key(info.workflow_id or "", run_id, info.activity_id)
+
+
+def _run_of(info: activity.Info) -> str:
+    """``<workflow id>/<run id>`` of the run making the call (what keeps its record alive)."""
+    return f"{info.workflow_id or ''}/{info.workflow_run_id or ''}"
 
 
 def _key(placement: Placement, spec: SandboxSpec) -> str:

@@ -26,6 +26,8 @@ class McpCallArgs(BaseModel):
         assistant: Digest of the assistant row holding the call.
         call_index: Index of the call in that row's ``tool_calls``.
         tool_name: The server's name for the tool (the model may see it prefixed).
+        origin_run_id: The run whose history this run started from (its own unless reset),
+            which the call's idempotency key names.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -34,6 +36,7 @@ class McpCallArgs(BaseModel):
     assistant: str
     call_index: int
     tool_name: str
+    origin_run_id: str | None = None
 
 
 LIST_MCP_TOOLS = ActivityContract("rath.mcp.list_tools", McpListArgs, McpToolList)

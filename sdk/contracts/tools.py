@@ -24,6 +24,9 @@ class RunToolArgs(BaseModel):
     placement: Placement
     assistant: str
     call_index: int
+    origin_run_id: str | None = None
+    """The run whose history this run started from (its own unless reset): tool calls are
+    keyed by it, so a reset run's calls keep the idempotency keys of its original's."""
 
 
 class RunToolResult(BaseModel):
@@ -47,6 +50,9 @@ class CustomToolArgs(BaseModel):
     call_index: int
     transcript: TableRef
     placement: Placement | None = None
+    origin_run_id: str | None = None
+    """The run whose history this run started from (its own unless reset): tool calls are
+    keyed by it, so a reset run's calls keep the idempotency keys of its original's."""
 
 
 class ExecutorToolArgs(CustomToolArgs):

@@ -8,9 +8,13 @@ A later attempt that finds ``done`` reuses the result (no second run); one that 
 the store is (the same one every worker and client shares), unlike heartbeat details, which a
 worker sends on a timer and may never have sent before it died.
 
-A call's key is ``<workflow id>/<run id>/<activity id>`` (:func:`call_key`). A record is of use
-only while its run may still retry the call, so ``rath sessions gc`` removes the old records of
-runs no longer in flight (:func:`call_run` names the run).
+A call's key is ``<workflow id>/<run id>/<activity id>`` (:func:`call_key`); a reset run keys its
+calls by its original run's id, since it replays the original's activity ids up to the reset
+point, so a call the original made is not made again after a reset. A record also names which
+call it was (:class:`CallMade`: the assistant row and the call's index): a reset to before a
+model call can reuse an activity id for another call, which then runs. A record is of use only
+while its run may still retry the call, so ``rath sessions gc`` removes the old records of runs
+no longer in flight (:func:`record_run` names the run).
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class CallRecord(BaseModel):
         result: The digest of the stored result row, once done.
         ok: Whether the call succeeded, once done.
         preview: A short preview of the result, once done.
+        call: Which call it was (``<assistant row digest>#<call index>``), when known.
+        run: ``<workflow id>/<run id>`` of the run that wrote it last, when known.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -48,6 +54,22 @@ class CallRecord(BaseModel):
     result: str | None = None
     ok: bool | None = None
     preview: str | None = None
+    call: str | None = None
+    run: str | None = None
+
+
+class CallMade(BaseModel):
+    """Which call a record is about, and by which run (both optional).
+
+    Attributes:
+        call: ``<assistant row digest>#<call index>``.
+        run: ``<workflow id>/<run id>`` of the run making it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    call: str | None = None
+    run: str | None = None
 
 
 def call_key(workflow_id: str, run_id: str, activity_id: str) -> str:
@@ -61,6 +83,11 @@ def call_run(key: str) -> str:
     A workflow id may hold ``/``; run and activity ids do not.
     """
     return key.rsplit("/", 1)[0]
+
+
+def record_run(record: CallRecord) -> str:
+    """The run that keeps ``record`` of use: the one that wrote it, else the key's."""
+    return record.run or call_run(record.key)
 
 
 def call_record_key(key: str) -> str:
@@ -78,27 +105,55 @@ class CallJournal:
     def __init__(self, objects: ObjectStore) -> None:
         self._objects = objects
 
-    def begin(self, key: str, attempt: int) -> CallRecord | None:
+    def begin(self, key: str, attempt: int, made: CallMade | None = None) -> CallRecord | None:
         """Record that an attempt of ``key`` starts; the record an earlier attempt left, if any.
 
-        None means no earlier attempt got as far as the user's function.
+        None means no earlier attempt got as far as the user's function (or the earlier record
+        is of another call under the same key, which a reset can make: it is replaced).
         """
-        record = CallRecord(key=key, state="started", attempt=attempt)
+        made = made or CallMade()
+        record = CallRecord(key=key, state="started", attempt=attempt, **made.model_dump())
         if self._objects.put(call_record_key(key), record.model_dump_json().encode()):
             return None
         earlier = self.get(key)
+        other_call = earlier is not None and None not in (earlier.call, made.call)
+        if earlier is not None and other_call and earlier.call != made.call:
+            self._put(record)
+            return None
         if earlier is not None and earlier.state == "started":
-            self._objects.put(
-                call_record_key(key), record.model_dump_json().encode(), overwrite=True
-            )
+            self._put(record)
+        elif earlier is not None and made.run is not None and earlier.run != made.run:
+            self._put(earlier.model_copy(update={"run": made.run}))  # now this run's record
         return earlier
 
-    def finish(self, key: str, attempt: int, *, result: str, ok: bool, preview: str) -> None:
+    def finish(
+        self,
+        key: str,
+        attempt: int,
+        *,
+        result: str,
+        ok: bool,
+        preview: str,
+        made: CallMade | None = None,
+    ) -> None:
         """Record that ``key``'s call returned, with its stored result row."""
-        record = CallRecord(
-            key=key, state="done", attempt=attempt, result=result, ok=ok, preview=preview
+        made = made or CallMade()
+        self._put(
+            CallRecord(
+                key=key,
+                state="done",
+                attempt=attempt,
+                result=result,
+                ok=ok,
+                preview=preview,
+                **made.model_dump(),
+            )
         )
-        self._objects.put(call_record_key(key), record.model_dump_json().encode(), overwrite=True)
+
+    def _put(self, record: CallRecord) -> None:
+        self._objects.put(
+            call_record_key(record.key), record.model_dump_json().encode(), overwrite=True
+        )
 
     def get(self, key: str) -> CallRecord | None:
         """The record of ``key``, if any."""

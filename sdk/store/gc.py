@@ -58,7 +58,7 @@ from rath.sandbox._leases import LeaseRegistry
 from rath.session._table_ref import TableRef
 from rath.store._gc_mark import mark
 from rath.store._trash import TRASH_PREFIX, is_chunk_key, move_to_trash, restore, trash_key
-from rath.store.call_journal import CALLS_PREFIX, call_run, read_record
+from rath.store.call_journal import CALLS_PREFIX, read_record, record_run
 from rath.store.catalog import CATALOG_PREFIX
 from rath.store.chunk_store import ChunkStore
 from rath.store.objects import ObjectInfo, ObjectStore
@@ -322,7 +322,7 @@ class _Sweep:
                 record = read_record(self.objects, info.key)
             except StoreError:  # not understood, so not removed (its call reports it)
                 continue
-            if record is None or call_run(record.key) in runs_in_flight:
+            if record is None or record_run(record) in runs_in_flight:
                 continue  # gone meanwhile, or its run may still retry the call
             self.report.add("calls")
             if not self.dry_run:
