@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from rath._failures import describe_failure
     from rath._text import preview
     from rath.contracts import RECORD_SESSION, CatalogArgs
+    from rath.workflows._cancel import reraise_if_stopping
 
 CATALOG_PATCH = "rath-catalog-records"
 LOCAL_PATCH = "rath-catalog-local"
@@ -44,6 +45,7 @@ async def record_session(**fields: Any) -> None:
         else:
             await RECORD_SESSION.execute(args, summary="catalog", **_OPTIONS)
     except ActivityError as exc:  # the run's own work matters more than its record
+        reraise_if_stopping(exc)
         workflow.logger.warning("catalog record of %s not written: %s", fields["session_id"], exc)
 
 

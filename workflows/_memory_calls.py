@@ -1,7 +1,8 @@
 """The agent loop's memory calls, as workflow code: inject before the first round, commit after.
 
 Both are activities (``rath.memory.inject``, ``rath.memory.commit``) and both are advisory, as
-in OpenRath: if one fails after its retries the run goes on without it, with a warning.
+in OpenRath: if one fails after its retries the run goes on without it, with a warning (but
+never without its own cancel).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from rath.llm._provider import ProviderSpec
     from rath.session._table_ref import TableRef
+    from rath.workflows._cancel import reraise_if_stopping
 
 INJECT_TIMEOUT = timedelta(seconds=60)
 COMMIT_TIMEOUT = timedelta(minutes=10)
@@ -41,6 +43,7 @@ async def inject_memories(memory: AgentMemory, agent_name: str, transcript: Tabl
             summary=f"{agent_name} · recall memories",
         )
     except ActivityError as exc:
+        reraise_if_stopping(exc)
         workflow.logger.warning("memory injection failed; going on without: %s", exc.cause or exc)
         return transcript
     return transcript.append(*result.rows) if result.rows else transcript
@@ -78,6 +81,7 @@ async def commit_memories(
             summary=f"{agent_name} · commit memories",
         )
     except ActivityError as exc:
+        reraise_if_stopping(exc)
         workflow.logger.warning("memory commit failed; going on without: %s", exc.cause or exc)
         return None
     return result

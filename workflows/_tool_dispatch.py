@@ -46,9 +46,12 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._chunks import ChunkRow, tool_feedback_chunk
     from rath.session._placement import Placement
     from rath.session._table_ref import TableRef
+    from rath.store.call_journal import call_key
     from rath.tools.builtins import BUILTIN_TOOLS, error_body
     from rath.workflows._approvals import Approvals
+    from rath.workflows._cancel import reraise_if_stopping, stopping
     from rath.workflows._executor_calls import executor_gone, never_taken
+    from rath.workflows._round_progress import RoundProgress
 
 SUMMARY_LIMIT = 380
 CLAIM_TIMEOUT = timedelta(seconds=120)
@@ -77,6 +80,8 @@ class Round:
     """Why the session's sandbox could not be opened (its calls then fail with this)."""
     executor: ExecutorRef | None = None
     """The caller's loop executor, which dispatches the calls of its process's tools."""
+    progress: RoundProgress | None = None
+    """Where the calls' results and a cancel's catch are kept (``None``: not kept)."""
 
     @property
     def queue(self) -> str | None:
@@ -99,6 +104,7 @@ async def claim_sandbox(placement: Placement, agent_name: str) -> Placement | st
             summary=f"{agent_name} · open sandbox {placement.describe()}",
         )
     except ActivityError as exc:
+        reraise_if_stopping(exc)
         cause = exc.cause or exc
         return f"{type(cause).__name__}: {cause}"
     return placement.model_copy(update={"owner": claimed.owner})
@@ -106,7 +112,8 @@ async def claim_sandbox(placement: Placement, agent_name: str) -> Placement | st
 
 async def dispatch_round(round: Round, calls: tuple[ToolCallPlan, ...]) -> list[Row]:
     """Run ``calls``; their result rows in call order."""
-    rows: dict[int, Row] = {}
+    progress = round.progress if round.progress is not None else RoundProgress(calls)
+    rows = progress.rows
     lanes: dict[tuple[str, ...], list[ToolCallPlan]] = {}
     available = round.catalog.names()
     for call in calls:
@@ -153,7 +160,12 @@ def _lane(catalog: ToolCatalog, call: ToolCallPlan) -> tuple[str, ...]:
 
 
 async def _run(round: Round, call: ToolCallPlan) -> Row:
-    refusal = await _refusal(round, call)
+    try:
+        refusal = await _refusal(round, call)
+    except asyncio.CancelledError:
+        if round.progress is not None:
+            round.progress.asking.add(call.index)
+        raise
     if refusal is not None:
         return refusal
     workflow.set_current_details(f"**{round.agent_name}** · tool `{call.name}`")
@@ -189,6 +201,10 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
             summary=preview(summary, SUMMARY_LIMIT),
         )
     except ActivityError as exc:
+        if stopping(exc):
+            if round.progress is not None:
+                round.progress.cut[call.index] = _key_of(exc.activity_id)
+            raise
         cause = exc.cause or exc
         if isinstance(cause, ApplicationError) and cause.type == "ToolNotRegistered":
             raise ApplicationError(cause.message, type=cause.type, non_retryable=True) from exc
@@ -219,6 +235,28 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
     return done.result
 
 
+def _key_of(activity_id: str) -> str:
+    """The idempotency key the activity ``activity_id`` of this run gives its tool call."""
+    info = workflow.info()
+    return call_key(info.workflow_id, origin_run_id(), activity_id)
+
+
+def origin_run_id() -> str:
+    """The run whose history this one started from: the same run unless it was reset.
+
+    A reset run replays its original's events up to the reset point, activity ids included,
+    so tool calls keyed by it keep their idempotency keys across a reset.
+    """
+    info = workflow.info()
+    return info.original_execution_run_id or info.run_id
+
+
+def _reset_origin() -> str | None:
+    """The original run's id when this run is a reset one (else ``None``: the run's own)."""
+    origin = origin_run_id()
+    return origin if origin != workflow.info().run_id else None
+
+
 def _activity(round: Round, call: ToolCallPlan) -> tuple[ToolActivity, Any, str]:
     """The activity that runs ``call``, its input, and its summary for the UI."""
     who = f"{round.agent_name} · {call.name} {call.preview}"
@@ -229,6 +267,7 @@ def _activity(round: Round, call: ToolCallPlan) -> tuple[ToolActivity, Any, str]
             assistant=round.assistant,
             call_index=call.index,
             tool_name=binding.tool,
+            origin_run_id=_reset_origin(),
         )
         return (
             CALL_MCP_TOOL,
@@ -242,6 +281,7 @@ def _activity(round: Round, call: ToolCallPlan) -> tuple[ToolActivity, Any, str]
         call_index=call.index,
         transcript=round.transcript,
         placement=round.placement,
+        origin_run_id=_reset_origin(),
     )
     if round.executor is not None:
         args = ExecutorToolArgs(**dict(custom), executor=round.executor)
@@ -254,6 +294,7 @@ def _activity(round: Round, call: ToolCallPlan) -> tuple[ToolActivity, Any, str]
         placement=round.placement,
         assistant=round.assistant,
         call_index=call.index,
+        origin_run_id=_reset_origin(),
     )
     return RUN_TOOL, args, who
 

@@ -58,9 +58,11 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._table_ref import TableRef
     from rath.session.graph import GraphNode, SessionGraph
     from rath.workflows._approvals import Approvals
+    from rath.workflows._cancel import cancelled_line, stopping
     from rath.workflows._catalog import record_failure, record_session
     from rath.workflows._executor_calls import executor_gone, never_taken
     from rath.workflows._memory_calls import commit_memories, inject_memories
+    from rath.workflows._round_progress import RoundProgress
     from rath.workflows._stream_handoff import (
         continue_as_new_streaming,
         release_followers,
@@ -90,6 +92,7 @@ class SessionLoopWorkflow:
         self._approvals = Approvals()
         self._last_reply = ""
         self._rows: int | None = None
+        self._progress: RoundProgress | None = None  # the tool calls of the round running
         # Only a streaming run hosts a stream (its handlers), so other runs' histories are
         # unchanged. WorkflowStream must be built right here, in the workflow's __init__.
         self._stream = (
@@ -135,9 +138,12 @@ class SessionLoopWorkflow:
         """
         try:
             out = await self._run(input)
-        except Exception as exc:  # not cancellation: a cancelled run's record stays "running"
-            error = await record_failure(exc, **self._record(input))
-            workflow.set_current_details(f"**{input.agent_name}** · failed: {error}")
+        except BaseException as exc:
+            if stopping(exc):
+                await self._record_cancelled(input)
+            elif isinstance(exc, Exception):  # not continue-as-new, nor an eviction
+                error = await record_failure(exc, **self._record(input))
+                workflow.set_current_details(f"**{input.agent_name}** · failed: {error}")
             raise
         finally:
             if self._stream is not None:
@@ -155,6 +161,30 @@ class SessionLoopWorkflow:
             placement=out.sandbox,
         )
         return LoopResult(**dict(out), last_reply=self._last_reply or None, rows=self._rows)
+
+    async def _record_cancelled(self, input: SessionLoopInput) -> None:
+        """Record the run as cancelled, keeping the transcript so far.
+
+        Rows completed before the cancel stay (sealed in the store, the record's ``root``); a
+        round cut in the middle of its tool calls ends with one row per call (its result, else
+        a ``cancelled`` error row), and the record's line names the calls in flight by their
+        idempotency keys and those that waited for approval.
+        """
+        carry = self._carry
+        transcript = carry.transcript if carry is not None else input.user.table
+        progress = self._progress
+        if progress is not None:
+            transcript = transcript.append(*progress.closing_rows())
+        line = cancelled_line(progress.report() if progress is not None else "")
+        workflow.set_current_details(f"**{input.agent_name}** · {line}")
+        await record_session(
+            **self._record(input),
+            status="cancelled",
+            error=line,
+            table=transcript,
+            usage=carry.usage if carry is not None else None,
+            placement=(carry.placement if carry is not None else None) or input.user.sandbox,
+        )
 
     def _record(self, input: SessionLoopInput) -> dict[str, Any]:
         """The catalog fields every record of this run's output session has."""
@@ -287,6 +317,7 @@ class SessionLoopWorkflow:
                 placement=placement,
                 unclaimed=unclaimed,
             )
+            self._progress = work.progress
             rows = await dispatch_round(work, result.tool_calls)
             carry = carry.model_copy(
                 update={
@@ -294,6 +325,7 @@ class SessionLoopWorkflow:
                     "tool_calls": carry.tool_calls + len(result.tool_calls),
                 }
             )
+            self._carry, self._progress = carry, None
             self._grew(len(rows))
             limit = options.compress_at_tokens
             if limit is not None and result.context_tokens >= limit:
@@ -423,4 +455,5 @@ class SessionLoopWorkflow:
             owner_wait_seconds=options.sandbox_owner_wait_seconds,
             tool_wait_seconds=options.tool_worker_wait_seconds,
             executor=input.executor,
+            progress=RoundProgress(result.tool_calls),
         )

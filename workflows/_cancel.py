@@ -1,0 +1,56 @@
+"""Cancellation as workflow code sees it: telling the run's own cancel from other errors.
+
+A cancel request (``temporal workflow cancel``, the Web UI, a parent that stops its children)
+reaches a Rath run as :class:`asyncio.CancelledError` where it waits on a timer, a condition or
+a child, and as an ``ActivityError`` caused by a cancellation where it waits on an activity.
+Code that catches ``ActivityError`` to go on without a result (a catalog record, a memory
+injection, a tool call that becomes an error row) must not swallow the run's own cancel:
+:func:`stopping` tells it apart, and such code re-raises.
+
+Runs recorded before cancellation was handled (without the ``rath-clean-cancel`` marker)
+replay as they ran: a cancel there failed the run or left it without a record.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+from temporalio.exceptions import is_cancelled_exception
+
+with workflow.unsafe.imports_passed_through():
+    from rath._text import preview
+
+CANCEL_PATCH = "rath-clean-cancel"
+LINE_LIMIT = 500
+
+
+def stopping(exc: BaseException) -> bool:
+    """Whether ``exc`` is this run's own cancellation (requested, and handled cleanly).
+
+    The first call in a cancelled run records the ``rath-clean-cancel`` marker; histories
+    without it (recorded before) get ``False``, so they replay unchanged.
+    """
+    if workflow.cancellation_reason() is None or not is_cancelled_exception(exc):
+        return False
+    return workflow.patched(CANCEL_PATCH)
+
+
+def reraise_if_stopping(exc: BaseException) -> None:
+    """Raise ``exc`` again when it is the run's own cancellation (never go on without it)."""
+    if stopping(exc):
+        raise exc
+
+
+def cancel_reason() -> str:
+    """Why the run was cancelled, as the request said (or who asked, when it said nothing)."""
+    reason = workflow.cancellation_reason() or ""
+    if reason:
+        return reason
+    parent = workflow.info().parent
+    if parent is not None:
+        return f"its parent run {parent.workflow_id!r} cancelled it"
+    return "cancel requested (no reason given)"
+
+
+def cancelled_line(*details: str) -> str:
+    """The one line a cancelled run's catalog record carries: the reason, then ``details``."""
+    return preview("; ".join((f"cancelled: {cancel_reason()}", *filter(None, details))), LINE_LIMIT)
