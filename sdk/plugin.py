@@ -26,6 +26,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from rath.activities.llm import LLMActivities
 from rath.activities.mcp import McpActivities
 from rath.activities.memory import MemoryActivities
+from rath.activities.runs import stop_old_children
 from rath.activities.session import SessionActivities
 from rath.activities.tools import ToolActivities
 from rath.errors import UserError
@@ -111,6 +112,7 @@ class RathPlugin(SimplePlugin):
                 memory.recall,
                 memory.inject,
                 memory.commit,
+                stop_old_children,
             ],
             workflows=[
                 SessionLoopWorkflow,

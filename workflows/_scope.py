@@ -23,7 +23,7 @@ from uuid import UUID
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
-from temporalio.exceptions import ChildWorkflowError
+from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
 
 from rath._failures import describe_failure
 from rath.budget import Budget
@@ -47,6 +47,8 @@ from rath.session._placement import Placement
 from rath.session._session import Session, hosted_by, merged_usage
 from rath.session._table_ref import TableRef
 from rath.session.graph import GraphNode, SessionGraph
+from rath.workflows._old_children import OldChildren
+from rath.workflows._run_tasks import RunTasks
 from rath.workflows._tree_budget import TreeKeeper
 from rath.workflows.compress import compressed, execute_compress
 
@@ -72,9 +74,10 @@ def search_attributes(session_id: UUID, root_id: UUID, agent: str) -> TypedSearc
 class TaskHandle:
     """A session's pending result inside workflow code: an asyncio task of the workflow."""
 
-    def __init__(self, run_id: str, task: asyncio.Task[Session]) -> None:
+    def __init__(self, run_id: str, task: asyncio.Task[Session], tasks: RunTasks) -> None:
         self._run_id = run_id
         self._task = task
+        self._tasks = tasks
 
     @property
     def run_id(self) -> str:
@@ -96,8 +99,12 @@ class TaskHandle:
         return self._task.result()
 
     async def wait(self) -> None:
-        """Wait for the task (its error surfaces when the session is read)."""
-        await asyncio.wait([self._task])
+        """Wait for the task (its error surfaces when the session is read).
+
+        Raises:
+            Exception: Another task of the run failed first (``RunTasks``' fail-fast policy).
+        """
+        await self._tasks.wait(self._task)
 
 
 MAX_AGENT_RUNS = 8000
@@ -112,17 +119,16 @@ class WorkflowScope:
     root_session_id: UUID
     use_search_attributes: bool = True
     demo_fallback: bool = False
-    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    tasks: RunTasks = field(default_factory=lambda: RunTasks(fail_fast=False))
     nodes: dict[UUID, GraphNode] = field(default_factory=dict)
     usage: TokenUsage | None = None
     runs: dict[str, tuple[str, bool]] = field(default_factory=dict)
     keeper: TreeKeeper | None = None
+    old_children: OldChildren = field(default_factory=OldChildren)
 
     def spawn(self, run_id: str, coro: Coroutine[Any, Any, Session]) -> TaskHandle:
         """Start ``coro`` as a workflow task now; the run waits for it before completing."""
-        task = asyncio.get_running_loop().create_task(coro)
-        self.tasks.append(task)
-        return TaskHandle(run_id, task)
+        return TaskHandle(run_id, self.tasks.start(run_id, coro), self.tasks)
 
     def record(
         self,
@@ -285,6 +291,7 @@ class WorkflowScope:
             await user.ready()
             await call.agent.ready()
             self.refuse_if_over_budget(f"agent {name!r}", user)
+            await self.old_children.before_start(run_id)
             try:
                 result = await SESSION_LOOP.execute_child(
                     call.input(spec, self.budget_gate(call.budget)),
@@ -292,6 +299,9 @@ class WorkflowScope:
                     static_summary=call.summary(spec),
                     static_details=call.details(spec),
                     search_attributes=self.search_attributes(out.id, name),
+                    # Closing (cancelled, failed, timed out) cancels the agents still running,
+                    # which then record themselves; never terminates them.
+                    parent_close_policy=workflow.ParentClosePolicy.REQUEST_CANCEL,
                 )
             except ChildWorkflowError as exc:
                 over = exceeded_session(exc)
@@ -303,9 +313,13 @@ class WorkflowScope:
                     raise BudgetExceededError(
                         message, workflow_id=run_id, session=partial, reason=reason
                     ) from exc
+                what = (
+                    "was cancelled"
+                    if is_cancelled_exception(exc)
+                    else f"failed: {describe_failure(exc.cause or exc)}"
+                )
                 raise RunFailedError(
-                    f"agent {name!r} (run {run_id!r}) failed: {describe_failure(exc.cause or exc)}",
-                    workflow_id=run_id,
+                    f"agent {name!r} (run {run_id!r}) {what}", workflow_id=run_id
                 ) from exc
             self.child_finished(run_id, result)
             self.record(result, agent=name, run_id=run_id)
@@ -330,9 +344,7 @@ class WorkflowScope:
 
     def start_task(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``coro`` as a task the run waits for (memory calls return these to ``await``)."""
-        task = asyncio.get_running_loop().create_task(coro)
-        self.tasks.append(task)
-        return task
+        return self.tasks.start("memory", coro)
 
     def graph(self) -> SessionGraph:
         """Every session made so far, in creation order."""
@@ -346,19 +358,11 @@ class WorkflowScope:
 
     async def settle(self) -> None:
         """Wait for every task spawned, ignoring their errors (the run is failing anyway)."""
-        while pending := [task for task in self.tasks if not task.done()]:
-            await asyncio.wait(pending)
+        await self.tasks.settle()
 
     async def drain(self) -> None:
         """Wait for every task spawned, even ones ``forward`` never read; raise the first error."""
-        while True:
-            pending = [task for task in self.tasks if not task.done()]
-            if not pending:
-                break
-            await asyncio.wait(pending)
-        for task in self.tasks:
-            if task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+        await self.tasks.drain()
 
 
 _SCOPE: ContextVar[WorkflowScope | None] = ContextVar("rath_workflow_scope", default=None)

@@ -16,6 +16,8 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from rath._failures import describe_failure
+    from rath._text import preview
     from rath.contracts import (
         ASK_SIGNAL,
         FORWARD,
@@ -31,9 +33,11 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._lineage import LineageKind
     from rath.session._session import Session
     from rath.session.graph import SessionGraph
+    from rath.workflows._cancel import cancelled_line, stopping
     from rath.workflows._catalog import record_failure, record_session
     from rath.workflows._module_registry import registered_targets, registered_workflow_class
     from rath.workflows._module_spec import decode_call
+    from rath.workflows._run_tasks import FAIL_FAST_PATCH, RunTasks
     from rath.workflows._scope import WorkflowScope, entered
     from rath.workflows._tree_budget import TreeKeeper
 
@@ -72,12 +76,24 @@ class ForwardWorkflow:
         """Rebuild the module, run ``forward``, wait for every agent it started.
 
         The output session is catalogued like an agent's (``rath.session.catalog``): a record
-        when the run starts, and one when it completes or fails.
+        when the run starts, and one when it completes, fails or is cancelled. A cancelled or
+        failing run first stops the agents still running (``workflows/_run_tasks.py``).
         """
         try:
             out = await self._run(input)
-        except Exception as exc:
-            if self._scope is not None:  # the class was found: the run had started
+        except BaseException as exc:
+            scope = self._scope
+            if scope is None:  # the class was not found: the run never started
+                raise
+            if stopping(exc):
+                stopped = await self._stop(f"{self._who()} was cancelled", scope)
+                await record_session(
+                    **self._record(input), status="cancelled", error=cancelled_line(stopped)
+                )
+            elif isinstance(exc, Exception):  # not an eviction
+                if scope.tasks.fail_fast:
+                    why = preview(describe_failure(exc), 200)
+                    await self._stop(f"{self._who()} failed: {why}", scope)
                 await record_failure(exc, **self._record(input))
             raise
         await record_session(
@@ -88,6 +104,21 @@ class ForwardWorkflow:
             placement=out.sandbox,
         )
         return out
+
+    @staticmethod
+    def _who() -> str:
+        return f"its forward run {workflow.info().workflow_id!r}"
+
+    @staticmethod
+    async def _stop(reason: str, scope: WorkflowScope) -> str:
+        """Stop the tasks still running (agents get a cancel with ``reason``); what it did."""
+        stopped, left = await scope.tasks.stop(reason)
+        agents = [name for name in stopped if name in scope.runs]
+        if not agents:
+            return ""
+        line = f"stopped {len(agents)} agent run(s): {', '.join(agents)}"
+        still = [name for name in left if name in agents]
+        return line + (f" ({len(still)} still closing: {', '.join(still)})" if still else "")
 
     def _record(self, input: ForwardInput) -> dict[str, Any]:
         """The catalog fields every record of this run's output session has."""
@@ -120,6 +151,7 @@ class ForwardWorkflow:
             use_search_attributes=input.search_attributes,
             demo_fallback=input.demo_fallback,
             keeper=None if input.budget is None else TreeKeeper(input.budget, workflow.now()),
+            tasks=RunTasks(fail_fast=workflow.patched(FAIL_FAST_PATCH)),
         )
         scope.record(input.session)
         await record_session(
@@ -149,6 +181,8 @@ class ForwardWorkflow:
                     f"{name}.forward", exc.reason, self._output(input, partial, exc.reason)
                 ) from exc
             except Exception as exc:
+                if stopping(exc):  # the run's own cancel, seen in an activity forward awaited
+                    raise
                 # Anything forward raises fails the run with its message (a user's bug must
                 # not leave the workflow task retrying forever).
                 raise ApplicationError(

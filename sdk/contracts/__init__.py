@@ -42,6 +42,7 @@ from rath.contracts.catalog import (
     ToolPolicy,
     ToolSet,
 )
+from rath.contracts.children import STOP_OLD_CHILDREN, StopChildrenArgs, StopChildrenResult
 from rath.contracts.llm import (
     COMPLETE,
     COMPRESS,
@@ -137,6 +138,7 @@ ACTIVITIES: tuple[ActivityContract[Any, Any], ...] = (
     RECALL_MEMORIES,
     INJECT_MEMORIES,
     COMMIT_MEMORIES,
+    STOP_OLD_CHILDREN,
 )
 """Every activity a Rath worker registers."""
 
@@ -179,6 +181,7 @@ __all__ = [
     "RUN_EXECUTOR_TOOL",
     "RUN_TOOL",
     "SESSION_LOOP",
+    "STOP_OLD_CHILDREN",
     "WORKFLOWS",
     "ActivityContract",
     "ActivityOptions",
@@ -234,6 +237,8 @@ __all__ = [
     "RunToolArgs",
     "RunToolResult",
     "SessionLoopInput",
+    "StopChildrenArgs",
+    "StopChildrenResult",
     "ToolCallPlan",
     "ToolCatalog",
     "ToolPolicy",
