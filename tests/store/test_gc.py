@@ -18,7 +18,7 @@ from rath.session._table_ref import TableRef
 from rath.store import Catalog, ChunkStore, SessionRecord
 from rath.store._trash import trash_key
 from rath.store.bucket_store import BucketStore
-from rath.store.call_journal import CALLS_PREFIX, CallJournal, call_key
+from rath.store.call_journal import CALLS_PREFIX, CallJournal, CallMade, call_key
 from rath.store.chunk_store import object_key
 from rath.store.gc import GcProgress, collect_garbage
 from rath.store.objects import DirectoryStore
@@ -198,11 +198,14 @@ def test_old_tool_call_records_of_finished_runs_go(tmp_path: Path) -> None:
     finished = call_key("rath-agent-done", "run-done", "5")
     for key in (in_flight, finished):
         journal.begin(key, attempt=1)
+    # A reset run's call is keyed by its original run (finished): the record's run keeps it.
+    reset = call_key("rath-agent-reset", "run-original", "5")
+    journal.begin(reset, 1, CallMade(call="d#0", run="rath-agent-reset/run-reset"))
     objects.put(CALLS_PREFIX + "0" * 64, b"not a record")  # left alone, not a failure
     _age_all(objects, 2 * HOUR)
     young = call_key("rath-agent-done", "run-done", "7")
     journal.begin(young, attempt=1)
-    runs = ["rath-agent/with a slash/run-in-flight"]
+    runs = ["rath-agent/with a slash/run-in-flight", "rath-agent-reset/run-reset"]
 
     assert collect_garbage(objects, runs_in_flight=None).calls == 0  # the journal left alone
     dry = collect_garbage(objects, runs_in_flight=runs, dry_run=True)
@@ -212,4 +215,5 @@ def test_old_tool_call_records_of_finished_runs_go(tmp_path: Path) -> None:
     assert report.calls == 1
     assert journal.get(finished) is None
     assert journal.get(in_flight) is not None and journal.get(young) is not None
+    assert journal.get(reset) is not None
     assert objects.exists(CALLS_PREFIX + "0" * 64)

@@ -14,7 +14,7 @@ from workers import WorkerProcess, with_tests_importable
 from rath import flow
 from rath.session import Session
 from rath.store import ChunkStore
-from rath.store.call_journal import CallJournal
+from rath.store.call_journal import CallJournal, CallMade
 from rath.testing import (
     FakeChatServer,
     RecordedRequest,
@@ -112,6 +112,23 @@ def test_a_finished_call_is_never_run_again(tmp_path: Path) -> None:
     assert earlier is not None and earlier.state == "done" and earlier.result == "ab" * 32
     cut_off = journal.begin("wf/run/2", 1) is None and journal.begin("wf/run/2", 2)
     assert cut_off and cut_off.state == "started" and cut_off.attempt == 1
+
+
+def test_a_reset_run_gets_its_originals_result_unless_the_call_differs(tmp_path: Path) -> None:
+    journal = CallJournal(ChunkStore(tmp_path).objects)
+    key = "wf/original-run/5"  # a reset run keys its calls by its original run
+    made = CallMade(call="digest-a#0", run="wf/original-run")
+    assert journal.begin(key, 1, made) is None
+    journal.finish(key, 1, result="ab" * 32, ok=True, preview="42", made=made)
+    reset = CallMade(call="digest-a#0", run="wf/reset-run")
+    earlier = journal.begin(key, 1, reset)
+    assert earlier is not None and earlier.state == "done" and earlier.result == "ab" * 32
+    kept = journal.get(key)
+    assert kept is not None and kept.run == "wf/reset-run"  # gc keeps it while the reset runs
+    # Reset to before the model call: the same activity id may hold another call, which runs.
+    assert journal.begin(key, 1, CallMade(call="digest-b#0", run="wf/reset-run")) is None
+    replaced = journal.get(key)
+    assert replaced is not None and replaced.state == "started" and replaced.call == "digest-b#0"
 
 
 def test_tools_declare_whether_a_repeat_is_safe() -> None:
