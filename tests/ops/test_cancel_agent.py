@@ -13,6 +13,7 @@ from ops_support import (
     closed_record,
     opened_gate,
     pending_approvals,
+    record_of,
     row_kinds,
     tool_results,
 )
@@ -113,3 +114,31 @@ def test_cancel_during_a_tool_call_names_its_idempotency_key(
     assert journal is not None  # the very key the tool call was journalled under
     (body,) = tool_results(out.id)
     assert key in body and '"error_kind": "cancelled"' in body
+
+
+def test_a_run_continued_as_new_keeps_one_record_then_records_its_cancel(
+    rath_env: Settings, server_address: str
+) -> None:
+    cli = TemporalCli(server_address)
+    options = FAST.model_copy(update={"continue_as_new_after_rounds": 1})
+    with opened_gate() as gate:
+        script = [
+            tool_call_reply(("add", {"a": 1, "b": 2})),
+            tool_call_reply(("add", {"a": 3, "b": 4})),
+            gated(text_reply("done"), gate),
+        ]
+        with FakeChatServer(script) as server:
+            agent = flow.Agent("Add.", provider=fake_provider(server), tools=[add], options=options)
+            out = agent(Session.from_user_message("add twice"))
+            assert out.run_id is not None
+            server.wait_for_requests(3, timeout=WAIT)  # in its third run (two continue-as-new)
+            running = record_of(out.id)
+            assert running.status == "running" and running.workflow_id == out.run_id
+            runs = cli.list(f"WorkflowId = '{out.run_id}'")
+            assert len(runs) == 3  # one workflow id, three runs
+            cli.cancel(out.run_id)
+            assert cli.wait_status(out.run_id, ["CANCELED", "FAILED", "COMPLETED"]) == "CANCELED"
+    record = closed_record(out.id)
+    assert record.status == "cancelled" and record.workflow_id == out.run_id
+    assert record.created == running.created  # the same record, from the first run
+    assert tool_results(out.id) == ["3", "7"]  # the rows of every run

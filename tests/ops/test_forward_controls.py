@@ -86,3 +86,26 @@ def test_a_failing_agent_cancels_its_siblings_and_fails_the_forward(
     (written,) = records_of_runs({writer})[writer]
     assert written.status == "cancelled" and written.error is not None
     assert written.error.startswith(f"cancelled: its forward run {out.run_id!r} failed: ")
+
+
+def test_a_terminated_forward_leaves_no_agent_terminated(
+    rath_env: Settings, server_address: str, tmp_path: Path
+) -> None:
+    cli = TemporalCli(server_address)
+    effects = _effects(tmp_path)
+    with (
+        opened_gate() as gate,
+        FakeChatServer(function_handler(CrewModel(effects, gate))) as server,
+    ):
+        out = Crew(fake_provider(server))(Session.from_user_message("go"))
+        assert out.run_id is not None
+        server.wait_for_requests(3, timeout=WAIT)  # the planner, then both coders (held)
+        cli.terminate(out.run_id, reason="operator terminate")
+        assert cli.wait_status(out.run_id, CLOSED) == "TERMINATED"
+        # The parent-close policy cancels the coders; each records itself.
+        children = settled_children(cli, out.run_id, 3)
+    assert [status for _, status in children] == ["CANCELED", "CANCELED", "COMPLETED"]
+    coders = {wid for wid, _ in children if "coder" in wid}
+    for records in records_of_runs(coders).values():
+        assert [record.status for record in records] == ["cancelled"]
+        assert records[0].error == f"cancelled: its parent run {out.run_id!r} cancelled it"
