@@ -113,12 +113,16 @@ class ForwardWorkflow:
     async def _stop(reason: str, scope: WorkflowScope) -> str:
         """Stop the tasks still running (agents get a cancel with ``reason``); what it did."""
         stopped, left = await scope.tasks.stop(reason)
-        agents = [name for name in stopped if name in scope.runs]
-        if not agents:
-            return ""
-        line = f"stopped {len(agents)} agent run(s): {', '.join(agents)}"
-        still = [name for name in left if name in agents]
-        return line + (f" ({len(still)} still closing: {', '.join(still)})" if still else "")
+        started = set(scope.old_children.started)
+        ran = [name for name in stopped if name in scope.runs and name in started]
+        never = [name for name in stopped if name in scope.runs and name not in started]
+        parts = [f"stopped {len(ran)} agent run(s): {', '.join(ran)}"] if ran else []
+        if never:
+            parts.append(f"{len(never)} never started: {', '.join(never)}")
+        still = [name for name in left if name in ran]
+        if still:
+            parts.append(f"{len(still)} still closing: {', '.join(still)}")
+        return "; ".join(parts)
 
     def _record(self, input: ForwardInput) -> dict[str, Any]:
         """The catalog fields every record of this run's output session has."""
