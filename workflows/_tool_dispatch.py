@@ -238,10 +238,10 @@ async def _run(round: Round, call: ToolCallPlan) -> Row:
 def _key_of(activity_id: str) -> str:
     """The idempotency key the activity ``activity_id`` of this run gives its tool call."""
     info = workflow.info()
-    return call_key(info.workflow_id, origin_run_id(), activity_id)
+    return call_key(info.workflow_id, _origin_run_id(), activity_id)
 
 
-def origin_run_id() -> str:
+def _origin_run_id() -> str:
     """The run whose history this one started from: the same run unless it was reset.
 
     A reset run replays its original's events up to the reset point, activity ids included,
@@ -253,7 +253,7 @@ def origin_run_id() -> str:
 
 def _reset_origin() -> str | None:
     """The original run's id when this run is a reset one (else ``None``: the run's own)."""
-    origin = origin_run_id()
+    origin = _origin_run_id()
     return origin if origin != workflow.info().run_id else None
 
 
