@@ -13,21 +13,38 @@ async face returning OpenRath's response, say), change the projection here (``co
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from golden import Stable, check_golden
+from temporalio.contrib.pydantic import pydantic_data_converter
 from wires import MODELS, TEST_KEY, WIRES, fake_server, provider_for
 
-from rath.llm import Provider, RathLLMFunctionTool
+from rath.backend import BackendSandboxSpec
+from rath.flow.tool import (
+    flow_tool_code_run,
+    flow_tool_command_run,
+    flow_tool_files_exists,
+    flow_tool_files_list,
+    flow_tool_files_read,
+    flow_tool_files_write,
+    global_system_tools,
+)
+from rath.llm import Provider, RathLLMFunctionTool, TokenUsage
 from rath.llm._provider import SAMPLING_FIELDS
 from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
 from rath.llm.anthropic import RathAnthropicChatClient
 from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse, RathLLMMessage
 from rath.llm.openai import RathOpenAIChatClient
+from rath.sandbox import LocalSandbox, SandboxLimits, SandboxSpec
+from rath.session import Placement, Session
 from rath.testing import RecordedRequest, Reply, text_reply, tool_call_reply
+from rath.tools._custom import result_body, run_tool_call
+from rath.tools.builtins import run_builtin
 
 WEATHER = {
     "type": "function",
@@ -286,3 +303,139 @@ def test_azure_endpoints_are_called_as_before(face: str) -> None:
                 answer = _outcome(_sync_face, "openai", base_url, "text", False)
             golden[style] = {"sent": [sent(r) for r in server.requests[seen:]], "answer": answer}
     check_golden(f"llm_azure_{face}", Stable()(golden))
+
+
+# --- the six built-in tools on `local` -------------------------------------------------------
+
+TOOL_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("write_workspace_file", {"path": "new/c.txt", "content": "héllo"}),
+    ("read_workspace_file", {"path": "a.txt"}),
+    ("read_workspace_file", {"path": "bin.dat", "encoding": None}),
+    ("read_workspace_file", {"path": "bin.dat"}),
+    ("read_workspace_file", {"path": "big.txt"}),
+    ("list_workspace_files", {"path": "."}),
+    ("list_workspace_files", {"path": "dir"}),
+    ("workspace_path_exists", {"path": "a.txt"}),
+    ("workspace_path_exists", {"path": "nope"}),
+    ("run_shell_command", {"cmd": "echo hi; echo err >&2; exit 3"}),
+    ("run_shell_command", {"cmd": 'printf "[%s]" "$RATH_IDEMPOTENCY_KEY"'}),
+    ("run_shell_command", {"cmd": "head -c 3000 /dev/zero | tr '\\0' x"}),
+    ("run_code", {"code": "print(1)"}),
+    ("run_code", {"code": "raise ValueError('boom')"}),
+    # Each failure kind.
+    ("read_workspace_file", {"path": "missing.txt"}),
+    ("read_workspace_file", {"path": "dir"}),
+    ("list_workspace_files", {"path": "a.txt"}),
+    ("read_workspace_file", {"path": "../outside.txt"}),
+    ("read_workspace_file", {"path": "/etc/hostname"}),
+    ("read_workspace_file", {"path": "escape"}),
+    ("write_workspace_file", {"path": "a.txt/x", "content": "x"}),
+    ("read_workspace_file", {"path": "a.txt", "encoding": "no-such-codec"}),
+    ("run_shell_command", {"cmd": "sleep 30"}),
+    ("run_code", {"code": "import time; time.sleep(30)", "timeout": 0.5}),
+    ("run_code", {"code": "puts 1", "language": "ruby"}),
+    ("run_shell_command", {"cmd": "echo a\necho b"}),
+    ("run_shell_command", {"cmd": "x" * 2049}),
+    ("run_shell_command", {"cmd": "   "}),
+    ("read_workspace_file", {}),
+    ("read_workspace_file", {"path": 3}),
+    ("workspace_path_exists", {"path": "a.txt", "extra": 1}),
+    ("write_workspace_file", {"path": "d.txt", "content": 3}),
+]
+SANDBOX = {"command_timeout": 3.0, "max_output_bytes": 1024}
+
+
+def _workspace(root: Path) -> Path:
+    """A workspace with a text file, bytes, a big file, a folder and a link out of it."""
+    (root / "outside.txt").write_text("outside")
+    workspace = root / "ws"
+    (workspace / "dir").mkdir(parents=True)
+    (workspace / "a.txt").write_text("hello")
+    (workspace / "dir" / "b.txt").write_text("b")
+    (workspace / "bin.dat").write_bytes(b"\xff\xfeok")
+    (workspace / "big.txt").write_text("y" * 2000)
+    (workspace / "escape").symlink_to(root / "outside.txt")
+    return workspace
+
+
+def _body(text: str, ok: bool) -> dict[str, Any]:
+    return {"ok": ok, "body": json.loads(text)}
+
+
+async def test_builtin_tool_bodies_on_the_durable_path(tmp_path: Path) -> None:
+    sandbox = LocalSandbox(SandboxSpec(working_dir=str(_workspace(tmp_path)), **SANDBOX))
+    async with sandbox:
+        golden = []
+        for name, arguments in [*TOOL_CALLS, ("no_such_tool", {})]:
+            outcome = await run_builtin(sandbox, name, arguments, idempotency_key="key-1")
+            golden.append([name, arguments, _body(outcome.body, outcome.ok)])
+    check_golden("tools_durable", Stable(tmp_path)(golden))
+
+
+async def test_builtin_tool_bodies_through_openraths_classes(tmp_path: Path) -> None:
+    spec = SandboxSpec(working_dir=str(_workspace(tmp_path)), **SANDBOX)
+    session = Session.from_user_message("go").to("local", spec=spec)
+    tools = global_system_tools()
+    golden = []
+    for name, arguments in TOOL_CALLS:
+        body, ok = await run_tool_call(tools[name], session, arguments)
+        golden.append([name, arguments, _body(body, ok)])
+    # The helpers' own keywords, rendered as a tool's return value is.
+    helpers = {
+        "command with cwd, env and stdin": flow_tool_command_run(
+            session, ["cat", "-"], cwd="dir", env={"X": "1"}, stdin=b"piped"
+        ),
+        "bytes written with a mode": flow_tool_files_write(
+            session, "m.bin", b"\x00\x01", mode=0o600
+        ),
+        "raw read": flow_tool_files_read(session, "bin.dat", encoding=None),
+        "exists": flow_tool_files_exists(session, "m.bin"),
+        "listing": flow_tool_files_list(session, "dir"),
+        "code": flow_tool_code_run(session, "print(2)", timeout=5),
+    }
+    rendered = {what: json.loads(result_body(value)) for what, value in helpers.items()}
+    check_golden("tools_openrath", Stable(tmp_path)({"calls": golden, "helpers": rendered}))
+
+
+# --- Session and placement JSON ----------------------------------------------------------------
+
+
+def test_session_and_placement_json(tmp_path: Path) -> None:
+    user = Session.from_user_message("hi")
+    prompt = Session.from_agent_prompt("You are terse.")
+    used = Session.from_user_message("u")
+    used.cumulative_usage = TokenUsage(prompt_tokens=3, completion_tokens=2, total_tokens=5)
+    docker = SandboxSpec(
+        backend="docker",
+        image="python:3.12-slim",
+        env={"A": "1"},
+        command_timeout=30,
+        max_output_bytes=4096,
+        limits=SandboxLimits(memory_mb=256, pids=64, cpus=0.5, file_size_mb=8),
+    )
+    openrath = BackendSandboxSpec(
+        working_dir=str(tmp_path / "ws2"), timeout=timedelta(seconds=30), env={"B": "2"}
+    )
+    sessions = {
+        "user message": user,
+        "agent prompt": prompt,
+        "system row": Session.create("system", "x"),
+        "fork": user.fork(),
+        "merge": user.merge(prompt),
+        "usage": used,
+        "local, a folder": Session.from_user_message("x").to("local", spec=tmp_path / "ws"),
+        "local, allocated": Session.from_user_message("x").to("local"),
+        "docker, every field": Session.from_user_message("x").to("docker", spec=docker),
+        "OpenRath's spec": Session.from_user_message("x").to("local", spec=openrath),
+    }
+    converter = pydantic_data_converter.payload_converter
+    for session in sessions.values():
+        # What Temporal carries is the same JSON, and reads back as an equal value.
+        (payload,) = converter.to_payloads([session])
+        assert json.loads(payload.data) == session.model_dump(mode="json")
+        assert converter.from_payloads([payload], [Session]) == [session]
+        if session.sandbox is not None:
+            (placement,) = converter.to_payloads([session.sandbox])
+            assert converter.from_payloads([placement], [Placement]) == [session.sandbox]
+    dumps = {name: session.model_dump(mode="json") for name, session in sessions.items()}
+    check_golden("session_json", Stable(tmp_path)(dumps))
