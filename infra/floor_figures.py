@@ -18,19 +18,26 @@ import os
 import statistics
 import subprocess
 import sys
+import tomllib
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import grimp
 from import_floors import (
     ARROW,
     cross_package_imports,
     cycles,
+    floor_of,
     own_modules,
     package_cycles,
+    parse_floors,
     private_imports,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+CONTRACT = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+FLOORS = parse_floors(CONTRACT["contracts"][0]["floors"])
 FOLDERS = ("sdk", "workflows", "activities", "worker")
 VENDORS = (
     "openai",
@@ -61,7 +68,7 @@ seconds = time.perf_counter() - start
 names = list(sys.modules)
 vendors = sorted({n.split(".")[0] for n in names} & set(json.loads(sys.argv[2])))
 own = [n for n in names if n == "rath" or n.startswith("rath.")]
-print(json.dumps({"seconds": seconds, "modules": len(names), "rath": len(own), "vendors": vendors}))
+print(json.dumps({"seconds": seconds, "modules": len(names), "rath": own, "vendors": vendors}))
 """
 
 
@@ -75,7 +82,7 @@ def line_count(path: Path) -> int:
     return path.read_bytes().count(b"\n")
 
 
-def probe(statement: str) -> dict[str, object]:
+def probe(statement: str) -> dict[str, Any]:
     """Time ``statement`` in a fresh interpreter; what it loaded."""
     result = subprocess.run(
         [sys.executable, "-c", _PROBE, statement, json.dumps(VENDORS)],
@@ -84,7 +91,7 @@ def probe(statement: str) -> dict[str, object]:
         text=True,
         timeout=120,
     )
-    figures: dict[str, object] = json.loads(result.stdout)
+    figures: dict[str, Any] = json.loads(result.stdout)
     return figures
 
 
@@ -129,12 +136,14 @@ def import_figures(runs: int) -> list[str]:
     lines = [f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}"]
     for statement in IMPORTS:
         results = [probe(statement) for _ in range(runs)]
-        times = sorted(float(str(r["seconds"])) for r in results)
+        times = sorted(float(r["seconds"]) for r in results)
         last = results[-1]
+        floors = Counter(getattr(floor_of(m, FLOORS), "name", "none") for m in last["rath"])
         lines.append(
             f"{statement}: median {statistics.median(times):.2f} s "
             f"(min {times[0]:.2f}, max {times[-1]:.2f}, {runs} runs); {last['modules']} modules, "
-            f"{last['rath']} of Rath's; vendors {last['vendors']}"
+            f"{len(last['rath'])} of Rath's {dict(sorted(floors.items()))}; "
+            f"vendors {last['vendors']}"
         )
     return lines
 
