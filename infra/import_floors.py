@@ -103,7 +103,8 @@ def pattern_problems(
         for pattern in floor.patterns:
             name = pattern.lstrip("=")
             exact = pattern.startswith("=")
-            if name == package or (not exact and (name.count(".") == 1 or name in packages)):
+            top_level = name.count(".") == package.count(".") + 1
+            if name == package or (not exact and (top_level or name in packages)):
                 continue
             if pattern in allowed:
                 used.add(pattern)

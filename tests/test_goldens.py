@@ -321,7 +321,7 @@ TOOL_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("run_shell_command", {"cmd": 'printf "[%s]" "$RATH_IDEMPOTENCY_KEY"'}),
     ("run_shell_command", {"cmd": "head -c 3000 /dev/zero | tr '\\0' x"}),
     ("run_code", {"code": "print(1)"}),
-    ("run_code", {"code": "raise ValueError('boom')"}),
+    ("run_code", {"code": "import sys; print('out'); sys.exit('boom')"}),
     # Each failure kind.
     ("read_workspace_file", {"path": "missing.txt"}),
     ("read_workspace_file", {"path": "dir"}),
