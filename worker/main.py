@@ -27,6 +27,7 @@ from rath.errors import ConfigError, ConnectError
 from rath.plugin import RathPlugin
 from rath.settings import Settings
 from rath.store import store_url
+from rath.telemetry import flush as flush_telemetry
 from rath.tools._custom import TOOLS, register_tool_target
 from rath.workflows._module_registry import register_workflow_target, registered_targets
 
@@ -170,6 +171,7 @@ def main(argv: list[str] | None = None) -> None:
         code = 2
     except KeyboardInterrupt:
         code = 130
+    flush_telemetry()  # os._exit skips the providers' flush at exit
     sys.stdout.flush()
     sys.stderr.flush()
     # The Temporal core can abort during interpreter finalisation (sdk-python#300);
