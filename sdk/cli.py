@@ -266,8 +266,19 @@ def main(argv: list[str] | None = None) -> None:
         code = 1
     except KeyboardInterrupt:
         code = 130
+    _flush_telemetry()
     sys.stdout.flush()
     sys.stderr.flush()
     # Skip interpreter finalisation: the Temporal core can abort there (sdk-python#300) and
     # turn a successful command into a failed one.
     os._exit(code)
+
+
+def _flush_telemetry() -> None:
+    """Export the spans and metrics a command made, which ``os._exit`` would drop.
+
+    Telemetry is loaded only by commands that connected with it on; the others skip it.
+    """
+    telemetry = sys.modules.get("rath.telemetry")
+    if telemetry is not None:
+        telemetry.flush()

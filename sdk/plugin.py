@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
-from temporalio.contrib.opentelemetry import OpenTelemetryInterceptor
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.plugin import SimplePlugin
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
@@ -35,7 +34,7 @@ from rath.memory import local_store_factory, memory_dir
 from rath.sandbox._leases import LeaseRegistry
 from rath.settings import Settings
 from rath.store import ChunkStore, store_for
-from rath.telemetry import TelemetryInterceptor
+from rath.telemetry import TelemetryInterceptor, TracePropagation
 from rath.workflows.close_sandbox import CloseSandboxWorkflow
 from rath.workflows.compress import CompressWorkflow
 from rath.workflows.forward import ForwardWorkflow
@@ -124,7 +123,7 @@ class RathPlugin(SimplePlugin):
             workflow_failure_exception_types=[UserError],
             # First the context propagation, then the spans made inside that context.
             interceptors=(
-                [OpenTelemetryInterceptor(), TelemetryInterceptor()] if settings.telemetry else None
+                [TracePropagation(), TelemetryInterceptor()] if settings.telemetry else None
             ),
             run_context=lambda: _running(llm, mcp, tools),
         )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import posixpath
 import socket
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from rath._profile import profile_value
 from rath.errors import ConfigError
@@ -29,7 +32,8 @@ class Settings:
             (``TEMPORAL_CONFIG_FILE``/``TEMPORAL_PROFILE``); ``None`` selects the embedded
             dev server.
         namespace: ``TEMPORAL_NAMESPACE``, else the profile's (default ``default``).
-        task_queue: ``RATH_TASK_QUEUE`` (default ``rath``).
+        queue_name: ``RATH_TASK_QUEUE`` (default ``rath``): the first part of every task queue
+            name; the store's tag follows it (:attr:`task_queue`).
         store_dir: ``RATH_STORE_DIR`` (default ``<home>/store``): the local store directory
             (sandbox leases; and the chunk store when ``store_url`` is unset).
         store_url: ``RATH_STORE_URL``: where chunks and the session catalog live, shared by
@@ -67,7 +71,7 @@ class Settings:
     home: Path
     address: str | None
     namespace: str
-    task_queue: str
+    queue_name: str
     store_dir: Path
     store_url: str | None = None
     search_attributes: bool = True
@@ -101,12 +105,12 @@ class Settings:
                 f"RATH_VERSIONING_BEHAVIOR must be one of {', '.join(VERSIONING_BEHAVIORS)}, "
                 f"not {behavior!r}"
             )
-        task_queue = os.environ.get("RATH_TASK_QUEUE") or DEFAULT_TASK_QUEUE
-        if "/" in task_queue:
+        queue_name = os.environ.get("RATH_TASK_QUEUE") or DEFAULT_TASK_QUEUE
+        if "/" in queue_name or "@" in queue_name:
             raise ConfigError(
-                f"RATH_TASK_QUEUE={task_queue!r} contains '/', which Rath keeps for the queues "
-                "of user code (<queue>/workflow/<Class>, <queue>/tool/<name>): pick a name "
-                "without it"
+                f"RATH_TASK_QUEUE={queue_name!r} contains '/' or '@', which Rath keeps for the "
+                "queues of user code (<queue>/workflow/<Class>, <queue>/tool/<name>) and of "
+                "each worker (<queue>@<worker id>): pick a name without them"
             )
         return cls(
             home=home,
@@ -116,7 +120,7 @@ class Settings:
                 or profile_value("namespace")
                 or DEFAULT_NAMESPACE
             ),
-            task_queue=task_queue,
+            queue_name=queue_name,
             store_dir=Path(store).expanduser().resolve() if store else home / "store",
             store_url=os.environ.get("RATH_STORE_URL") or None,
             search_attributes=os.environ.get("RATH_SEARCH_ATTRIBUTES", "1").lower() not in _OFF,
@@ -143,6 +147,20 @@ class Settings:
         return self.deployment_name is not None and self.build_id is not None
 
     @property
+    def store_tag(self) -> str:
+        """The chunk store in a task queue name: its kind and a hash (``file-1a2b3c4d``)."""
+        return store_tag(self.store_url or self.store_dir.as_uri())
+
+    @property
+    def task_queue(self) -> str:
+        """The shared task queue: ``RATH_TASK_QUEUE``, then the store's tag (``rath-s3-...``).
+
+        A run's queue names the store its worker must use: a worker with another store polls
+        other queues, so it never takes the run (see docs/design.md, "Which worker runs what").
+        """
+        return f"{self.queue_name}-{self.store_tag}"
+
+    @property
     def affinity_queue(self) -> str:
         """This worker's own task queue: tool calls of sandboxes it opened are routed here."""
         return f"{self.task_queue}@{self.worker_id}"
@@ -156,6 +174,27 @@ class Settings:
     def workspaces_dir(self) -> Path:
         """Where workspaces are allocated for sessions placed with no ``working_dir``."""
         return self.home / "workspaces"
+
+
+def store_identity(url: str) -> str:
+    """The store ``url`` names, written one way: ``file:///abs/dir`` or ``s3://bucket/prefix``.
+
+    A plain path and its ``file://`` URL are one store, and so are URLs that differ only in the
+    scheme's case, ``.`` or ``..`` parts, or slashes at the ends of the prefix.
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme in ("", "file"):
+        path = unquote(parts.path) if scheme else url
+        return "file://" + posixpath.normpath(path)
+    return f"{scheme}://{parts.netloc}/{parts.path.strip('/')}".rstrip("/")
+
+
+def store_tag(url: str) -> str:
+    """``<kind>-<8 hex>``: the store's scheme and a hash of :func:`store_identity`."""
+    identity = store_identity(url)
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
+    return f"{identity.partition(':')[0]}-{digest}"
 
 
 def _telemetry() -> bool:

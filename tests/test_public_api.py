@@ -139,7 +139,13 @@ def test_public_names_are_pinned() -> None:
         "tool_schemas",
         "validate_arguments",
     ]
-    assert rath.telemetry.__all__ == ["TelemetryInterceptor", "annotate_tool", "install"]
+    assert rath.telemetry.__all__ == [
+        "TelemetryInterceptor",
+        "TracePropagation",
+        "annotate_tool",
+        "flush",
+        "install",
+    ]
 
 
 def _isort_style(name: str) -> tuple[int, str]:

@@ -56,6 +56,7 @@ class LLMCall:
 
     attempt: int
     last_failure_type: str | None
+    last_failure_message: str
     last_failure_delay: float | None
     scheduled_at: float
     started_at: float
@@ -100,6 +101,7 @@ def llm_calls(history: WorkflowHistory) -> list[LLMCall]:
             LLMCall(
                 attempt=attrs.attempt,
                 last_failure_type=info.type or None,
+                last_failure_message=attrs.last_failure.message,
                 last_failure_delay=delay,
                 scheduled_at=at,
                 started_at=started_at,

@@ -23,6 +23,7 @@ class WorkerProcess:
     """A ``python -m rath.worker`` subprocess, ready once it printed its banner."""
 
     def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.lines: list[str] = []  # every line read so far (stderr is merged into stdout)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "rath.worker", *args],
             env=env,
@@ -43,6 +44,7 @@ class WorkerProcess:
 
         def read() -> None:
             for line in self.proc.stdout:  # type: ignore[union-attr]
+                self.lines.append(line)
                 if line.startswith(prefix):
                     found.append(line)
                     return

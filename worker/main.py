@@ -26,7 +26,8 @@ from rath._runtime.workers import rath_workers, registered_code_queues, set_curr
 from rath.errors import ConfigError, ConnectError
 from rath.plugin import RathPlugin
 from rath.settings import Settings
-from rath.store import store_url
+from rath.store import check_store, store_url
+from rath.telemetry import flush as flush_telemetry
 from rath.tools._custom import TOOLS, register_tool_target
 from rath.workflows._module_registry import register_workflow_target, registered_targets
 
@@ -34,6 +35,7 @@ from rath.workflows._module_registry import register_workflow_target, registered
 async def run_worker(settings: Settings | None = None) -> None:
     """Connect and run a worker until SIGINT/SIGTERM, then shut down gracefully."""
     settings = settings or Settings.from_env()
+    await asyncio.to_thread(check_store, settings)  # a missing bucket: one line, before polling
     address = settings.address
     if address is None:
         address = (await asyncio.to_thread(ensure_server, settings.home)).address
@@ -70,16 +72,17 @@ async def run_worker(settings: Settings | None = None) -> None:
 
 
 async def check(settings: Settings | None = None, *, timeout: float = 5.0) -> str:
-    """Connect as a worker would and ask the server about the namespace; raise if not healthy.
+    """Check the store, connect as a worker would and ask the server about the namespace.
 
-    Returns a one-line description of what was checked. Starts nothing: with no
-    ``TEMPORAL_ADDRESS`` it checks the embedded server of the data dir is running.
+    Raises if not healthy. Returns a one-line description of what was checked. Starts no
+    server: with no ``TEMPORAL_ADDRESS`` it checks the embedded server of the data dir runs.
     """
     from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 
     from rath._runtime.devserver import server_status
 
     settings = settings or Settings.from_env()
+    await asyncio.to_thread(check_store, settings)
     address = settings.address
     if address is None:
         info = await asyncio.to_thread(server_status, settings.home)
@@ -105,7 +108,10 @@ async def check(settings: Settings | None = None, *, timeout: float = 5.0) -> st
             f"Temporal at TEMPORAL_ADDRESS={address}, "
             f"TEMPORAL_NAMESPACE={settings.namespace}: {exc}"
         ) from exc
-    return f"{address} namespace={settings.namespace} task queue={settings.task_queue} ok"
+    return (
+        f"{address} namespace={settings.namespace} task queue={settings.task_queue} "
+        f"store={store_url(settings)} ok"
+    )
 
 
 def _version(settings: Settings) -> str:
@@ -170,6 +176,7 @@ def main(argv: list[str] | None = None) -> None:
         code = 2
     except KeyboardInterrupt:
         code = 130
+    flush_telemetry()  # os._exit skips the providers' flush at exit
     sys.stdout.flush()
     sys.stderr.flush()
     # The Temporal core can abort during interpreter finalisation (sdk-python#300);

@@ -28,6 +28,7 @@ from rath._runtime.search_attributes import usable_search_attributes
 from rath._runtime.workers import code_worker, rath_workers, registered_code_queues
 from rath.plugin import RathPlugin
 from rath.settings import Settings
+from rath.store import check_store
 
 T = TypeVar("T")
 _SHUTDOWN_TIMEOUT = 10.0
@@ -64,6 +65,7 @@ class Runtime:
 
     async def _connect(self) -> Client:
         settings = self.settings
+        await asyncio.to_thread(check_store, settings)  # a missing bucket: one line, now
         address = settings.address
         if address is None:
             info = await asyncio.to_thread(ensure_server, settings.home)

@@ -36,20 +36,38 @@ with contextlib.suppress(ImportError):
     _TRANSPORT += (httpx2.TransportError,)
 # Through the SDKs' aiohttp transport the same break-off is aiohttp's ClientPayloadError,
 # re-raised as the HTTP library's ReadError.
-# A refused connection is its ClientConnectorError, re-raised as a ConnectTimeout.
+# A refused connection is its ClientConnectorError, and a connection the server closed before
+# answering (it stopped, e.g. with the worker it ran in) its ServerDisconnectedError: openai's
+# copy of the transport re-raises both as a ConnectTimeout, anthropic's as a ConnectError.
 _CUT_SHORT: tuple[type[BaseException], ...] = ()
 _NO_CONNECTION: tuple[type[BaseException], ...] = ()
+_CLOSED: tuple[type[BaseException], ...] = ()
 with contextlib.suppress(ImportError):
     import aiohttp
 
     _CUT_SHORT += (aiohttp.ClientPayloadError,)
-    _NO_CONNECTION += (aiohttp.ClientConnectorError,)
+    _NO_CONNECTION += (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError)
+    _CLOSED += (aiohttp.ServerDisconnectedError,)
 
 
 def _connect_failed(cause: BaseException | None) -> bool:
-    """A refused or unresolvable connection (aiohttp's transport calls it a connect timeout)."""
+    """A refused, unresolvable or closed connection (aiohttp's transport may call it a timeout)."""
     root = getattr(cause, "__cause__", None)
     return isinstance(root, _NO_CONNECTION) and not isinstance(root, TimeoutError)
+
+
+def _closed(cause: BaseException | None) -> bool:
+    """Whether the server closed the connection before it answered."""
+    return isinstance(getattr(cause, "__cause__", None), _CLOSED)
+
+
+def _closed_error(site: CallSite, when: str) -> ProviderError:
+    return ProviderError(
+        f"{site.where} closed the connection {when} (model {site.model!r}): the server "
+        "stopped or dropped it",
+        error_type="LLMConnectionError",
+        retryable=True,
+    )
 
 
 def _incomplete(cause: BaseException | None) -> bool:
@@ -186,6 +204,8 @@ def _unanswered(exc: Exception, sdk: SDKErrors, site: CallSite) -> ProviderError
             error_type="LLMTimeout",
             retryable=True,
         )
+    if _closed(cause):
+        return _closed_error(site, "before answering")
     if _incomplete(cause):
         return ProviderError(
             f"{site.where} sent an incomplete response for model {site.model!r}: "
@@ -205,7 +225,9 @@ def mid_stream_errors(sdk: SDKErrors, site: CallSite) -> Iterator[None]:
     """Failures only a stream has; everything else is left to ``provider_errors``."""
     try:
         yield
-    except _TIMEOUTS:
+    except _TIMEOUTS as exc:
+        if _closed(exc):
+            raise _closed_error(site, "mid-stream") from None
         raise ProviderError(
             f"{site.where} stalled mid-stream for model {site.model!r} (over {site.timeout:g}s "
             "between events)",

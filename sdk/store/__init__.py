@@ -19,6 +19,7 @@ __all__ = [
     "Catalog",
     "ChunkStore",
     "SessionRecord",
+    "check_store",
     "current_catalog",
     "current_store",
     "open_objects",
@@ -39,6 +40,18 @@ def store_at(location: Path | str) -> ChunkStore:
 def store_for(settings: Settings) -> ChunkStore:
     """The chunk store ``settings`` name (``RATH_STORE_URL``, else the store directory)."""
     return store_at(settings.store_url) if settings.store_url else store_at(settings.store_dir)
+
+
+def check_store(settings: Settings) -> None:
+    """Fail now, in one line, if the store ``settings`` name cannot be used.
+
+    Clients and workers call it before they start anything, so a bucket that does not exist
+    or a store that does not answer stops them within seconds instead of failing every run.
+
+    Raises:
+        ConfigError: Naming the store, what is wrong, and the setting to fix.
+    """
+    store_for(settings).objects.check()
 
 
 def current_store() -> ChunkStore:

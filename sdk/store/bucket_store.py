@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import obstore
 from obstore.exceptions import (
@@ -49,6 +50,10 @@ _ENDPOINT_HINT = (
 
 _MISSING = (FileNotFoundError, NotFoundError)
 """What obstore raises for a missing object (a ``FileNotFoundError``, or its own class)."""
+_NOT_FOUND = "404 Not Found"
+"""How obstore reports a listing of a bucket that does not exist (a generic error)."""
+_CHECK_RETRY = timedelta(seconds=5)
+"""The start check retries once, within this: it must fail in seconds, not in a minute."""
 
 
 def _summary(exc: BaseException) -> str:
@@ -94,9 +99,36 @@ class BucketStore:
                 f"RATH_STORE_URL={url!r} cannot be opened ({_summary(exc)}); see docs/store.md "
                 "for the URL forms and the environment variables each store reads"
             ) from None
+        self._retry = retry
 
     def __repr__(self) -> str:
         return f"BucketStore({self.url!r})"
+
+    def check(self) -> None:
+        """One listing request, retried once: fail in one line if the bucket cannot be used.
+
+        A missing object answers "not found" to a ``HEAD`` whether or not its bucket exists; a
+        listing tells them apart (an empty prefix lists nothing, a missing bucket is a 404).
+        """
+        quick: RetryConfig = {**self._retry, "max_retries": 1, "retry_timeout": _CHECK_RETRY}
+        store = from_url(self.url, retry_config=quick)
+        where = f"the object store {self.url!r} (RATH_STORE_URL)"
+        try:
+            obstore.list_with_delimiter(store, "catalog/")
+        except (PermissionDeniedError, UnauthenticatedError) as exc:
+            raise ConfigError(
+                f"{where} refused access ({_summary(exc)}): {_CREDENTIALS_HINT}"
+            ) from None
+        except (*_MISSING, BaseError) as exc:
+            if isinstance(exc, _MISSING) or _NOT_FOUND in str(exc):
+                bucket = urlsplit(self.url).netloc
+                raise ConfigError(
+                    f"{where} cannot be used: its bucket {bucket!r} does not exist (create it, "
+                    "or fix RATH_STORE_URL; Rath does not create buckets)"
+                ) from None
+            raise ConfigError(
+                f"{where} did not answer ({_summary(exc)}): {_ENDPOINT_HINT}"
+            ) from None
 
     def describe(self) -> str:
         """The URL."""

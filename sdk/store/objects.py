@@ -4,7 +4,7 @@ Everything Rath keeps outside Temporal (chunks and table nodes, the session cata
 leases) is named by a key such as ``ab/cdef...`` or ``catalog/<id>.json``. An
 :class:`ObjectStore` maps keys to immutable or replaceable blobs; :class:`DirectoryStore` is the
 default (one directory, shared by client and workers). Object-store backends (S3 and
-compatibles) implement the same five calls.
+compatibles) implement the same calls.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from rath.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,14 @@ class ObjectStore(Protocol):
         """Where the objects are, for messages (a path or a URL)."""
         ...
 
+    def check(self) -> None:
+        """Fail now, in one line, when the store cannot be used (missing, unreachable, refused).
+
+        Raises:
+            ConfigError: Naming the store, what is wrong and the setting to fix.
+        """
+        ...
+
 
 class DirectoryStore:
     """Objects as files under ``root`` (``ab/cdef`` is ``root/ab/cdef``)."""
@@ -66,6 +76,21 @@ class DirectoryStore:
     def describe(self) -> str:
         """The directory."""
         return str(self.root)
+
+    def check(self) -> None:
+        """Create the directory if needed; fail if it cannot be, or cannot be written."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            problem = f"cannot be created ({exc.strerror or exc})"
+        else:
+            if os.access(self.root, os.W_OK | os.X_OK):
+                return
+            problem = "is not writable by this process"
+        raise ConfigError(
+            f"the chunk store directory {self.root} {problem}: fix RATH_STORE_URL (or "
+            "RATH_STORE_DIR, or RATH_HOME)"
+        )
 
     def _path(self, key: str) -> Path:
         return self.root / key

@@ -3,7 +3,8 @@
 What a process set up itself is kept. What it did not, Rath sets up from the standard
 ``OTEL_*`` variables: a replay-safe tracer provider exporting OTLP/HTTP in batches, a meter
 provider exporting OTLP/HTTP periodically, and the Temporal runtime's own metrics sent to the
-same endpoint. Both providers flush at interpreter exit.
+same endpoint. Both providers flush at interpreter exit. A collector that is down costs one
+warning line and no wait (:mod:`rath.telemetry._collector`).
 """
 
 from __future__ import annotations
@@ -15,22 +16,29 @@ from datetime import timedelta
 from functools import cache
 
 from opentelemetry import metrics, trace
-from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from temporalio.contrib.opentelemetry import ReplaySafeTracerProvider, create_tracer_provider
-from temporalio.runtime import OpenTelemetryConfig, Runtime, TelemetryConfig
+from temporalio.runtime import (
+    LoggingConfig,
+    OpenTelemetryConfig,
+    Runtime,
+    TelemetryConfig,
+    TelemetryFilter,
+)
 
 from rath.errors import ConfigError
 from rath.settings import Settings
+from rath.telemetry._collector import Collector, MetricExporter, SpanExporter, quiet_exporters
 
 log = logging.getLogger("rath.telemetry")
 
 _lock = threading.Lock()
+_collector = Collector()
+_installed: list[ReplaySafeTracerProvider | MeterProvider] = []
 
 
 def install(settings: Settings) -> Runtime | None:
@@ -73,30 +81,53 @@ def _tracing(resource: Resource, endpoint: str | None) -> None:
             "temporalio.contrib.opentelemetry.create_tracer_provider()"
         )
         return
-    traces = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-    if endpoint is None and not traces:
+    url = _signal_url("TRACES", endpoint, "traces")
+    if url is None:
         log.warning(
             "telemetry: RATH_OTEL is on but no OTEL_EXPORTER_OTLP_ENDPOINT is set and this "
             "process set no tracer provider: no spans are exported"
         )
         return
     provider = create_tracer_provider(resource=resource)
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    quiet_exporters(_collector)
+    provider.add_span_processor(BatchSpanProcessor(SpanExporter(url, _collector)))
     trace.set_tracer_provider(provider)
+    _installed.append(provider)
 
 
 def _metrics(resource: Resource, endpoint: str | None) -> None:
     if isinstance(metrics.get_meter_provider(), MeterProvider):
         return
-    if endpoint is None and not os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"):
+    url = _signal_url("METRICS", endpoint, "metrics")
+    if url is None:
         return
-    reader = PeriodicExportingMetricReader(OTLPMetricExporter())
-    metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=[reader]))
+    quiet_exporters(_collector)
+    reader = PeriodicExportingMetricReader(MetricExporter(url, _collector))
+    provider = MeterProvider(resource=resource, metric_readers=[reader])
+    metrics.set_meter_provider(provider)
+    _installed.append(provider)
+
+
+def flush(timeout_seconds: float = 5.0) -> None:
+    """Export what the providers Rath installed still hold, within ``timeout_seconds`` each.
+
+    For commands that leave with ``os._exit`` (no interpreter exit, so no flush at exit).
+    """
+    for provider in _installed:
+        provider.force_flush(int(timeout_seconds * 1000))
+
+
+def _signal_url(signal: str, endpoint: str | None, path: str) -> str | None:
+    """``OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT``, else the base endpoint plus ``/v1/<path>``."""
+    own = os.environ.get(f"OTEL_EXPORTER_OTLP_{signal}_ENDPOINT")
+    if own:
+        return own
+    return None if endpoint is None else f"{endpoint}/v1/{path}"
 
 
 def _runtime_metrics(endpoint: str) -> Runtime:
     """A runtime sending Temporal's own SDK metrics (tasks, polls, latencies) to OTLP."""
-    url = os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") or f"{endpoint}/v1/metrics"
+    url = _signal_url("METRICS", endpoint, "metrics") or f"{endpoint}/v1/metrics"
     interval = os.environ.get("OTEL_METRIC_EXPORT_INTERVAL") or "60000"
     try:
         seconds = float(interval) / 1000
@@ -110,4 +141,12 @@ def _runtime_metrics(endpoint: str) -> Runtime:
         durations_as_seconds=True,
         metric_periodicity=timedelta(seconds=seconds),
     )
-    return Runtime(telemetry=TelemetryConfig(metrics=config))
+    # The runtime logs every failed export (each period, and at exit); the Python exporters
+    # already say once that the collector is down.
+    quiet = TelemetryFilter(core_level="WARN", other_level="ERROR").formatted()
+    logging_config = LoggingConfig(filter=f"{quiet},{_RUNTIME_EXPORT_LOG}=error")
+    return Runtime(telemetry=TelemetryConfig(metrics=config, logging=logging_config))
+
+
+_RUNTIME_EXPORT_LOG = "temporalio_common::telemetry::otel"
+"""Where the Temporal runtime logs its OTLP metric exports (Rust target of the core SDK)."""

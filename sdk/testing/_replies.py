@@ -86,7 +86,8 @@ class Reply:
     server's protocol; otherwise it is a completion, sent as JSON or, when the request asked
     for ``stream``, as server-sent events. ``finish_reason`` uses OpenAI's names; the Anthropic
     server maps them to ``stop_reason``. With ``truncate`` set, only that fraction of the bytes
-    (or of the stream's events) is sent before the connection closes.
+    (or of the stream's events) is sent before the connection closes. With ``hang_up`` set, the
+    connection closes without any answer.
     """
 
     status: int = 200
@@ -101,6 +102,7 @@ class Reply:
     gate: threading.Event | None = field(default=None, compare=False)
     gate_timeout: float = 30.0
     truncate: float | None = None
+    hang_up: bool = False
 
 
 Handler = Callable[[RecordedRequest], Reply]
@@ -189,6 +191,11 @@ def truncated(reply: Reply, keep: float = 0.5) -> Reply:
         keep: The fraction (0 to 1) of the bytes or events sent.
     """
     return replace(reply, truncate=min(max(keep, 0.0), 1.0))
+
+
+def hung_up() -> Reply:
+    """Close the connection without answering, as a server that stops mid-request does."""
+    return Reply(hang_up=True)
 
 
 def gated(reply: Reply, event: threading.Event, timeout: float = 30.0) -> Reply:

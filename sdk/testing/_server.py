@@ -99,6 +99,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
             reply = error_reply(500, f"{name} handler raised {exc!r}")
         if reply.gate is not None and not reply.gate.wait(reply.gate_timeout):
             reply = error_reply(500, f"{name}: gate not opened in {reply.gate_timeout}s")
+        if reply.hang_up:
+            self.close_connection = True  # closed with no status line, headers or body
+            return
         try:
             if reply.raw is None and reply.error is None and body.get("stream"):
                 model = request.model or self.owner.model

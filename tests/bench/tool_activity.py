@@ -65,7 +65,7 @@ async def through_activity(home: Path, backend: str, calls: int, image: str | No
     """Seconds per ``rath.tools.run`` call, as the worker's clock sees it."""
     queue = f"bench-{uuid.uuid4().hex[:8]}"
     settings = Settings(
-        home=home, address=None, namespace="default", task_queue=queue, store_dir=home / "store"
+        home=home, address=None, namespace="default", queue_name=queue, store_dir=home / "store"
     )
     store = ChunkStore(settings.store_dir)
     wire = {

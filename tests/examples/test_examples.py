@@ -52,7 +52,7 @@ def test_04_sandbox_backends_runs_the_agent_on_each_usable_backend(tmp_path: Pat
     assert "local   isolation=process    available" in result.stdout
     assert "docker  isolation=container" in result.stdout
     assert (tmp_path / "work" / "local" / "hello.txt").read_text() == "hi from local"
-    assert "its tools ran on the worker queue rath@" in result.stdout
+    assert "its tools ran on the worker queue rath-file-" in result.stdout  # the store's tag, @host
     if "bwrap   isolation=namespace  available" in result.stdout:
         assert (tmp_path / "work" / "bwrap" / "hello.txt").read_text() == "hi from bwrap"
 

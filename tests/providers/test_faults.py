@@ -36,6 +36,7 @@ from rath.testing import (
     error_reply,
     function_handler,
     gated,
+    hung_up,
     raw_reply,
     text_reply,
     truncated,
@@ -122,6 +123,20 @@ async def test_read_timeout_is_retried(wire: str, rath_env: Settings, client: Cl
         held.set()  # let the server thread holding the first request finish
     assert (_answer(out), requests) == ("recovered", 2)
     assert (calls[0].attempt, calls[0].last_failure_type) == (2, "LLMTimeout")
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_connection_closed_before_answering_is_a_disconnect(
+    wire: str, rath_env: Settings, client: Client
+) -> None:
+    # What a model server that stops with its worker does to a call in flight: aiohttp's
+    # ServerDisconnectedError, which openai's transport re-raises as a connect *timeout*.
+    out, requests, calls = await _run_with_one_fault(client, wire, hung_up())
+    assert (_answer(out), requests) == ("recovered", 2)
+    (call,) = calls
+    assert (call.attempt, call.last_failure_type) == (2, "LLMConnectionError")
+    assert "closed the connection before answering" in call.last_failure_message
+    assert "did not answer" not in call.last_failure_message
 
 
 @pytest.mark.parametrize("wire", WIRES)

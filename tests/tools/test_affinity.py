@@ -13,6 +13,7 @@ from workers import WorkerProcess, with_tests_importable
 from rath import flow
 from rath.errors import RunFailedError
 from rath.session import Session
+from rath.settings import Settings
 from rath.testing import FakeChatServer, function_handler, gated, text_reply, tool_call_reply
 
 ROUNDS = 4
@@ -44,7 +45,7 @@ def test_tool_calls_always_land_on_the_sandbox_owner(
             assert len(answers) == 1, answers  # one worker ran every call of the session
             (worker,) = answers
             assert out.sandbox is not None
-            assert out.sandbox.owner == f"{remote_env['RATH_TASK_QUEUE']}@{worker}"
+            assert out.sandbox.owner == f"{Settings.from_env().task_queue}@{worker}"
             owners.append(worker)
         for server in servers:
             server.stop()
@@ -84,7 +85,7 @@ def test_a_worker_restarted_under_its_id_takes_its_sandboxes_back(
             if second is not None:
                 second.stop()
     assert bodies[1]["data"] == "hi" and bodies[2] == "w1"
-    assert out.sandbox is not None and out.sandbox.owner == f"{remote_env['RATH_TASK_QUEUE']}@w1"
+    assert out.sandbox is not None and out.sandbox.owner == f"{Settings.from_env().task_queue}@w1"
 
 
 def test_a_run_whose_sandbox_owner_is_gone_fails_naming_its_queue(
@@ -119,4 +120,4 @@ def test_a_run_whose_sandbox_owner_is_gone_fails_naming_its_queue(
                 other.stop()
     message = str(caught.value)
     assert "SandboxOwnerUnavailable" in message or "that worker is gone" in message
-    assert f"{remote_env['RATH_TASK_QUEUE']}@owner" in message
+    assert f"{Settings.from_env().task_queue}@owner" in message

@@ -121,7 +121,7 @@ def test_a_worker_without_the_tool_never_takes_its_call(remote_env: dict[str, st
         with pytest.raises(RunFailedError) as caught:
             out.synchronize()
     message = str(caught.value)
-    queue = f"{remote_env['RATH_TASK_QUEUE']}/tool/add"
+    queue = f"{Settings.from_env().task_queue}/tool/add"
     assert (
         f"no worker took the call of tool 'add' (agent 'agent') from its task queue {queue!r}"
         in message

@@ -99,7 +99,7 @@ def test_every_implementation_has_a_contract() -> None:
 
 def test_the_plugin_registers_every_contract(tmp_path: Path) -> None:
     settings = Settings(
-        home=tmp_path, address=None, namespace="default", task_queue="t", store_dir=tmp_path
+        home=tmp_path, address=None, namespace="default", queue_name="t", store_dir=tmp_path
     )
     config = RathPlugin(settings=settings).configure_worker({"activities": [], "workflows": []})
     activities = {activity._Definition.must_from_callable(a).name for a in config["activities"]}
