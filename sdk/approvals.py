@@ -155,13 +155,20 @@ async def _closed(client: Client, run_id: str) -> bool:
     return description.status != WorkflowExecutionStatus.RUNNING
 
 
+async def _asks(client: Client, run_id: str) -> bool:
+    """Whether ``run_id`` is an agent run still going (only those can have calls waiting)."""
+    try:
+        description = await describe_run(client, run_id)
+    except RunNotFoundError:
+        return False  # not started yet
+    running = description.status == WorkflowExecutionStatus.RUNNING
+    return running and description.workflow_type == SESSION_LOOP.name
+
+
 async def _pending(client: Client, run_ids: list[str]) -> dict[str, list[PendingApproval]]:
     async def one(run_id: str) -> list[PendingApproval]:
-        try:
-            if await _closed(client, run_id):
-                return []  # a closed run waits for nothing (and answers no query)
-        except RunNotFoundError:
-            return []  # not started yet
+        if not await _asks(client, run_id):
+            return []  # closed (it answers no query then), not started, or not an agent
         return await _query(client, run_id, PENDING_APPROVALS_QUERY, list[PendingApproval], [])
 
     answers = await asyncio.gather(*(one(run_id) for run_id in run_ids))

@@ -23,9 +23,9 @@ from rich.console import Console
 from rich.status import Status
 from temporalio.client import Client
 
-from rath._runtime.run_query import query_run
+from rath._runtime.run_query import check_worker, query_run
 from rath._runtime.runtime import Runtime, notice
-from rath.contracts import SESSION_LOOP, LoopCarry
+from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
 from rath.errors import WorkerUnavailableError
 from rath.llm._usage import TokenUsage
 from rath.session._lineage import LineageKind
@@ -38,8 +38,6 @@ PROBE_EVERY = 5.0
 _REFRESH = 1.0
 _QUERY_SECONDS = 2.0
 _PROBE_SECONDS = 5.0
-_PROBE_QUERY = "__temporal_workflow_metadata"
-"""A query every Temporal worker answers for every workflow (so any worker with the code)."""
 
 
 def progress_enabled() -> bool:
@@ -86,7 +84,7 @@ def _missing_worker(runtime: Runtime, run_id: str) -> tuple[str | None, int]:
         client = await runtime.reader()
         length = (await client.get_workflow_handle(run_id).describe()).history_length
         try:
-            await query_run(client, run_id, _PROBE_QUERY, Any, timeout=_PROBE_SECONDS)
+            await check_worker(client, run_id, timeout=_PROBE_SECONDS)
         except WorkerUnavailableError as exc:
             return str(exc), length
         return None, length
@@ -113,6 +111,9 @@ async def _ask(runtime: Runtime, run_id: str, workflow: str) -> str:
         if carry is None:
             return "starting"
         return f"1 agent · round {carry.rounds + 1} · {_tokens(carry.usage)}"
+    if workflow != FORWARD.name:
+        await check_worker(client, run_id, timeout=_QUERY_SECONDS)
+        return "compressing" if workflow == COMPRESS_RUN.name else "running"
     graph = await _query(client, run_id, "graph", SessionGraph)
     usage = await _query(client, run_id, "usage", TokenUsage | None)
     loops = [n for n in graph.nodes if n.lineage_kind is LineageKind.OP_SESSION_LOOP]

@@ -5,13 +5,16 @@ from __future__ import annotations
 import logging
 
 from rath._runtime.run_history import history_graph
-from rath._runtime.run_query import query_run
+from rath._runtime.run_query import describe_run, query_run
 from rath._runtime.runtime import get_runtime
+from rath.contracts import FORWARD, SESSION_LOOP
 from rath.errors import ConfigError, WorkerUnavailableError
 from rath.session._session import Session
 from rath.session.graph import SessionGraph
 
 logger = logging.getLogger("rath.runtime")
+_ASKED = (SESSION_LOOP.name, FORWARD.name)
+"""The run types that answer a ``graph`` query."""
 _DESCRIBE_SECONDS = 10.0
 """Room beyond the query's own timeout for describing the run and reading its history."""
 
@@ -43,6 +46,8 @@ def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
 
     async def query() -> SessionGraph:
         client = await runtime.reader()
+        if (await describe_run(client, run_id)).workflow_type not in _ASKED:
+            return await history_graph(client, run_id)  # no graph query of its own
         try:
             graph: SessionGraph = await query_run(
                 client, run_id, "graph", SessionGraph, timeout=timeout

@@ -27,6 +27,8 @@ from rath.errors import RunNotFoundError, WorkerUnavailableError
 _NO_ANSWER = (RPCStatusCode.CANCELLED, RPCStatusCode.DEADLINE_EXCEEDED)
 _NO_POLLER = "no poller seen"
 """Temporal's answer (FAILED_PRECONDITION) once a queue has had no poller for 20 s."""
+PROBE_QUERY = "__temporal_workflow_metadata"
+"""A query every Temporal worker answers for every workflow it runs."""
 NO_POLLER_GRACE = 2.0
 """Seconds a query waits on a queue that no worker polls: one just started may not show yet."""
 
@@ -71,6 +73,18 @@ async def query_run(
             raise
     target = await _forward_target(client, run_id)
     raise WorkerUnavailableError(no_worker_message(run_id, queue, timeout, target))
+
+
+async def check_worker(client: Client, run_id: str, *, timeout: float) -> None:
+    """Return once a worker with ``run_id``'s code answers for it.
+
+    It asks :data:`PROBE_QUERY`, which every Temporal worker answers for every workflow.
+
+    Raises:
+        RunNotFoundError: No run has that workflow id.
+        WorkerUnavailableError: None answered (the message says which to start).
+    """
+    await query_run(client, run_id, PROBE_QUERY, Any, timeout=timeout)
 
 
 async def is_polled(client: Client, queue: str) -> bool:

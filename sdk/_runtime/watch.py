@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from rath._runtime.run_history import (
@@ -30,11 +30,12 @@ from rath._runtime.run_history import (
     closed_output,
     run_input,
 )
-from rath._runtime.run_query import describe_run, query_run, run_not_found
-from rath.contracts import SESSION_LOOP, LoopCarry
+from rath._runtime.run_query import check_worker, describe_run, query_run, run_not_found
+from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
 from rath.errors import RunNotFoundError, WorkerUnavailableError
 from rath.session._chunks import ChunkRow
 from rath.session._lineage import LineageKind
+from rath.session._session import Session
 from rath.session._table_ref import TableRef
 from rath.session.graph import SessionGraph
 from rath.store import Catalog, ChunkStore
@@ -143,10 +144,18 @@ class _Watch:
         return self.unanswered
 
     async def _agent_runs(self, run_id: str, workflow_type: str, running: bool) -> dict[str, str]:
-        """The agent runs to show: the run itself, or a durable forward's agents so far."""
+        """The runs to show: the run itself, or a durable forward's agents so far."""
         if workflow_type == SESSION_LOOP.name:
             started = await self._started(run_id)
             return {run_id: started.input.agent_name if started and started.input else "agent"}
+        if workflow_type != FORWARD.name:
+            if running:
+                try:  # no query of its own to ask: is a worker there at all?
+                    await check_worker(self.client, run_id, timeout=_QUERY_SECONDS)
+                except WorkerUnavailableError as exc:
+                    self.unanswered = exc
+            # a compression's one row once it ended; closing a sandbox shows only its end
+            return {run_id: "compress"} if workflow_type == COMPRESS_RUN.name else {}
         if running:
             try:
                 graph: SessionGraph = await query_run(
@@ -173,6 +182,8 @@ class _Watch:
         closed = description.status != WorkflowExecutionStatus.RUNNING
         if closed:
             table = await self._final_table(agent_run)
+        elif description.workflow_type != SESSION_LOOP.name:
+            return ()  # only an agent run has a transcript so far
         else:
             try:
                 carry: Any = await query_run(
@@ -182,7 +193,7 @@ class _Watch:
                 if own:
                     self.unanswered = exc
                 table = await self._input_table(agent_run)  # what its history holds
-            except RPCError:
+            except (RPCError, WorkflowQueryFailedError):
                 return ()  # between workers: asked again on the next poll
             else:
                 table = carry.transcript if carry is not None else None
@@ -201,19 +212,18 @@ class _Watch:
         if output is not None:
             return output.table
         started = await self._started(agent_run)
-        if started is None or started.input is None:
+        session_id = getattr(started.input, "output_id", None) if started else None
+        if session_id is None:
             return None
         catalog = Catalog(self.store.objects)
-        record = await asyncio.to_thread(catalog.get, started.input.output_id)
+        record = await asyncio.to_thread(catalog.get, session_id)
         return TableRef.sealed(record.root) if record and record.root else None
 
     async def _input_table(self, agent_run: str) -> TableRef | None:
         """The transcript an agent run started from (its history has that much)."""
         started = await self._started(agent_run)
-        if started is None or started.input is None:
-            return None
-        table: TableRef = started.input.user.table
-        return table
+        user = getattr(started.input, "user", None) if started else None
+        return user.table if isinstance(user, Session) else None
 
     async def _started(self, agent_run: str) -> StartedRun | None:
         if agent_run not in self.started:

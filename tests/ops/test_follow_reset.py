@@ -3,7 +3,8 @@
 ``temporal workflow reset`` terminates the run it resets and carries on in a new run under
 the same workflow id. A script waiting on the agent's lazy session, and ``rath sessions
 follow`` watching it from another process, both follow the workflow id to that new run and
-end with its outcome (not ``failed: terminated``).
+end with its outcome (not ``failed: terminated``); so does a streaming run's output, whose
+events are followed into the new run.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from temporal_cli import TemporalCli, until
 
 from rath.settings import Settings
@@ -26,16 +28,18 @@ from rath import flow
 from rath.contracts.runs import LoopOptions
 from rath.session import Session
 options = LoopOptions(llm_retry_base_seconds=0.1, llm_heartbeat_seconds=1)
+events = []
 agent = flow.Agent("x", provider=flow.Provider(model="m", base_url={url!r}), options=options,
-                   name="redone")
+                   name="redone", on_event=events.append if {stream!r} else None)
 out = agent(Session.from_user_message("hi"))
 print(out.id, out.run_id, flush=True)
 print(out.chunk_table.rows[-1].payload["content"], flush=True)
 """
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["lazy", "streaming"])
 def test_a_waiting_script_and_a_follower_end_with_the_reset_runs_result(
-    rath_env: Settings, server_address: str
+    rath_env: Settings, server_address: str, stream: bool
 ) -> None:
     cli = TemporalCli(server_address)
     first_asked, release = threading.Event(), threading.Event()
@@ -52,7 +56,7 @@ def test_a_waiting_script_and_a_follower_end_with_the_reset_runs_result(
     rath_cli = str(Path(sys.executable).with_name("rath"))
     with FakeChatServer(function_handler(model)) as server:
         script = subprocess.Popen(
-            [sys.executable, "-c", SCRIPT.format(url=server.base_url)],
+            [sys.executable, "-c", SCRIPT.format(url=server.base_url, stream=stream)],
             env=dict(os.environ),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -8,23 +8,27 @@ exits within seconds, with no traceback.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 from code_app import RoutedPair
 from support import fake_provider
 from temporal_cli import TemporalCli, until
+from temporalio.client import Client
 from workers import with_tests_importable
 
 import rath
 from rath import flow
-from rath.errors import WorkerUnavailableError
-from rath.session import LineageKind, Session, attach
+from rath.errors import RunNotFoundError, WorkerUnavailableError
+from rath.sandbox._lease import Lease
+from rath.session import LineageKind, Session, attach, run_session_compress
 from rath.session.persistence import load_session
 from rath.settings import Settings
 from rath.store import SessionRecord, current_catalog
@@ -168,3 +172,41 @@ def _attach_says_which_worker(env: dict[str, str], run_id: str) -> None:
     line = next(line for line in said if "no worker answered" in line)
     assert line.startswith(f"rath: no worker answered for run {run_id!r}")
     assert "`rath worker --workflows code_app:RoutedPair`" in line
+
+
+async def test_compressions_and_sandbox_closes_read_like_agent_runs(
+    rath_env: Settings, client: Client, server_address: str
+) -> None:
+    cli = TemporalCli(server_address)
+    env = dict(os.environ)
+    with FakeChatServer(function_handler(lambda request: "the summary")) as server:
+        compressed = await asyncio.to_thread(
+            lambda: run_session_compress(
+                Session.from_user_message("a long talk"),
+                Session.from_agent_prompt("compress"),
+                agent_provider=fake_provider(server),
+            ).synchronize()
+        )
+    closed = f"rath-ops-close-{uuid.uuid4().hex[:8]}"  # run by this process's worker
+    lease = Lease(sandbox_id=uuid.uuid4(), backend="local")
+    queue = rath_env.task_queue
+    await client.execute_workflow("rath.CloseSandbox", lease, id=closed, task_queue=queue)
+    idle = f"rath-ops-close-{uuid.uuid4().hex[:8]}"  # on a queue of its own: no worker
+    await client.start_workflow("rath.CloseSandbox", lease, id=idle, task_queue=idle)
+    try:
+        for run_id in (compressed.run_id or "", closed):
+            followed, seconds = await asyncio.to_thread(_rath, env, "sessions", "follow", run_id)
+            assert followed.returncode == 0, followed.stderr
+            assert followed.stdout.splitlines()[-1] == "run completed" and seconds < SECONDS
+            listed, _ = await asyncio.to_thread(_rath, env, "approvals", run_id)
+            assert listed.stdout.strip() == "no tool calls are waiting for approval"
+            await asyncio.to_thread(rath.run_graph, run_id, timeout=2)
+        attached = await asyncio.to_thread(lambda: attach(compressed.run_id or "").synchronize())
+        assert attached.id == compressed.id
+        with pytest.raises(RunNotFoundError, match="produces no session"):
+            await asyncio.to_thread(attach, closed)
+        followed, seconds = await asyncio.to_thread(_rath, env, "sessions", "follow", idle)
+        assert followed.returncode == 0 and seconds < SECONDS, followed.stderr
+        assert f"rath: no worker answered for run {idle!r}" in followed.stderr
+    finally:
+        cli.terminate(idle, reason="test over")
