@@ -114,10 +114,9 @@ def test_a_run_no_worker_takes_is_read_in_seconds(
             assert followed.returncode == 0, followed.stderr
             assert seconds < SECONDS and "Traceback" not in followed.stderr
             assert "[lonely] user        hi" in followed.stdout  # its input, from history
-            assert (
-                f"rath: no worker answered for run {runs[0]!r} (task queue "
-                f"'{remote_env['RATH_TASK_QUEUE']}') within 2 s: start one with `rath worker`"
-            ) in followed.stderr
+            (line,) = [x for x in followed.stderr.splitlines() if "no worker answered" in x]
+            assert line.startswith(f"rath: no worker answered for run {runs[0]!r} (task queue ")
+            assert "within 2 s: start one with `rath worker`" in line
 
             shown, seconds = _rath(env, "sessions", "show", str(lone.id))
             assert shown.returncode == 0, shown.stderr
