@@ -64,12 +64,16 @@ def run_gc(args: argparse.Namespace) -> int:
     """Run ``rath sessions gc``; returns the exit code (0 done, 1 failed, 2 refused)."""
     # Imported here, like the rest of the CLI's commands, so that `rath --help` stays quick.
     from rath._runtime.live_runs import live_runs
+    from rath._runtime.reconcile import reconcile
     from rath.errors import GcRefusedError, RathError
     from rath.sandbox._leases import LeaseRegistry
     from rath.store import store_for
     from rath.store.gc import collect_garbage
 
     settings = Settings.from_env()
+    reconciled = reconcile(store_for(settings))  # records of runs that ended unannounced
+    if reconciled.note is not None:
+        print(reconciled.note, file=sys.stderr)
     try:
         runs = live_runs(settings, timeout=args.timeout)
     except GcRefusedError as exc:

@@ -5,6 +5,10 @@ as its one argument) on the message, or ``rath run --agent "prompt" "message"`` 
 shows the run live: agents as they start, each transcript row as it is written, then the
 usage. Ctrl-C detaches and leaves the run to its workers; ``rath sessions follow RUN`` picks
 it up again from any process. ``--json`` prints one JSON object per event instead.
+
+Exit codes: 0 when the run completed (or, for ``follow``, when it waits for a worker that is
+not running: one line says which), 1 when it failed, was cancelled, terminated or timed out,
+130 when Ctrl-C detached. ``follow`` only reads: it starts no worker of its own.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from typing import Any
 
 from rath import flow
 from rath._runtime.devserver import server_status
+from rath._runtime.interrupt import reattach_hint
 from rath._runtime.runtime import get_runtime
-from rath._runtime.watch import RunEvent, watch_run
+from rath._runtime.watch import WAITING, RunEvent, watch_run
 from rath._targets import import_option
 from rath.errors import ConfigError
 from rath.session import Session
@@ -27,6 +32,8 @@ from rath.store import current_store
 
 START_SECONDS = 30.0
 """How long ``rath run`` waits for its run to start (it starts once its inputs are ready)."""
+DETACHED = 130
+"""The exit code of a command Ctrl-C detached from its run (as for any Ctrl-C'd command)."""
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -44,6 +51,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def follow_command(args: argparse.Namespace) -> int:
     """Show a run (started anywhere) until it ends; Ctrl-C stops watching, not the run."""
+    get_runtime().read_only()
     return _follow(args, args.run, None)
 
 
@@ -70,9 +78,12 @@ def _follow(
     runtime = get_runtime()
 
     async def show() -> str:
-        client = await runtime.client()
+        client = await (runtime.client() if out is not None else runtime.reader())
         status = "closed"
-        events = watch_run(client, current_store(), run_id, start_wait=start_wait)
+        # `rath run`'s own worker runs the run: it keeps watching while that worker is busy.
+        events = watch_run(
+            client, current_store(), run_id, start_wait=start_wait, stop_unanswered=out is None
+        )
         async for event in events:
             _show(args, event)
             status = event.text if event.kind == "end" else status
@@ -84,11 +95,11 @@ def _follow(
     except KeyboardInterrupt:
         watching.cancel()
         _say(args, "detached", _detached(run_id))
-        return 0
+        return DETACHED
     if out is not None and status == "completed":
         out.synchronize()
         _say(args, "usage", f"tokens (all agents): {out.usage}")
-    return 0 if status == "completed" else 1
+    return 0 if status in ("completed", WAITING) else 1
 
 
 def _show(args: argparse.Namespace, event: RunEvent) -> None:
@@ -115,14 +126,7 @@ def _say(args: argparse.Namespace, kind: str, text: str) -> None:
 
 
 def _detached(run_id: str) -> str:
-    hint = f"detached; follow it again with `rath sessions follow {run_id}`"
-    if Settings.from_env().embedded:
-        hint += (
-            ". It goes on while a worker with its code runs: this command's worker has "
-            "stopped, so keep `rath server --with-worker --workflows package.module:Class` "
-            "(or `rath worker ...`) running"
-        )
-    return hint
+    return f"detached; {reattach_hint(run_id, Settings.from_env().embedded)}"
 
 
 def _ui_link(run_id: str) -> str:

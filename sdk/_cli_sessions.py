@@ -1,8 +1,10 @@
-"""``rath sessions ls|show|export|import|fork|prune``: the session catalog from the shell.
+"""``rath sessions ls|show|export|import|fork|prune|reconcile``: the catalog from the shell.
 
 Reads and writes the catalog and the chunk store that ``RATH_STORE_URL`` (or ``RATH_HOME``)
-names, so it works for sessions whose runs Temporal no longer keeps. Output is for people by
-default and JSON with ``--json``. ``follow`` and ``gc`` live in their own modules.
+names, so it works for sessions whose runs Temporal no longer keeps. Records that say
+``running`` are checked against Temporal first (:mod:`rath._runtime.reconcile`); no worker is
+needed, nor started. Output is for people by default and JSON with ``--json``. ``follow``
+and ``gc`` live in their own modules.
 """
 
 from __future__ import annotations
@@ -17,20 +19,24 @@ from uuid import UUID
 
 from rath._cli_gc import parse_duration
 from rath._ids import new_id
+from rath._runtime.reconcile import reconcile
+from rath._runtime.runtime import get_runtime
 from rath.errors import ConfigError, RunNotFoundError
 from rath.session._chunks import ChunkRow, format_chunk_row_brief
 from rath.session._lineage import LineageKind
 from rath.session._session import Session
 from rath.session._table_ref import TableRef
 from rath.session.graph import GraphNode, SessionGraph
-from rath.session.persistence import SessionWriter, load_session, prune_sessions
+from rath.session.persistence import SessionWriter, load_recorded, load_session, prune_sessions
 from rath.session.persistence._reader import read_session_file
 from rath.store import SessionRecord, current_catalog, current_store
+
+STATUSES = ("running", "completed", "failed", "cancelled", "terminated", "timed_out", "unknown")
 
 
 def ls_command(args: argparse.Namespace) -> int:
     """A table of catalogued sessions (filters: agent, status, since, root)."""
-    records = current_catalog().records()
+    records = _reconciled(current_catalog().records())
     since = datetime.now(UTC) - args.since if args.since else None
     keep = [
         r
@@ -43,18 +49,18 @@ def ls_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in keep], indent=1))
         return 0
-    print(f"{'SESSION':36}  {'CREATED (UTC)':19}  {'STATUS':9}  {'KIND':19}  AGENT")
+    print(f"{'SESSION':36}  {'CREATED (UTC)':19}  {'STATUS':10}  {'KIND':19}  AGENT")
     for r in keep:
         created = r.created.strftime("%Y-%m-%d %H:%M:%S")
-        print(f"{r.id!s:36}  {created:19}  {r.status:9}  {r.kind:19}  {r.agent or '-'}")
+        print(f"{r.id!s:36}  {created:19}  {r.status:10}  {r.kind:19}  {r.agent or '-'}")
     print(f"{len(keep)} of {len(records)} sessions", file=sys.stderr)
     return 0
 
 
 def show_command(args: argparse.Namespace) -> int:
     """The transcript, usage and lineage tree of one session."""
-    record = _record(args.id)
-    loaded = load_session(record.id)
+    (record,) = _reconciled([_record(args.id)])
+    loaded = load_recorded(record)
     if args.json:
         body = record.model_dump(mode="json") | {
             "rows": [row.model_dump(mode="json") for row in loaded.chunk_table.rows]
@@ -63,6 +69,9 @@ def show_command(args: argparse.Namespace) -> int:
         return 0
     print(f"session {record.id}  ({record.kind}, {record.status}, agent {record.agent or '-'})")
     print(f"run {record.workflow_id or '-'}  created {record.created:%Y-%m-%d %H:%M:%S}")
+    if record.error:
+        label = "error" if record.status == "failed" else "reason"
+        print(f"{label}: {' '.join(record.error.split())}")
     for index, row in enumerate(loaded.chunk_table.rows):
         print(format_chunk_row_brief(index, row))
     print(f"usage: {record.usage or 'unknown'}")
@@ -150,7 +159,7 @@ def prune_command(args: argparse.Namespace) -> int:
     """Remove sessions older than ``--older-than`` (with ``--dry-run``: list them only)."""
     if args.dry_run:
         cutoff = datetime.now(UTC) - args.older_than
-        records = current_catalog().records()
+        records = _reconciled(current_catalog().records())
         old = [r for r in records if r.created < cutoff and r.status != "running"]
         for record in old:
             print(f"would remove {record.id} ({record.created:%Y-%m-%d})")
@@ -164,11 +173,24 @@ def prune_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def reconcile_command(args: argparse.Namespace) -> int:
+    """Check every record that says ``running`` (or ``unknown``) against Temporal."""
+    result = reconcile(current_store(), recheck_unknown=True)
+    if result.note is not None:
+        print(result.note, file=sys.stderr)
+        return 1
+    for record in result.changed:
+        why = f": {' '.join(record.error.split())}" if record.error else ""
+        print(f"{record.id}  {record.workflow_id}  {record.status}{why}")
+    print(f"{len(result.changed)} of {result.checked} open records updated", file=sys.stderr)
+    return 0
+
+
 def add_sessions_arguments(commands: Any) -> None:
-    """Register ``ls``, ``show``, ``export``, ``import``, ``fork`` and ``prune``."""
+    """Register ``ls``, ``show``, ``export``, ``import``, ``fork``, ``prune``, ``reconcile``."""
     ls = commands.add_parser("ls", help="list catalogued sessions")
     ls.add_argument("--agent", help="only this agent's")
-    ls.add_argument("--status", choices=("running", "completed", "failed"), help="only these")
+    ls.add_argument("--status", choices=STATUSES, help="only these")
     ls.add_argument("--since", type=parse_duration, help="only those created this recently (7d)")
     ls.add_argument("--root", type=UUID, help="only those descending from this session")
     ls.add_argument("--json", action="store_true")
@@ -194,9 +216,19 @@ def add_sessions_arguments(commands: Any) -> None:
     prune.add_argument("--older-than", type=parse_duration, required=True, help="e.g. 30d")
     prune.add_argument("--dry-run", action="store_true")
     prune.set_defaults(func=prune_command)
+    check = commands.add_parser("reconcile", help="make running records agree with Temporal")
+    check.set_defaults(func=reconcile_command)
 
 
 _KINDS = {kind.value: kind for kind in LineageKind}
+
+
+def _reconciled(records: list[SessionRecord]) -> list[SessionRecord]:
+    """``records`` with those whose runs closed unannounced brought up to date."""
+    result = reconcile(current_store(), records)
+    if result.note is not None:
+        print(result.note, file=sys.stderr)
+    return result.apply(records)
 
 
 def _record(key: str) -> SessionRecord:
@@ -296,5 +328,6 @@ def run_sessions_command(name: str, rest: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="rath sessions")
     add_sessions_arguments(parser.add_subparsers(dest="sessions_name", required=True))
     args = parser.parse_args([name, *rest])
+    get_runtime().read_only()  # these commands read runs; they never run one
     code: int = args.func(args)
     return code

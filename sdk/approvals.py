@@ -6,26 +6,37 @@ A waiting call is listed by the run's ``pending_approvals`` query and answered b
 (``temporal workflow update execute --name rath.approve --input '{"call_id": ...,
 "approve": true}'``). For a durable ``forward``, the calls of every agent of the tree are
 looked up.
+
+Listing needs a worker that has the run's code (the calls waiting are the run's state), and
+so does answering; when none answers, one line says which to start. A closed run, or a run
+of a kind that never asks (``rath.Compress``, ``rath.CloseSandbox``), has none waiting.
 """
 
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any, TypeVar
 
-from temporalio.client import Client, WorkflowUpdateFailedError
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
 
-from rath._runtime.run_query import query_run, run_not_found
+from rath._runtime.run_history import agent_names, child_runs
+from rath._runtime.run_query import describe_run, no_worker_message, query_run
 from rath._runtime.runtime import get_runtime
 from rath.contracts import (
     APPROVE_UPDATE,
     FORWARD,
     PENDING_APPROVALS_QUERY,
+    SESSION_LOOP,
     ApprovalDecision,
     PendingApproval,
 )
-from rath.errors import ConfigError, RunNotFoundError
+from rath.errors import ConfigError, RunNotFoundError, WorkerUnavailableError
 from rath.session._lineage import LineageKind
 from rath.session._session import Session
 from rath.session.graph import SessionGraph
@@ -34,7 +45,7 @@ __all__ = ["PendingApproval", "approve", "deny", "pending_approvals"]
 
 T = TypeVar("T")
 QUERY_SECONDS = 10.0
-"""How long a query waits for a worker to answer."""
+"""How long a query (or an answer) waits for a worker to take it."""
 
 
 def pending_approvals(run: Session | str, *, timeout: float = 30.0) -> list[PendingApproval]:
@@ -100,9 +111,16 @@ def _answer(run: Session | str, decision: ApprovalDecision, timeout: float) -> s
                 f"(waiting: {listed or 'none'})"
             )
         try:
-            await client.get_workflow_handle(owner).execute_update(APPROVE_UPDATE, decision)
+            await client.get_workflow_handle(owner).execute_update(
+                APPROVE_UPDATE, decision, rpc_timeout=timedelta(seconds=QUERY_SECONDS)
+            )
         except WorkflowUpdateFailedError as exc:
             raise ConfigError(f"run {owner!r} refused the answer: {exc.cause or exc}") from exc
+        except WorkflowUpdateRPCTimeoutOrCancelledError:
+            queue = (await describe_run(client, owner)).task_queue
+            raise WorkerUnavailableError(
+                no_worker_message(owner, queue, QUERY_SECONDS) + "; the answer was not taken"
+            ) from None
         return owner
 
     return runtime.submit(send()).result(timeout=timeout)
@@ -116,22 +134,41 @@ async def _agent_runs(client: Client, run: Session | str) -> list[str]:
         run_id, tree = run.run_id, run.lineage_kind is LineageKind.OP_WORKFLOW
     else:
         run_id = run
-        try:
-            description = await client.get_workflow_handle(run_id).describe()
-        except RPCError as exc:
-            if exc.status is RPCStatusCode.NOT_FOUND:
-                raise run_not_found(client, run_id) from None
-            raise
+        description = await describe_run(client, run_id)
+        if description.workflow_type not in (FORWARD.name, SESSION_LOOP.name):
+            return []  # compression, closing a sandbox: no tool calls to approve
         tree = description.workflow_type == FORWARD.name
     if not tree:
         return [run_id]
+    try:
+        if await _closed(client, run_id):
+            return sorted(agent_names(await child_runs(client, run_id)))
+    except RunNotFoundError:
+        return []  # not started yet (runs start lazily): nothing can be waiting
     graph = await _query(client, run_id, "graph", SessionGraph, SessionGraph())
     kinds = (LineageKind.OP_SESSION_LOOP,)
     return sorted({n.run_id for n in graph.nodes if n.run_id and n.lineage_kind in kinds})
 
 
+async def _closed(client: Client, run_id: str) -> bool:
+    description = await describe_run(client, run_id)
+    return description.status != WorkflowExecutionStatus.RUNNING
+
+
+async def _asks(client: Client, run_id: str) -> bool:
+    """Whether ``run_id`` is an agent run still going (only those can have calls waiting)."""
+    try:
+        description = await describe_run(client, run_id)
+    except RunNotFoundError:
+        return False  # not started yet
+    running = description.status == WorkflowExecutionStatus.RUNNING
+    return running and description.workflow_type == SESSION_LOOP.name
+
+
 async def _pending(client: Client, run_ids: list[str]) -> dict[str, list[PendingApproval]]:
     async def one(run_id: str) -> list[PendingApproval]:
+        if not await _asks(client, run_id):
+            return []  # closed (it answers no query then), not started, or not an agent
         return await _query(client, run_id, PENDING_APPROVALS_QUERY, list[PendingApproval], [])
 
     answers = await asyncio.gather(*(one(run_id) for run_id in run_ids))

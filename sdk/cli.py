@@ -54,8 +54,11 @@ def _worker(args: argparse.Namespace) -> int:
 
 
 def _approvals(args: argparse.Namespace) -> int:
+    from rath._runtime.runtime import get_runtime
     from rath.approvals import approve, deny, pending_approvals
 
+    # No worker in this command: one would take the released call and die with the command.
+    get_runtime().read_only()
     if args.command == "approvals":
         waiting = pending_approvals(args.run)
         for item in waiting:
@@ -124,6 +127,7 @@ _SESSION_COMMANDS = {
     "import": "catalog an OpenRath session file",
     "fork": "a new session with the same transcript",
     "prune": "remove finished sessions older than --older-than 30d (--dry-run)",
+    "reconcile": "make records of runs that ended unannounced agree with Temporal",
 }
 """Commands whose options are parsed by :mod:`rath._cli_sessions` (loaded only when run)."""
 
@@ -142,7 +146,9 @@ def _sessions_command(args: argparse.Namespace) -> int:
 
 def _sessions_gc(args: argparse.Namespace) -> int:
     from rath._cli_gc import run_gc
+    from rath._runtime.runtime import get_runtime
 
+    get_runtime().read_only()
     return run_gc(args)
 
 

@@ -3,15 +3,17 @@
 The Temporal worker logs every failed attempt at WARNING with the traceback. Rath's activities
 translate every expected failure (an unreachable model, a bad tool call, a missing chunk) into
 an ``ApplicationError`` whose message already names the cause, so for those the traceback is
-noise: a script on the embedded default would print 15 lines per retry. Anything else (a bug)
-keeps its traceback.
+noise: a script on the embedded default would print 15 lines per retry. So is the traceback of
+a call cancelled because its run ended meanwhile (terminated, reset, timed out): one line says
+so. Anything else (a bug) keeps its traceback.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, CancelledError
 
 _SDK_LOGGER = "temporalio.activity"
 
@@ -22,16 +24,24 @@ class _OneLineFailures(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
         details = getattr(record, "temporal_activity", None)
-        if isinstance(exc, ApplicationError) and isinstance(details, dict):
-            record.msg = "rath: %s attempt %s of %s failed: %s"
-            record.args = (
-                details.get("activity_type", "activity"),
-                details.get("attempt", "?"),
-                details.get("workflow_id", "?"),
-                (str(exc).splitlines() or [type(exc).__name__])[0],
-            )
-            record.exc_info = None
-            record.exc_text = None
+        if not isinstance(details, dict):
+            return True
+        if isinstance(exc, ApplicationError):
+            verb = "failed"
+        elif isinstance(exc, asyncio.CancelledError | CancelledError):
+            verb = "was cancelled (its run ended, was reset, or its worker stopped)"
+        else:
+            return True
+        record.msg = "rath: %s attempt %s of %s %s: %s"
+        record.args = (
+            details.get("activity_type", "activity"),
+            details.get("attempt", "?"),
+            details.get("workflow_id", "?"),
+            verb,
+            (str(exc).splitlines() or [type(exc).__name__])[0],
+        )
+        record.exc_info = None
+        record.exc_text = None
         return True
 
 

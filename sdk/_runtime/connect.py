@@ -62,12 +62,18 @@ def connect_config(settings: Settings, address: str) -> dict[str, Any]:
     return config
 
 
-async def connect(settings: Settings, address: str, plugins: Sequence[Plugin]) -> Client:
+async def connect(
+    settings: Settings,
+    address: str,
+    plugins: Sequence[Plugin],
+    *,
+    timeout: float = CONNECT_SECONDS,
+) -> Client:
     """A client of ``address`` with ``plugins``.
 
     Raises:
-        ConnectError: It could not connect within :data:`CONNECT_SECONDS`; one line says why
-            and which setting to look at.
+        ConnectError: It could not connect within ``timeout`` seconds (default
+            :data:`CONNECT_SECONDS`); one line says why and which setting to look at.
     """
     runtime = install_telemetry(settings)
     config = connect_config(settings, address)
@@ -75,12 +81,10 @@ async def connect(settings: Settings, address: str, plugins: Sequence[Plugin]) -
         config["runtime"] = runtime
     where = f"Temporal at {address} (namespace {settings.namespace!r})"
     try:
-        return await asyncio.wait_for(
-            Client.connect(**config, plugins=list(plugins)), CONNECT_SECONDS
-        )
+        return await asyncio.wait_for(Client.connect(**config, plugins=list(plugins)), timeout)
     except TimeoutError:
         raise ConnectError(
-            f"{where} did not answer within {CONNECT_SECONDS:g} s: check TEMPORAL_ADDRESS, and "
+            f"{where} did not answer within {timeout:g} s: check TEMPORAL_ADDRESS, and "
             "TEMPORAL_TLS_* if the server expects TLS"
         ) from None
     except RuntimeError as exc:

@@ -2,10 +2,11 @@
 
 A run started with ``on_event`` publishes its rounds' deltas to its workflow stream
 (``temporalio.contrib.workflow_streams``). :func:`stream_events` reads that stream from an
-offset until the run ends, following continue-as-new; offsets make a reconnect resume with no
-repeats. It also applies the retry rule: an event whose ``(round, attempt)`` is older than
-one already delivered is dropped (a superseded attempt that was still publishing), and a
-``retry`` event voids what earlier attempts of its round delivered.
+offset until the run ends, following continue-as-new and a reset (the workflow id's newer
+run); offsets make a reconnect resume with no repeats. It also applies the retry rule: an
+event whose ``(round, attempt)`` is older than one already delivered is dropped (a
+superseded attempt that was still publishing), and a ``retry`` event voids what earlier
+attempts of its round delivered.
 
 :func:`follow_events` runs that on Rath's background runtime and calls a callback with each
 event, on a thread of its own pool, in order, one call at a time, never on the caller's
@@ -22,7 +23,12 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 
-from temporalio.client import Client, WorkflowQueryFailedError, WorkflowUpdateFailedError
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowQueryFailedError,
+    WorkflowUpdateFailedError,
+)
 from temporalio.contrib.workflow_streams import WorkflowStreamClient
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -100,7 +106,8 @@ async def stream_events(
                     continue  # a superseded attempt that was still publishing
                 latest = event.key
                 yield event
-            return
+            if not await _reset_goes_on(client, run_id):
+                return
         except (WorkflowUpdateFailedError, WorkflowQueryFailedError) as exc:
             raise ConfigError(
                 f"run {run_id!r} does not stream its model output (start it with on_event): "
@@ -126,6 +133,16 @@ async def stream_events(
                     raise
             await asyncio.sleep(delay)  # then re-open from the next offset
             delay = min(delay * 2, 1.0)
+
+
+async def _reset_goes_on(client: Client, run_id: str) -> bool:
+    """Whether the run whose stream just ended was reset: its workflow id goes on.
+
+    The newer run is followed from the next offset; rounds the reset redoes are not
+    streamed twice (their rows are in the result).
+    """
+    description = await client.get_workflow_handle(run_id).describe()
+    return description.status == WorkflowExecutionStatus.RUNNING
 
 
 class EventFollower:

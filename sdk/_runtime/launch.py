@@ -15,13 +15,25 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
-from temporalio.client import WorkflowFailureError, WorkflowHandle
+from temporalio import exceptions as temporal
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+)
 from temporalio.common import TypedSearchAttributes
 from temporalio.service import RPCError, RPCStatusCode
 
 from rath._failures import describe_failure
 from rath._runtime.follow import follow_started_run
-from rath._runtime.progress import SHOW_AFTER, progress_enabled, wait_showing_progress
+from rath._runtime.interrupt import waiting_on
+from rath._runtime.progress import (
+    SHOW_AFTER,
+    progress_enabled,
+    wait_noting_missing_worker,
+    wait_showing_progress,
+)
 from rath._runtime.runtime import Runtime, get_runtime
 from rath._runtime.sandboxes import hold
 from rath.contracts import (
@@ -77,15 +89,22 @@ class RunHandle(PendingResult[Any]):
     def result(self) -> Any:
         """Wait for the run; failures become :class:`RunFailedError` naming the workflow id.
 
-        A wait longer than a couple of seconds shows a progress line on a terminal's stderr
-        (see :mod:`rath._runtime.progress`).
+        A wait longer than a couple of seconds shows a progress line on a terminal's stderr,
+        and elsewhere one line if no worker answers for the run (see
+        :mod:`rath._runtime.progress`). Ctrl-C during the wait, if nothing catches it, ends
+        the script with one line naming the run to follow (:mod:`rath._runtime.interrupt`).
         """
-        if self._runtime is None or not progress_enabled():
-            return self._future.result()
-        try:
-            return self._future.result(timeout=SHOW_AFTER)
-        except concurrent.futures.TimeoutError:
-            return wait_showing_progress(self._runtime, self._run_id, self._workflow, self._future)
+        with waiting_on(self._run_id):
+            if self._runtime is None:
+                return self._future.result()
+            try:
+                return self._future.result(timeout=SHOW_AFTER)
+            except concurrent.futures.TimeoutError:
+                if progress_enabled():
+                    return wait_showing_progress(
+                        self._runtime, self._run_id, self._workflow, self._future
+                    )
+                return wait_noting_missing_worker(self._runtime, self._run_id, self._future)
 
     def add_done_callback(self, fn: Callable[[concurrent.futures.Future[Any]], None]) -> None:
         """Call ``fn`` with the run's future once it has a result or an error."""
@@ -148,34 +167,45 @@ async def run_workflow(
     if on_started is not None:
         on_started()
     outage = runtime.settings.outage_seconds
-    result: T = await run_result(handle, workflow_id, on_budget_exceeded, outage=outage)
+    result: T = await run_result(client, handle, result_type, on_budget_exceeded, outage=outage)
     if on_success is not None:
         on_success(result)
     return result
 
 
 async def run_result(
+    client: Client,
     handle: WorkflowHandle[Any, T],
-    workflow_id: str,
+    result_type: type[T],
     on_budget_exceeded: BudgetCallback | None = None,
     *,
     outage: float = DEFAULT_OUTAGE_SECONDS,
 ) -> T:
     """The run's result; a failure is a :class:`RunFailedError` naming the workflow id.
 
+    The wait follows the workflow id: through continue-as-new, and through a reset (which
+    terminates the run waited on and carries on in a new run), to the newest run's end.
     While Temporal is unreachable the wait reconnects with backoff, for up to ``outage``
     seconds of continuous outage, then raises :class:`RunUnreachableError` (the run itself
     may well go on: its workers reconnect on their own).
     """
+    workflow_id = handle.id
     try:
-        result: T = await _outliving_outages(handle, workflow_id, outage)
-        return result
+        while True:
+            try:
+                result: T = await _outliving_outages(handle, workflow_id, outage)
+                return result
+            except WorkflowFailureError as exc:
+                successor = await _successor(client, handle, result_type, exc)
+                if successor is None:
+                    raise
+                logger.info("run %s was reset: following its new run", workflow_id)
+                handle = successor
     except WorkflowFailureError as exc:
         over = exceeded_session(exc)
         if over is None:
             raise RunFailedError(
-                f"run {workflow_id!r} failed: {describe_failure(exc.cause or exc)}",
-                workflow_id=workflow_id,
+                f"run {workflow_id!r} {_how_it_ended(exc.cause or exc)}", workflow_id=workflow_id
             ) from exc
         message, partial = over
         if on_budget_exceeded is not None:
@@ -188,6 +218,31 @@ async def run_result(
             session=partial,
             reason=reason,
         ) from None
+
+
+def _how_it_ended(cause: BaseException) -> str:
+    """``failed: ...``, or how a run ended that did not fail (terminated, cancelled, timed out)."""
+    verb = {
+        temporal.TerminatedError: "was terminated",
+        temporal.CancelledError: "was cancelled",
+        temporal.TimeoutError: "timed out",
+    }.get(type(cause), "failed")
+    return f"{verb}: {describe_failure(cause)}"
+
+
+async def _successor(
+    client: Client, handle: WorkflowHandle[Any, T], result_type: type[T], exc: BaseException
+) -> WorkflowHandle[Any, T] | None:
+    """The newest run of a workflow id after the run waited on was reset, else None.
+
+    A reset terminates the run and goes on in a newer one; a plain terminate has none.
+    """
+    if not isinstance(getattr(exc, "cause", None), temporal.TerminatedError):
+        return None
+    newest = await client.get_workflow_handle(handle.id).describe()
+    if newest.status == WorkflowExecutionStatus.TERMINATED or newest.run_id == handle.run_id:
+        return None
+    return client.get_workflow_handle(handle.id, run_id=newest.run_id, result_type=result_type)
 
 
 def start_lazy_run(
@@ -316,7 +371,7 @@ def attach_run(out: Session, run_id: str, *, workflow: str) -> None:
     async def wait() -> Session:
         client = await runtime.client()
         handle = client.get_workflow_handle(run_id, result_type=Session)
-        return await run_result(handle, run_id, outage=runtime.settings.outage_seconds)
+        return await run_result(client, handle, Session, outage=runtime.settings.outage_seconds)
 
     out.attach_pending(
         RunHandle(run_id, runtime.submit(wait()), workflow=workflow, runtime=runtime)

@@ -2,31 +2,39 @@
 
 from __future__ import annotations
 
-from rath._runtime.run_query import query_run
+import logging
+
+from rath._runtime.run_history import history_graph
+from rath._runtime.run_query import describe_run, query_run
 from rath._runtime.runtime import get_runtime
-from rath.errors import ConfigError
+from rath.contracts import FORWARD, SESSION_LOOP
+from rath.errors import ConfigError, WorkerUnavailableError
 from rath.session._session import Session
 from rath.session.graph import SessionGraph
 
+logger = logging.getLogger("rath.runtime")
+_ASKED = (SESSION_LOOP.name, FORWARD.name)
+"""The run types that answer a ``graph`` query."""
 _DESCRIBE_SECONDS = 10.0
-"""Room beyond the query's own timeout for finding out why no worker answered."""
+"""Room beyond the query's own timeout for describing the run and reading its history."""
 
 
 def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
     """The session graph of a run (a ``rath.Forward`` tree or a single agent's run).
 
-    Works while the run is in flight (the graph so far) and after it ended, as long as a
-    worker for its task queue is up (the embedded default's is).
+    A worker with the run's code answers, running or closed (the graph so far, every fork and
+    merge included). When none does, the graph is read from the run's history instead: its
+    input sessions, the output of each agent run it started, and its own output; forks,
+    merges and compressions inside a ``forward`` are not in history (a warning says which
+    worker would tell them).
 
     Args:
         run: A session a run returned (``out = squad(s)``), or the run's workflow id.
-        timeout: Seconds to wait for the answer.
+        timeout: Seconds to wait for a worker's answer.
 
     Raises:
         ConfigError: ``run`` is a session that no run produced (nothing to ask).
         RunNotFoundError: No run has that workflow id.
-        WorkerUnavailableError: No worker that can run it answered (the message says which
-            to start).
     """
     run_id = run if isinstance(run, str) else run.run_id
     if run_id is None:
@@ -37,10 +45,16 @@ def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
     runtime = get_runtime()
 
     async def query() -> SessionGraph:
-        client = await runtime.client()
-        graph: SessionGraph = await query_run(
-            client, run_id, "graph", SessionGraph, timeout=timeout
-        )
-        return graph
+        client = await runtime.reader()
+        if (await describe_run(client, run_id)).workflow_type not in _ASKED:
+            return await history_graph(client, run_id)  # no graph query of its own
+        try:
+            graph: SessionGraph = await query_run(
+                client, run_id, "graph", SessionGraph, timeout=timeout
+            )
+            return graph
+        except WorkerUnavailableError as exc:
+            logger.warning("%s; the graph shown is what the run's history holds", exc)
+        return await history_graph(client, run_id)
 
     return runtime.submit(query()).result(timeout=timeout + _DESCRIBE_SECONDS)

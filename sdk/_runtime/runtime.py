@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from rath._runtime import interrupt
 from rath._runtime.connect import connect
 from rath._runtime.devserver import ensure_server
 from rath._runtime.search_attributes import usable_search_attributes
@@ -32,6 +33,11 @@ from rath.store import check_store
 
 T = TypeVar("T")
 _SHUTDOWN_TIMEOUT = 10.0
+_SETTLE_SECONDS = 0.2
+_INTERRUPTED_SHUTDOWN_TIMEOUT = 2.0
+"""After Ctrl-C, calls in flight are not waited for long: their runs go on elsewhere."""
+READ_CONNECT_SECONDS = 5.0
+"""How long a command that only reads runs waits for Temporal before reading without it."""
 
 
 class Runtime:
@@ -52,6 +58,17 @@ class Runtime:
         """This process's own task queue: the calls of runs' loop executors come here."""
         self.search_attributes = False
         """Whether runs carry Rath's search attributes (known once connected)."""
+        self._reader: asyncio.Future[Client] | None = None
+        self._serves = True
+
+    def read_only(self) -> None:
+        """Never run an in-process worker here: this process only reads runs and answers them.
+
+        For commands that exit right after (``rath approve``, ``rath sessions follow``): a
+        worker of theirs could take a run's next task and die with the command, leaving the
+        task to its timeout. Takes effect unless the runtime has connected already.
+        """
+        self._serves = False
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the runtime loop; never blocks."""
@@ -63,18 +80,44 @@ class Runtime:
             self._client = asyncio.ensure_future(self._connect())
         return await asyncio.shield(self._client)
 
+    async def reader(self) -> Client:
+        """A connected client that starts no worker: for reading runs and the catalog.
+
+        The runtime's own client when it is connected already; else one of its own, which
+        gives up after :data:`READ_CONNECT_SECONDS` (a failure is kept: asked again, it fails
+        at once).
+
+        Raises:
+            ConnectError: Temporal did not answer.
+        """
+        if self._client is not None and self._client.done() and not self._client.exception():
+            return self._client.result()
+        if self._reader is None:
+            self._reader = asyncio.ensure_future(self._connect_reader())
+        return await asyncio.shield(self._reader)
+
+    async def _address(self, *, say: bool) -> str:
+        """The server's address; the embedded one is started when it is not running."""
+        if self.settings.address is not None:
+            return self.settings.address
+        info = await asyncio.to_thread(ensure_server, self.settings.home)
+        if say or info.started:
+            verb = "started" if info.started else "using"
+            notice(f"{verb} embedded Temporal at {info.address} (Web UI: {info.ui_url})")
+        return info.address
+
+    async def _connect_reader(self) -> Client:
+        address = await self._address(say=False)
+        plugins = [RathPlugin(settings=self.settings)]
+        return await connect(self.settings, address, plugins, timeout=READ_CONNECT_SECONDS)
+
     async def _connect(self) -> Client:
         settings = self.settings
         await asyncio.to_thread(check_store, settings)  # a missing bucket: one line, now
-        address = settings.address
-        if address is None:
-            info = await asyncio.to_thread(ensure_server, settings.home)
-            address = info.address
-            verb = "started" if info.started else "using"
-            notice(f"{verb} embedded Temporal at {address} (Web UI: {info.ui_url})")
+        address = await self._address(say=True)
         client = await connect(settings, address, [RathPlugin(settings=settings)])
         self.search_attributes = await usable_search_attributes(client, settings)
-        if settings.embedded:
+        if settings.embedded and self._serves:
             queues = registered_code_queues(settings)
             self._workers = rath_workers(client, settings, code_queues=queues)
             self._served.update(queues)
@@ -88,7 +131,7 @@ class Runtime:
         tool calls; it never polls the queue of code this process does not have.
         """
         client = await self.client()
-        if not self.settings.embedded:
+        if not self.settings.embedded or not self._serves:
             return
         for queue in registered_code_queues(self.settings):
             if queue not in self._served:
@@ -106,8 +149,8 @@ class Runtime:
             self._workers.append(worker)
             self._worker_tasks.append(asyncio.ensure_future(worker.run()))
 
-    def shutdown(self) -> None:
-        """Stop the in-process worker (bounded) and the loop thread."""
+    def shutdown(self, timeout: float = _SHUTDOWN_TIMEOUT) -> None:
+        """Stop the in-process worker (within ``timeout`` seconds) and the loop thread."""
         if self._workers:
             workers = self._workers
 
@@ -119,9 +162,28 @@ class Runtime:
 
             # At interpreter exit a failed shutdown must not turn a clean run into a failure.
             with contextlib.suppress(Exception):
-                self.submit(stop()).result(timeout=_SHUTDOWN_TIMEOUT)
+                self.submit(stop()).result(timeout=timeout)
+        with contextlib.suppress(Exception):
+            self.submit(_settle()).result(timeout=timeout)
         self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=_SHUTDOWN_TIMEOUT)
+        self._thread.join(timeout=timeout)
+
+
+async def _settle() -> None:
+    """Cancel what still waits on Temporal, and let the core deliver its last answers.
+
+    The Temporal core answers from threads of its own, which take the GIL to hand a result
+    to this loop. One that does so while the interpreter finalises aborts the process
+    (``Fatal Python error: PyGILState_Release``, sdk-python#300). So before the loop stops,
+    every pending call is cancelled and the loop stays up a moment for those hand-overs.
+    """
+    current = asyncio.current_task()
+    pending = [task for task in asyncio.all_tasks() if task is not current]
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=_SETTLE_SECONDS)
+    await asyncio.sleep(_SETTLE_SECONDS)  # the core's threads hand over while the loop runs
 
 
 _runtimes: dict[Settings, Runtime] = {}
@@ -135,11 +197,21 @@ def get_runtime(settings: Settings | None = None) -> Runtime:
         runtime = _runtimes.get(settings)
         if runtime is None:
             runtime = _runtimes[settings] = Runtime(settings)
-        return runtime
+    interrupt.install(_interrupted_shutdown, lambda: settings.embedded)
+    return runtime
 
 
-def shutdown_runtime(settings: Settings | None = None) -> None:
-    """Shut down the runtime for ``settings`` (all runtimes when ``None``); a no-op if absent."""
+def _interrupted_shutdown() -> None:
+    shutdown_runtime(timeout=_INTERRUPTED_SHUTDOWN_TIMEOUT)
+
+
+def shutdown_runtime(
+    settings: Settings | None = None, *, timeout: float = _SHUTDOWN_TIMEOUT
+) -> None:
+    """Shut down the runtime for ``settings`` (all runtimes when ``None``); a no-op if absent.
+
+    ``timeout``: seconds each runtime's in-process worker gets to stop.
+    """
     with _lock:
         if settings is None:
             runtimes = list(_runtimes.values())
@@ -148,7 +220,7 @@ def shutdown_runtime(settings: Settings | None = None) -> None:
             found = _runtimes.pop(settings, None)
             runtimes = [found] if found is not None else []
     for runtime in runtimes:
-        runtime.shutdown()
+        runtime.shutdown(timeout)
 
 
 # Shut down before the interpreter starts finalising: ``atexit`` handlers run after

@@ -9,15 +9,12 @@ Streamed events can be followed again from any offset with ``rath.streaming.foll
 
 from __future__ import annotations
 
-from typing import Any
 from uuid import UUID
 
-from temporalio.client import Client
-from temporalio.service import RPCError, RPCStatusCode
-
 from rath._runtime.launch import attach_run
+from rath._runtime.run_history import StartedRun, run_input
 from rath._runtime.runtime import get_runtime
-from rath.contracts import FORWARD, SESSION_LOOP, ForwardInput, SessionLoopInput
+from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.errors import RunNotFoundError
 from rath.llm._usage import TokenUsage
 from rath.session._lineage import LineageKind
@@ -38,26 +35,28 @@ def attach(session_or_run: UUID | str) -> Session:
 
     Returns:
         A lazy session while the run goes on, a ready one once it ended. A finished session
-        whose run Temporal no longer keeps is rebuilt from its catalog record.
+        whose run Temporal no longer keeps is rebuilt from its catalog record. The wait
+        follows the workflow id through a reset or continue-as-new, and says in one line
+        when no worker answers for the run (which to start).
 
     Raises:
-        RunNotFoundError: Neither the catalog nor Temporal knows it.
+        RunNotFoundError: Neither the catalog nor Temporal knows it, or the run is of a
+            kind that makes no session (``rath.CloseSandbox``).
     """
     record = _record(session_or_run)
     run_id = record.workflow_id if record is not None else str(session_or_run)
     runtime = get_runtime()
 
-    async def look() -> tuple[str, Any] | None:
-        return await _run_input(await runtime.client(), run_id or "")
+    async def look() -> StartedRun | None:
+        return await run_input(await runtime.client(), run_id or "")
 
     found = runtime.submit(look()).result(timeout=60) if run_id else None
     if found is None:
         if record is not None and record.status != "running":
             return _from_record(record)
         raise RunNotFoundError(f"no session or run {str(session_or_run)!r}: nothing to attach to")
-    workflow_type, run_input = found
-    out = _session_of(record, workflow_type, run_input)
-    attach_run(out, run_id or "", workflow=workflow_type)
+    out = _session_of(record, found)
+    attach_run(out, run_id or "", workflow=found.workflow_type)
     return out
 
 
@@ -69,26 +68,8 @@ def _record(key: UUID | str) -> SessionRecord | None:
     return current_catalog().get(session_id)
 
 
-async def _run_input(client: Client, run_id: str) -> tuple[str, Any] | None:
-    """The run's workflow type and decoded input (from its first history event)."""
-    handle = client.get_workflow_handle(run_id)
-    try:
-        description = await handle.describe()
-        async for event in handle.fetch_history_events(page_size=1):
-            payloads = event.workflow_execution_started_event_attributes.input.payloads
-            break
-        else:
-            return None
-    except RPCError as exc:
-        if exc.status is RPCStatusCode.NOT_FOUND:
-            return None
-        raise
-    hint = ForwardInput if description.workflow_type == FORWARD.name else SessionLoopInput
-    (decoded,) = await client.data_converter.decode(payloads, [hint])
-    return description.workflow_type, decoded
-
-
-def _session_of(record: SessionRecord | None, workflow_type: str, run_input: Any) -> Session:
+def _session_of(record: SessionRecord | None, started: StartedRun) -> Session:
+    workflow_type, run_input = started.workflow_type, started.input
     if workflow_type == SESSION_LOOP.name:
         return Session(
             id=run_input.output_id,
@@ -105,6 +86,9 @@ def _session_of(record: SessionRecord | None, workflow_type: str, run_input: Any
             lineage_operator=f"{run_input.module.class_name}.forward",
             sandbox=run_input.session.sandbox,
         )
+    if workflow_type == COMPRESS_RUN.name:
+        shell: Session = run_input.output
+        return shell
     if record is not None:
         return _from_record(record, table=False)
     raise RunNotFoundError(f"a {workflow_type} run produces no session to attach to")

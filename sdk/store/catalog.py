@@ -23,8 +23,11 @@ from rath.store.objects import ObjectStore
 CATALOG_PREFIX = "catalog/"
 """Key prefix of every catalog record."""
 
-SessionStatus = Literal["running", "completed", "failed", "cancelled", "terminated", "timed_out"]
-"""A session's status: ``running`` until its run closes, then how it closed."""
+SessionStatus = Literal[
+    "running", "completed", "failed", "cancelled", "terminated", "timed_out", "unknown"
+]
+"""A session's status: ``running`` until its run closes, then how it closed (``unknown``:
+Temporal forgot the run before its end was recorded)."""
 
 
 def _now() -> datetime:
@@ -47,7 +50,8 @@ class SessionRecord(BaseModel):
         root: Digest of the chunk-store node holding its transcript, once it is sealed.
         placement: Its sandbox placement (backend, sandbox id, workspace), when placed.
         workflow_id: The Temporal workflow that made it (re-attach and lineage by this id).
-        error: One line naming the failure, for a failed session.
+        error: One line naming the failure of a failed session, or why any other run
+            closed that did not complete (a terminate's reason, a timeout).
     """
 
     model_config = ConfigDict(frozen=True)

@@ -1,7 +1,9 @@
 """An approval given after the script that started the run exited: ``rath server --with-worker``.
 
-The script's in-process worker dies with it, so ``rath approve`` records the answer and says
-that no worker will act on it yet; a worker started beside the server finishes the run.
+The script's in-process worker dies with it, and ``rath approve`` runs none of its own (one
+would take the released call and die with the command). So with no worker the command says,
+in one line, which worker must run, and records nothing; with a worker started beside the
+server the same command's answer is taken and the run finishes.
 """
 
 from __future__ import annotations
@@ -61,20 +63,13 @@ def test_an_answer_given_after_the_script_exited_runs_on_a_server_side_worker(
             check=True,
         )
         run_id, call_id = started.stdout.split()
-        answered = subprocess.run(
-            _rath("approve", run_id, call_id),
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=WAIT,
-            check=False,
-        )
-        assert answered.returncode == 0, answered.stderr
-        assert f"approved {call_id}" in answered.stdout
-        assert (
-            f"rath: run {run_id!r} goes on once a worker that has its code runs: no running "
-            "worker took rath.tools.custom within 5 s."
-        ) in answered.stderr, answered.stderr
+        unanswered = _approve(env, run_id, call_id)
+        assert unanswered.returncode == 1, unanswered.stderr
+        (line,) = [x for x in unanswered.stderr.splitlines() if not x.startswith("rath: using")]
+        assert line.startswith(f"rath approve: no worker answered for run {run_id!r}"), line
+        assert line.endswith(
+            "start one with `rath worker` (or run any Rath script on the embedded default)"
+        ), line
         worker = subprocess.Popen(
             _rath("server", "--with-worker", "--tools", "tool_app:add"),
             env=env,
@@ -83,12 +78,27 @@ def test_an_answer_given_after_the_script_exited_runs_on_a_server_side_worker(
             text=True,
         )
         try:
+            answered = _approve(env, run_id, call_id)
+            assert answered.returncode == 0, answered.stderr
+            assert f"approved {call_id}" in answered.stdout
+            assert "goes on once a worker" not in answered.stderr  # the worker took the call
             result = asyncio.run(_result(server_address, run_id))
         finally:
             worker.send_signal(signal.SIGINT)
             worker.wait(WAIT)
         assert len(server.requests) == 2  # the model saw the tool's answer
     assert result["parent_session_ids"]  # the run finished (its output session)
+
+
+def _approve(env: dict[str, str], run_id: str, call_id: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        _rath("approve", run_id, call_id),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
 
 
 async def _result(address: str, run_id: str) -> dict[str, object]:

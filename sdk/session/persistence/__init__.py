@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from rath._runtime.run_query import query_run
+from rath._runtime.reconcile import reconcile
+from rath._runtime.run_query import describe_run, query_run
 from rath._runtime.runtime import get_runtime
-from rath.contracts import LoopCarry
+from rath.contracts import SESSION_LOOP, LoopCarry
 from rath.errors import PersistenceError, RathError
 from rath.sandbox._spec import SandboxSpec
 from rath.session._chunks import ChunkTable
@@ -58,21 +59,42 @@ _KINDS = {kind.value: kind for kind in LineageKind}
 def load_session(session_id: UUID | str, *, path: Path | None = None) -> PersistedSession:
     """The session with that id: from its file, else from the catalog (and its run).
 
+    A record that says its run is going on is first checked against Temporal (a run that was
+    terminated or timed out wrote no end of its own); no worker is needed for any of it.
+
     Raises:
         PersistenceError: No file and no record has it, or its file is malformed.
     """
     if path is not None:
         return read_session_file(Path(path))
-    for candidate in (session_file(session_id), session_partial_file(session_id)):
-        if candidate.exists():
-            return read_session_file(candidate)
+    file = _file_of(session_id)
+    if file is not None:
+        return read_session_file(file)
     record = current_catalog().get(session_id)
     if record is None:
         raise PersistenceError(
             f"no session {session_id}: no file in {sessions_dir()} and no catalog record in "
             "the store (RATH_STORE_URL or RATH_HOME must point where it ran)"
         )
-    return _from_record(record)
+    return load_recorded(reconciled(record))
+
+
+def load_recorded(record: SessionRecord) -> PersistedSession:
+    """The session of a catalog record as it stands (no check with Temporal).
+
+    From its file if it has one, else from the store (and, while its run goes on, the
+    run's transcript so far).
+    """
+    file = _file_of(record.id)
+    return read_session_file(file) if file is not None else _from_record(record)
+
+
+def reconciled(record: SessionRecord) -> SessionRecord:
+    """``record`` checked against Temporal (when it says running); a warning if it cannot be."""
+    result = reconcile(current_store(), [record])
+    if result.note is not None:
+        logger.warning("%s", result.note)
+    return result.apply([record])[0]
 
 
 def list_persisted_sessions() -> list[PersistedSessionMeta]:
@@ -114,11 +136,21 @@ def prune_sessions(*, older_than: timedelta) -> list[UUID]:
     """
     cutoff = datetime.now(UTC) - older_than
     pruned = []
+    result = reconcile(current_store())  # a run that ended unannounced is not running
+    if result.note is not None:
+        logger.warning("%s", result.note)
     for meta in list_persisted_sessions():
         old = _aware(meta.created_at) < cutoff and (meta.closed or meta.path is not None)
         if old and delete_session(meta.id, path=meta.path):
             pruned.append(meta.id)
     return pruned
+
+
+def _file_of(session_id: UUID | str) -> Path | None:
+    for candidate in (session_file(session_id), session_partial_file(session_id)):
+        if candidate.exists():
+            return candidate
+    return None
 
 
 def _files() -> list[Path]:
@@ -160,22 +192,27 @@ def _from_record(record: SessionRecord) -> PersistedSession:
 
 
 def _table_of(record: SessionRecord) -> TableRef | None:
-    """The transcript: sealed when the run ended, else the run's rows so far (if it answers)."""
+    """The transcript: sealed when the run ended, else an agent run's rows so far.
+
+    The rows so far need a worker to answer; a durable forward has none until it returns.
+    """
     if record.root is not None:
         return TableRef.sealed(record.root)
     if record.status != "running" or record.workflow_id is None:
         return None
     runtime = get_runtime()
+    run_id = record.workflow_id
 
     async def ask() -> Any:
-        client = await runtime.client()
-        return await query_run(
-            client, record.workflow_id or "", "progress", LoopCarry | None, timeout=_QUERY_SECONDS
-        )
+        client = await runtime.reader()
+        if (await describe_run(client, run_id)).workflow_type != SESSION_LOOP.name:
+            return None
+        return await query_run(client, run_id, "progress", LoopCarry | None, timeout=_QUERY_SECONDS)
 
     try:
         carry = runtime.submit(ask()).result(timeout=_QUERY_SECONDS + 10)
-    except (RathError, TimeoutError):
+    except (RathError, TimeoutError) as exc:
+        logger.warning("session %s: rows so far not shown: %s", record.id, exc)
         return None  # no worker answers now: the record alone (no rows yet)
     return carry.transcript if carry is not None else None
 

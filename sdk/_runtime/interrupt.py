@@ -1,0 +1,98 @@
+"""Ctrl-C on a script waiting for a run: one line saying how to pick the run up, exit 130.
+
+The run goes on without the script (wherever a worker has its code), so a traceback of the
+wait is noise: what the person needs is the workflow id to follow or re-attach to. A wait on
+a run (:func:`waiting_on`) notes the run when a ``KeyboardInterrupt`` goes through it; if
+that interrupt is never caught, the process's exception hook prints that one line instead of
+the traceback, stops the runtime (briefly), runs the ``atexit`` handlers and exits 130.
+A script that catches ``KeyboardInterrupt`` itself sees no difference.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import TracebackType
+
+INTERRUPTED = 130
+"""The exit code of a process Ctrl-C stopped (128 + SIGINT), as shells report it."""
+
+_interrupted: list[str] = []
+_installed = threading.Lock()
+_hooks: list[Callable[[], None]] = []
+
+
+def reattach_hint(run_id: str, embedded: bool) -> str:
+    """How to pick ``run_id`` up again, in one line (and, embedded, what keeps it going)."""
+    hint = (
+        f"follow it again with `rath sessions follow {run_id}` "
+        f"(or rath.session.attach({run_id!r}) in a script)"
+    )
+    if embedded:
+        hint += (
+            ". It goes on while a worker with its code runs, and this process's worker has "
+            "stopped: keep one running (`rath server --with-worker`, or `rath worker`, with "
+            "`--workflows package.module:Class` and `--tools ...` for your own code)"
+        )
+    return hint
+
+
+@contextmanager
+def waiting_on(run_id: str) -> Iterator[None]:
+    """Note ``run_id`` if a ``KeyboardInterrupt`` cuts the wait inside."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        _interrupted.append(run_id)
+        raise
+
+
+def install(on_exit: Callable[[], None], embedded: Callable[[], bool]) -> None:
+    """Put the exception hook in place (once per process).
+
+    Args:
+        on_exit: Stops the runtime before the ``atexit`` handlers run.
+        embedded: Whether this process runs the embedded default (its worker dies with it).
+    """
+    with _installed:
+        if _hooks:
+            return
+        _hooks.append(on_exit)
+        previous = sys.excepthook
+
+        def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+            if not (issubclass(kind, KeyboardInterrupt) and _interrupted):
+                previous(kind, value, tb)
+                return
+            run_id = _interrupted[-1]
+            hint = reattach_hint(run_id, embedded())
+            sys.stderr.write(f"rath: interrupted; run {run_id} goes on: {hint}\n")
+            _exit(INTERRUPTED)
+
+        sys.excepthook = hook
+
+
+def _exit(code: int) -> None:
+    """Leave now, skipping interpreter finalisation (where the Temporal core can abort).
+
+    The runtime is stopped, ``atexit`` handlers run and output is flushed first. The calls
+    the stop cuts short are not reported: their runs retry them on another worker.
+    """
+    logging.disable(logging.WARNING)
+    for stop in _hooks:
+        try:
+            stop()
+        except Exception as exc:  # leaving anyway: say why the stop was not clean
+            sys.stderr.write(f"rath: stopping the runtime failed: {exc!r}\n")
+    logging.disable(logging.NOTSET)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say
+            stream.flush()
+    os._exit(code)
