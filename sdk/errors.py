@@ -48,7 +48,15 @@ class ConfigError(UserError, ValueError, RuntimeError):
     """
 
 
-class ConnectError(ConfigError):
+class SettingError(ConfigError):
+    """A setting of this process's environment cannot be used (its store, its Temporal server).
+
+    The message is one line naming the setting and the fix. Raised when a client or worker
+    starts; a script that does not catch it ends with that one line, not a traceback.
+    """
+
+
+class ConnectError(SettingError):
     """Temporal could not be reached, or refused the connection (address, TLS, API key).
 
     The message is one line naming the setting to fix.
@@ -233,6 +241,7 @@ __all__ = [
     "RunNotFoundError",
     "RunUnreachableError",
     "SandboxError",
+    "SettingError",
     "StoreError",
     "StoreUnavailableError",
     "ToolNameConflictError",

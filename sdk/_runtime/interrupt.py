@@ -6,6 +6,10 @@ a run (:func:`waiting_on`) notes the run when a ``KeyboardInterrupt`` goes throu
 that interrupt is never caught, the process's exception hook prints that one line instead of
 the traceback, stops the runtime (briefly), runs the ``atexit`` handlers and exits 130.
 A script that catches ``KeyboardInterrupt`` itself sees no difference.
+
+The same hook ends a script whose settings cannot be used (a :class:`~rath.errors.SettingError`:
+a bucket that does not exist, a server that does not answer) with that error's one line and
+the line of the script that started the work, instead of a traceback through Rath, exit 1.
 """
 
 from __future__ import annotations
@@ -15,13 +19,23 @@ import contextlib
 import logging
 import os
 import sys
+import sysconfig
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
+
+from rath.errors import SettingError
 
 INTERRUPTED = 130
 """The exit code of a process Ctrl-C stopped (128 + SIGINT), as shells report it."""
+UNUSABLE_SETTING = 1
+"""The exit code of a script that ended on a :class:`~rath.errors.SettingError`."""
+_NOT_THE_SCRIPT = (
+    Path(__file__).resolve().parents[1],  # rath
+    *{Path(sysconfig.get_paths()[name]).resolve() for name in ("stdlib", "purelib", "platlib")},
+)
 
 _interrupted: list[str] = []
 _installed = threading.Lock()
@@ -67,6 +81,9 @@ def install(on_exit: Callable[[], None], embedded: Callable[[], bool]) -> None:
         previous = sys.excepthook
 
         def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+            if issubclass(kind, SettingError):
+                sys.stderr.write(f"rath: {value}{_called_from(tb)}\n")
+                _exit(UNUSABLE_SETTING)
             if not (issubclass(kind, KeyboardInterrupt) and _interrupted):
                 previous(kind, value, tb)
                 return
@@ -76,6 +93,20 @@ def install(on_exit: Callable[[], None], embedded: Callable[[], bool]) -> None:
             _exit(INTERRUPTED)
 
         sys.excepthook = hook
+
+
+def _called_from(tb: TracebackType | None) -> str:
+    """`` (at file:line)`` of the innermost frame outside Rath, the stdlib and packages."""
+    where = ""
+    while tb is not None:
+        path = Path(tb.tb_frame.f_code.co_filename)
+        parents = path.resolve().parents
+        if not path.name.startswith("<frozen") and not any(
+            top in parents for top in _NOT_THE_SCRIPT
+        ):
+            where = f" (at {path.name}:{tb.tb_lineno})"
+        tb = tb.tb_next
+    return where
 
 
 def _exit(code: int) -> None:

@@ -31,7 +31,7 @@ from obstore.exceptions import (
 )
 from obstore.store import from_url
 
-from rath.errors import ConfigError, StoreError, StoreUnavailableError
+from rath.errors import ConfigError, SettingError, StoreError, StoreUnavailableError
 from rath.store.objects import ObjectInfo
 
 if TYPE_CHECKING:
@@ -116,17 +116,17 @@ class BucketStore:
         try:
             obstore.list_with_delimiter(store, "catalog/")
         except (PermissionDeniedError, UnauthenticatedError) as exc:
-            raise ConfigError(
+            raise SettingError(
                 f"{where} refused access ({_summary(exc)}): {_CREDENTIALS_HINT}"
             ) from None
         except (*_MISSING, BaseError) as exc:
             if isinstance(exc, _MISSING) or _NOT_FOUND in str(exc):
                 bucket = urlsplit(self.url).netloc
-                raise ConfigError(
+                raise SettingError(
                     f"{where} cannot be used: its bucket {bucket!r} does not exist (create it, "
                     "or fix RATH_STORE_URL; Rath does not create buckets)"
                 ) from None
-            raise ConfigError(
+            raise SettingError(
                 f"{where} did not answer ({_summary(exc)}): {_ENDPOINT_HINT}"
             ) from None
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rath.errors import ConfigError
+from rath.errors import SettingError
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ class ObjectStore(Protocol):
         """Fail now, in one line, when the store cannot be used (missing, unreachable, refused).
 
         Raises:
-            ConfigError: Naming the store, what is wrong and the setting to fix.
+            SettingError: Naming the store, what is wrong and the setting to fix.
         """
         ...
 
@@ -87,7 +87,7 @@ class DirectoryStore:
             if os.access(self.root, os.W_OK | os.X_OK):
                 return
             problem = "is not writable by this process"
-        raise ConfigError(
+        raise SettingError(
             f"the chunk store directory {self.root} {problem}: fix RATH_STORE_URL (or "
             "RATH_STORE_DIR, or RATH_HOME)"
         )
