@@ -42,6 +42,17 @@ class TemporalCli:
             )
         return proc.stdout
 
+    def run_with_errors(self, *args: str, timeout: float = CLI_TIMEOUT) -> str:
+        """Run ``temporal ARGS`` expecting it may fail: standard output and error together."""
+        proc = subprocess.run(
+            [TEMPORAL, *args, "--address", self.address, "--namespace", self.namespace],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        return proc.stdout + proc.stderr
+
     def json(self, *args: str, timeout: float = CLI_TIMEOUT) -> Any:
         """Run a command with ``--output json`` and parse what it prints."""
         return json.loads(self.run(*args, "--output", "json", timeout=timeout))
