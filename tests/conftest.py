@@ -12,11 +12,35 @@ from openviking_server import openviking
 from support import connect
 from temporalio.client import Client
 
+from rath._runtime import devserver
 from rath._runtime.devserver import ensure_server, stop_server
 from rath._runtime.runtime import shutdown_runtime
 from rath.settings import Settings
 
 __all__ = ["openviking"]  # a session fixture: one OpenViking server for every test
+
+WORKERS_PER_CPU = 2
+"""Most tests wait on servers and subprocesses: two xdist workers per core keep the cores busy."""
+MAX_WORKERS = 8
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject's addopts): two workers per core, at most eight."""
+    return min(MAX_WORKERS, WORKERS_PER_CPU * (os.cpu_count() or 1))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_default_ports() -> Iterator[None]:
+    """Servers the tests start take free ports, never Temporal's default 7233 and 8233.
+
+    Those belong to a developer's own server; and with several xdist workers, a test that
+    kills its server and restarts it on the same port must not find another worker's
+    server there in between.
+    """
+    patch = pytest.MonkeyPatch()
+    patch.setattr(devserver, "_PREFERRED_PORTS", (0, 0))
+    yield
+    patch.undo()
 
 
 @pytest.fixture(scope="session")

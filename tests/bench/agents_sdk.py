@@ -65,9 +65,8 @@ class AgentsSdkAgent:
         return str(result.final_output)
 
 
-def plugin(base_url: str) -> OpenAIAgentsPlugin:
-    """The plugin for the client, pointed at the fake model."""
-    client = AsyncOpenAI(base_url=base_url, api_key="bench-key")
+def plugin(client: AsyncOpenAI) -> OpenAIAgentsPlugin:
+    """The plugin for the Temporal client, with ``client`` pointed at the fake model."""
     return OpenAIAgentsPlugin(
         model_params=ModelActivityParameters(start_to_close_timeout=timedelta(seconds=60)),
         model_provider=OpenAIProvider(openai_client=client, use_responses=False),

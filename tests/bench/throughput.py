@@ -31,6 +31,7 @@ from typing import Any
 
 from bare_workflow import BareSession, noop
 from handwritten import AgentActivities, HandwrittenAgent
+from openai import AsyncOpenAI
 from support import FAST
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -149,13 +150,15 @@ async def handwritten_sessions(bench: Bench, sessions: int, run: int, probe: Pro
         activities=[acts.complete, acts.write_file],
     ):
         await _burst(client, HandwrittenAgent.run, "go", queue, sessions, probe)
+    await acts.client.close()  # on this loop: closing it after the loop has gone fails
 
 
 async def agents_sdk_sessions(bench: Bench, sessions: int, run: int, probe: Probe) -> None:
     """The OpenAI Agents SDK on Temporal (``agents_sdk.py``)."""
     from agents_sdk import AgentsSdkAgent, FileTools, plugin  # only in .venv-bench
 
-    client = await Client.connect(bench.address, plugins=[plugin(bench.base_url)])
+    model = AsyncOpenAI(base_url=bench.base_url, api_key="bench-key")
+    client = await Client.connect(bench.address, plugins=[plugin(model)])
     queue = f"agents-{uuid.uuid4().hex[:8]}"
     tools = FileTools(bench.root / f"agents-{run}")
     async with Worker(
@@ -165,6 +168,7 @@ async def agents_sdk_sessions(bench: Bench, sessions: int, run: int, probe: Prob
         activities=[tools.write_workspace_file],
     ):
         await _burst(client, AgentsSdkAgent.run, "go", queue, sessions, probe)
+    await model.close()
 
 
 async def bare_sessions(bench: Bench, sessions: int, run: int, probe: Probe) -> None:
