@@ -29,6 +29,16 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return min(MAX_WORKERS, WORKERS_PER_CPU * (os.cpu_count() or 1))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with a ``slow`` test first, so xdist starts the longest work before the rest.
+
+    A file's tests stay together and in order (``--dist loadfile``); the order is the same in
+    every worker, as xdist requires.
+    """
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _no_default_ports() -> Iterator[None]:
     """Servers the tests start take free ports, never Temporal's default 7233 and 8233.

@@ -91,6 +91,8 @@ def test_workflow_code_never_imports_the_temporal_client() -> None:
             assert not any(n.startswith("temporalio.client") for n in names), path.name
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(300)
 def test_every_module_imports_alone() -> None:
     # Each module is the first Rath module of its process (tests/import_alone.py says how).
     result = subprocess.run(

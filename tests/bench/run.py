@@ -315,45 +315,9 @@ def p5(sessions: int = 200, runs: int = 3) -> dict[str, float]:
     the CPU time it costs per session, in this process (client and worker), in the dev
     server and in the fake model: on a machine whose cores are saturated, that sets the rate.
     """
-    from throughput import AGENTS_SDK_MISSING, TOOL_ROUNDS, Bench, agents_sdk_available
+    from throughput import p5 as measure
 
-    from rath._runtime.devserver import ensure_server, stop_server
-
-    if not agents_sdk_available():
-        raise SystemExit(AGENTS_SDK_MISSING)
-    os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
-    from throughput import interleaved, summary
-
-    home = _fresh_home()
-    llm = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "tests" / "bench" / "fake_llm.py"),
-            str(TOOL_ROUNDS + 1),
-            "0",
-            "write_workspace_file",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        server = ensure_server(home)
-        base_url = llm.stdout.readline().strip()  # type: ignore[union-attr]
-        processes = {"worker": os.getpid(), "server": server.pid, "model": llm.pid}
-        print(
-            f"P5: {sessions} concurrent sessions of {TOOL_ROUNDS + 1} model calls and"
-            f" {TOOL_ROUNDS} file writes, {runs} interleaved runs",
-            flush=True,
-        )
-        samples = interleaved(
-            Bench(server.address, base_url, home / "ws"), processes, sessions, runs
-        )
-    finally:
-        llm.communicate(timeout=30)
-        shutdown_runtime()
-        stop_server(home)
-    return summary(samples)
+    return measure(_fresh_home(), sessions, runs)
 
 
 def p4() -> float:

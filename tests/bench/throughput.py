@@ -22,6 +22,8 @@ import asyncio
 import inspect
 import os
 import statistics
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -37,9 +39,11 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from rath import flow
+from rath._runtime.devserver import ensure_server, stop_server
 from rath._runtime.runtime import shutdown_runtime
 from rath.session import Session
 
+FAKE_MODEL = Path(__file__).with_name("fake_llm.py")
 TOOL_ROUNDS = 6
 """File writes per session; the model is called once more for the final answer."""
 
@@ -242,3 +246,28 @@ def summary(samples: dict[str, list[Sample]]) -> dict[str, float]:
     )
     print(f"P5 change from run 1 to run {len(next(iter(samples.values())))}: {changes}")
     return {key: round(value, 3) for key, value in ratios.items()}
+
+
+def p5(home: Path, sessions: int, runs: int) -> dict[str, float]:
+    """Start a server in ``home`` and the fake model, run the contenders, print, stop all."""
+    if not agents_sdk_available():
+        raise SystemExit(AGENTS_SDK_MISSING)
+    os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
+    argv = [sys.executable, str(FAKE_MODEL), str(TOOL_ROUNDS + 1), "0", "write_workspace_file"]
+    llm = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        server = ensure_server(home)
+        base_url = llm.stdout.readline().strip()  # type: ignore[union-attr]
+        processes = {"worker": os.getpid(), "server": server.pid, "model": llm.pid}
+        print(
+            f"P5: {sessions} concurrent sessions of {TOOL_ROUNDS + 1} model calls and"
+            f" {TOOL_ROUNDS} file writes, {runs} interleaved runs",
+            flush=True,
+        )
+        bench = Bench(server.address, base_url, home / "ws")
+        samples = interleaved(bench, processes, sessions, runs)
+    finally:
+        llm.communicate(timeout=30)
+        shutdown_runtime()
+        stop_server(home)
+    return summary(samples)
