@@ -30,13 +30,16 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files with a ``slow`` test first, so xdist starts the longest work before the rest.
+    """Files with a ``slow`` test first and files with a ``last`` test last.
 
-    A file's tests stay together and in order (``--dist loadfile``); the order is the same in
-    every worker, as xdist requires.
+    With xdist, the longest work then starts before the rest, and a test that cannot share
+    the cores yet starts when the other workers are finishing. A file's tests stay together
+    and in order (``--dist loadfile``); the order is the same in every worker, as xdist
+    requires.
     """
     slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
-    items.sort(key=lambda item: item.path not in slow)
+    last = {item.path for item in items if item.get_closest_marker("last") is not None}
+    items.sort(key=lambda item: 2 if item.path in last else 0 if item.path in slow else 1)
 
 
 @pytest.fixture(scope="session", autouse=True)
