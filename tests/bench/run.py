@@ -315,8 +315,11 @@ def p5(sessions: int = 200, runs: int = 3) -> dict[str, float]:
     the CPU time it costs per session, in this process (client and worker), in the dev
     server and in the fake model: on a machine whose cores are saturated, that sets the rate.
     """
+    from throughput import AGENTS_SDK_MISSING, agents_sdk_available
     from throughput import p5 as measure
 
+    if not agents_sdk_available():
+        raise SystemExit(AGENTS_SDK_MISSING)
     return measure(_fresh_home(), sessions, runs)
 
 

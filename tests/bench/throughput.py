@@ -249,9 +249,10 @@ def summary(samples: dict[str, list[Sample]]) -> dict[str, float]:
 
 
 def p5(home: Path, sessions: int, runs: int) -> dict[str, float]:
-    """Start a server in ``home`` and the fake model, run the contenders, print, stop all."""
-    if not agents_sdk_available():
-        raise SystemExit(AGENTS_SDK_MISSING)
+    """Start a server in ``home`` and the fake model, run the contenders, print, stop all.
+
+    Needs the Agents SDK (:func:`agents_sdk_available`).
+    """
     os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
     argv = [sys.executable, str(FAKE_MODEL), str(TOOL_ROUNDS + 1), "0", "write_workspace_file"]
     llm = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
