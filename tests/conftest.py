@@ -12,11 +12,48 @@ from openviking_server import openviking
 from support import connect
 from temporalio.client import Client
 
+from rath._runtime import devserver
 from rath._runtime.devserver import ensure_server, stop_server
 from rath._runtime.runtime import shutdown_runtime
 from rath.settings import Settings
 
 __all__ = ["openviking"]  # a session fixture: one OpenViking server for every test
+
+WORKERS_PER_CPU = 2
+"""Most tests wait on servers and subprocesses: two xdist workers per core keep the cores busy."""
+MAX_WORKERS = 8
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject's addopts): two workers per core, at most eight."""
+    return min(MAX_WORKERS, WORKERS_PER_CPU * (os.cpu_count() or 1))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with a ``slow`` test first and files with a ``last`` test last.
+
+    With xdist, the longest work then starts before the rest, and a test that cannot share
+    the cores yet starts when the other workers are finishing. A file's tests stay together
+    and in order (``--dist loadfile``); the order is the same in every worker, as xdist
+    requires.
+    """
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    last = {item.path for item in items if item.get_closest_marker("last") is not None}
+    items.sort(key=lambda item: 2 if item.path in last else 0 if item.path in slow else 1)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_default_ports() -> Iterator[None]:
+    """Servers the tests start take free ports, never Temporal's default 7233 and 8233.
+
+    Those belong to a developer's own server; and with several xdist workers, a test that
+    kills its server and restarts it on the same port must not find another worker's
+    server there in between.
+    """
+    patch = pytest.MonkeyPatch()
+    patch.setattr(devserver, "_PREFERRED_PORTS", (0, 0))
+    yield
+    patch.undo()
 
 
 @pytest.fixture(scope="session")

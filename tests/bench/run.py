@@ -1,7 +1,8 @@
 """Rath's benchmarks, each printed as a ratio against a baseline measured in the same run.
 
 Run: ``.venv/bin/python tests/bench/run.py [p1] [p2] [p3] [p3s] [p4] [p5] [p6] [p7] [i1]``
-(all by default).
+(all by default; ``--sessions N --runs N`` size P5). P5 runs a contender that is not a Rath
+dependency: run it from ``.venv-bench`` (``bash tests/bench/setup_contenders.sh``).
 Each uses a fresh embedded Temporal dev server in a temporary data dir and stops it at the end.
 Results and the command are recorded in ``docs/benchmarks.md``.
 
@@ -14,8 +15,10 @@ P3s fork to 256 and to 1,000 agents (zero-latency fake LLM), reduce-merged / bar
     fan-out of as many child workflows of one no-op activity each          (recorded)
 P4  SIGKILL of the worker running an LLM call at round 300 of 500 -> the retried request
     on another worker (tests/bench/recovery.py)                             target <= 6 s
-P5  throughput: 200 concurrent sessions of 7 LLM and 6 tool rounds per second / bare
-    Temporal's 200 workflows of 13 no-op activities, same server            target >= 0.8
+P5  throughput: 200 concurrent sessions of 7 model calls and 6 file writes, per second,
+    interleaved 3 times on one server with a hand-written Temporal agent, the OpenAI Agents
+    SDK on Temporal, and bare Temporal's 13 no-op activities (throughput.py)
+    target: Rath >= 1.2x the Agents SDK and >= 0.9x the hand-written agent
 P6  cold start: empty data dir -> first round done, in a new process       target <= 3 s
 P7  median time per loop round (as P1) with the chunk store on S3 (a moto server in its own
     process, RATH_STORE_URL=s3://...) / the same with the default file store  (recorded)
@@ -25,6 +28,7 @@ I1  import time of rath.errors and rath.session in a fresh process (median of 7)
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -34,6 +38,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -302,98 +307,20 @@ def p3s(sizes: tuple[int, ...] = (256, 1000)) -> float:
     return max(ratios)
 
 
-def _cpu_seconds(processes: dict[str, int]) -> dict[str, float]:
-    """User + system CPU seconds so far of each named process (Linux ``/proc``)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    seconds = {}
-    for name, pid in processes.items():
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        seconds[name] = (int(fields[11]) + int(fields[12])) / ticks
-    return seconds
+def p5(sessions: int = 200, runs: int = 3) -> dict[str, float]:
+    """Concurrent sessions per second: Rath, a hand-written agent, the Agents SDK, bare.
 
-
-def _cpu_per_session(processes: dict[str, int], before: dict[str, float], sessions: int) -> str:
-    """Milliseconds of CPU per session since ``before``, per process and in all."""
-    now = _cpu_seconds(processes)
-    parts = {name: 1000 * (now[name] - before[name]) / sessions for name in processes}
-    shown = ", ".join(f"{name} {ms:.0f} ms" for name, ms in parts.items())
-    return f"{sum(parts.values()):.0f} ms ({shown})"
-
-
-def p5(sessions: int = 200, tool_rounds: int = 6) -> float:
-    """Concurrent sessions per second (7 LLM and 6 tool rounds each) / bare Temporal's.
-
-    The fake model runs in its own process, as a real model would (and as in P1): the
-    benchmark measures Rath's cost, not the fake server's share of the worker's GIL. It also
-    prints the CPU time each half costs per session, in this process (client and worker)
-    and in the dev server: on a machine whose cores are saturated, that is what sets the rate.
+    The four contenders run on one server with one fake model in its own process, as a real
+    model would be, interleaved ``runs`` times (``throughput.py``). Each prints its rate and
+    the CPU time it costs per session, in this process (client and worker), in the dev
+    server and in the fake model: on a machine whose cores are saturated, that sets the rate.
     """
-    from bare_workflow import BareSession, noop
-    from support import FAST
+    from throughput import AGENTS_SDK_MISSING, agents_sdk_available
+    from throughput import p5 as measure
 
-    from rath import flow
-    from rath._runtime.devserver import ensure_server, stop_server
-    from rath.session import Session
-
-    home = _fresh_home()
-    llm = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "bench" / "fake_llm.py"), str(tool_rounds + 1)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        server = ensure_server(home)
-        address = server.address
-        processes = {"worker": os.getpid(), "server": server.pid}
-        base_url = llm.stdout.readline().strip()  # type: ignore[union-attr]
-        provider = flow.Provider(model="fake", base_url=base_url)
-        agent = flow.Agent("bench", provider=provider, options=FAST)
-        # One session first: the worker's imports and connections are not throughput.
-        agent(Session.from_user_message("go").to("local", spec=home / "warm")).synchronize()
-        cpu_before, start = _cpu_seconds(processes), time.perf_counter()
-        outs = [
-            agent(Session.from_user_message("go").to("local", spec=home / f"ws{i}"))
-            for i in range(sessions)
-        ]
-        for out in outs:
-            out.synchronize()
-        rath_rate = sessions / (time.perf_counter() - start)
-        rath_cpu = _cpu_per_session(processes, cpu_before, sessions)
-
-        async def bare() -> tuple[float, str]:
-            client = await Client.connect(address)
-            queue = f"bare-{uuid.uuid4().hex[:8]}"
-            acts = 2 * tool_rounds + 1
-            async with Worker(client, task_queue=queue, workflows=[BareSession], activities=[noop]):
-                await client.execute_workflow(  # the same warm-up as Rath's
-                    BareSession.run, acts, id=f"bare-{uuid.uuid4()}", task_queue=queue
-                )
-                before, begin = _cpu_seconds(processes), time.perf_counter()
-                await asyncio.gather(
-                    *(
-                        client.execute_workflow(
-                            BareSession.run, acts, id=f"bare-{uuid.uuid4()}", task_queue=queue
-                        )
-                        for _ in range(sessions)
-                    )
-                )
-                rate = sessions / (time.perf_counter() - begin)
-                return rate, _cpu_per_session(processes, before, sessions)
-
-        bare_rate, bare_cpu = asyncio.run(bare())
-    finally:
-        llm.communicate(timeout=30)
-        shutdown_runtime()
-        stop_server(home)
-    ratio = rath_rate / bare_rate
-    print(
-        f"P5 throughput: {sessions} concurrent sessions of {tool_rounds + 1} LLM and {tool_rounds}"
-        f" tool rounds: Rath {rath_rate:.1f}/s, bare {bare_rate:.1f}/s -> ratio {ratio:.2f}"
-        " (target >= 0.8)"
-    )
-    print(f"P5 CPU per session: Rath {rath_cpu}; bare {bare_cpu}")
-    return ratio
+    if not agents_sdk_available():
+        raise SystemExit(AGENTS_SDK_MISSING)
+    return measure(_fresh_home(), sessions, runs)
 
 
 def p4() -> float:
@@ -533,21 +460,30 @@ def i1() -> float:
 
 def main() -> None:
     """Run the benchmarks named on the command line (all by default)."""
-    benchmarks = {
+    benchmarks: dict[str, Callable[[], float | dict[str, float]]] = {
         "p1": p1,
         "p2": p2,
         "p3": p3,
         "p3s": p3s,
         "p4": p4,
-        "p5": p5,
+        "p5": lambda: p5(args.sessions, args.runs),
         "p6": p6,
         "p7": p7,
         "i1": i1,
     }
-    results = {}
-    for name in sys.argv[1:] or list(benchmarks):
+    parser = argparse.ArgumentParser(description="Rath's benchmarks (docs/benchmarks.md).")
+    parser.add_argument("names", nargs="*", metavar="NAME", help=" ".join(benchmarks))
+    parser.add_argument("--sessions", type=int, default=200, help="P5's concurrent sessions")
+    parser.add_argument("--runs", type=int, default=3, help="P5's interleaved runs")
+    args = parser.parse_args()
+    unknown = [name for name in args.names if name not in benchmarks]
+    if unknown:
+        parser.error(f"unknown benchmark {unknown[0]!r}: choose from {', '.join(benchmarks)}")
+    results: dict[str, Any] = {}
+    for name in args.names or list(benchmarks):
         try:
-            results[name] = round(benchmarks[name](), 3)
+            value = benchmarks[name]()
+            results[name] = value if isinstance(value, dict) else round(value, 3)
         finally:
             shutdown_runtime()
     print(json.dumps(results))

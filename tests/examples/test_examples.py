@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from example_runs import run_example
+
+pytestmark = pytest.mark.slow  # each example is a process of its own: minutes in all
 
 
 def test_01_hello_agent_runs_offline_with_the_demo_model(tmp_path: Path) -> None:

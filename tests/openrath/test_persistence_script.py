@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from support import FAST, fake_provider
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
@@ -56,6 +57,7 @@ async def _deleted(address: str, run_id: str) -> None:
         await asyncio.sleep(0.1)  # deletion is asynchronous on the server; bounded poll
 
 
+@pytest.mark.slow
 def test_persist_list_load_resume_after_the_runs_are_gone(
     rath_env: Settings, server_address: str
 ) -> None:

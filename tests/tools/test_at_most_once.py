@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from support import FAST, fake_provider, tool_bodies
 from tool_app import append_line, append_once, slow_append
 from workers import WorkerProcess, with_tests_importable
@@ -183,6 +184,7 @@ def _chaos_model(effect: Path) -> Callable[[RecordedRequest], Reply]:
     return reply
 
 
+@pytest.mark.slow
 def test_chaos_worker_killed_every_few_seconds_no_effect_twice(
     remote_env: dict[str, str], tmp_path: Path
 ) -> None:

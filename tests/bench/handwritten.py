@@ -1,0 +1,113 @@
+"""P5's hand-written contender: the Temporal agent a user would write without a framework.
+
+The ``openai`` SDK in an LLM activity, a file-write activity, and the transcript as a list in
+workflow state (passed whole to every model call): the loop of Temporal's own samples, with
+the same model, the same tool name and arguments, and the same file writes as Rath's run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio import activity, workflow
+
+with workflow.unsafe.imports_passed_through():  # as Temporal's samples do
+    from openai import AsyncOpenAI
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_workspace_file",
+            "description": "Write text (UTF-8) to a file in the workspace.",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+            },
+        },
+    }
+]
+
+
+@dataclass
+class ModelCall:
+    """One chat completion request: the whole transcript so far."""
+
+    model: str
+    messages: list[dict[str, Any]]
+
+
+@dataclass
+class FileWrite:
+    """One file write, as the model asked for it."""
+
+    path: str
+    content: str
+
+
+class AgentActivities:
+    """The two activities, sharing one model client and the workspaces' root."""
+
+    def __init__(self, base_url: str, root: Path) -> None:
+        self.client = AsyncOpenAI(base_url=base_url, api_key="bench-key")
+        self.root = root
+
+    @activity.defn(name="handwritten.complete")
+    async def complete(self, call: ModelCall) -> dict[str, Any]:
+        """Ask the model; return its message as a plain dict."""
+        response = await self.client.chat.completions.create(
+            model=call.model,
+            messages=call.messages,  # type: ignore[arg-type]
+            tools=TOOLS,  # type: ignore[arg-type]
+        )
+        return response.choices[0].message.model_dump(exclude_none=True)
+
+    @activity.defn(name="handwritten.write_file")
+    async def write_file(self, write: FileWrite) -> dict[str, Any]:
+        """Write the file in the session's workspace (a directory named after the workflow)."""
+        workspace = (self.root / activity.info().workflow_id).resolve()
+        target = (workspace / write.path).resolve()
+        if not target.is_relative_to(workspace):
+            return {"error": "path_outside_workspace"}
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return {"bytes_written": target.write_text(write.content, encoding="utf-8")}
+
+
+@workflow.defn(name="bench.HandwrittenAgent")
+class HandwrittenAgent:
+    """The agent loop: ask the model, run its tool calls, until it answers without one."""
+
+    @workflow.run
+    async def run(self, prompt: str) -> str:
+        """Run the loop on ``prompt``."""
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": "bench"},
+            {"role": "user", "content": prompt},
+        ]
+        while True:
+            reply = await workflow.execute_activity(
+                "handwritten.complete",
+                ModelCall("fake", messages),
+                result_type=dict,
+                start_to_close_timeout=timedelta(seconds=60),
+            )
+            messages.append(reply)
+            calls = reply.get("tool_calls") or []
+            if not calls:
+                return str(reply.get("content") or "")
+            for call in calls:
+                args = json.loads(call["function"]["arguments"])
+                result = await workflow.execute_activity(
+                    "handwritten.write_file",
+                    FileWrite(**args),
+                    result_type=dict,
+                    start_to_close_timeout=timedelta(seconds=30),
+                )
+                messages.append(
+                    {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)}
+                )
