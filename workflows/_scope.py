@@ -49,6 +49,7 @@ from rath.session._table_ref import TableRef
 from rath.session.graph import GraphNode, SessionGraph
 from rath.workflows._old_children import OldChildren
 from rath.workflows._run_tasks import RunTasks
+from rath.workflows._start_window import StartWindow
 from rath.workflows._tree_budget import TreeKeeper
 from rath.workflows.compress import compressed, execute_compress
 
@@ -125,6 +126,7 @@ class WorkflowScope:
     runs: dict[str, tuple[str, bool]] = field(default_factory=dict)
     keeper: TreeKeeper | None = None
     old_children: OldChildren = field(default_factory=OldChildren)
+    start_window: StartWindow = field(default_factory=StartWindow)
 
     def spawn(self, run_id: str, coro: Coroutine[Any, Any, Session]) -> TaskHandle:
         """Start ``coro`` as a workflow task now; the run waits for it before completing."""
@@ -293,16 +295,18 @@ class WorkflowScope:
             self.refuse_if_over_budget(f"agent {name!r}", user)
             await self.old_children.before_start(run_id)
             try:
-                result = await SESSION_LOOP.execute_child(
-                    call.input(spec, self.budget_gate(call.budget)),
-                    id=run_id,
-                    static_summary=call.summary(spec),
-                    static_details=call.details(spec),
-                    search_attributes=self.search_attributes(out.id, name),
-                    # Closing (cancelled, failed, timed out) cancels the agents still running,
-                    # which then record themselves; never terminates them.
-                    parent_close_policy=workflow.ParentClosePolicy.REQUEST_CANCEL,
-                )
+                async with self.start_window.slot():
+                    child = await SESSION_LOOP.start_child(
+                        call.input(spec, self.budget_gate(call.budget)),
+                        id=run_id,
+                        static_summary=call.summary(spec),
+                        static_details=call.details(spec),
+                        search_attributes=self.search_attributes(out.id, name),
+                        # Closing (cancelled, failed, timed out) cancels the agents still
+                        # running, which then record themselves; never terminates them.
+                        parent_close_policy=workflow.ParentClosePolicy.REQUEST_CANCEL,
+                    )
+                result = await child
             except ChildWorkflowError as exc:
                 over = exceeded_session(exc)
                 if over is not None:
