@@ -95,8 +95,9 @@ async def test_history_grows_with_new_content_not_with_the_transcript(
     early, late = per_round[2], per_round[rounds - 1]
     # Flat: a late round costs about what an early one did, although the transcript is ~8x
     # longer; and no round carries the 20 KB it wrote (the content stays in the chunk store).
+    # The first round is the largest (the sandbox claim; the store-tagged queue names), ~5 KB.
     assert late <= early * 1.15, per_round
-    assert max(per_round) < 5_000, per_round
+    assert max(per_round) < 6_000, per_round
 
 
 def test_long_sessions_continue_as_new_with_the_same_session_id(

@@ -35,8 +35,9 @@ from rath.store import SessionRecord, current_catalog
 from rath.testing import FakeChatServer, function_handler
 
 WAIT = 60.0
-SECONDS = 20.0
-"""Each reading command, startup included, ends within this (a loaded 2-core box)."""
+SECONDS = 30.0
+"""Each reading command, startup included, ends within this (about 5 s alone; 21 s was seen
+with two suites sharing the 2 cores)."""
 
 
 def _rath(env: dict[str, str], *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
