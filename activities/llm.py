@@ -26,7 +26,6 @@ from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
-from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.activities._llm_stream import publishing
@@ -69,6 +68,7 @@ from rath.session._table_ref import TableRef
 from rath.store import ChunkStore
 from rath.tools._custom import TOOLS
 from rath.tools.builtins import BUILTIN_TOOLS, tool_schemas
+from rath.utils.text import preview
 
 PREVIEW_CHARS = 160
 MAX_RETRY_AFTER = timedelta(minutes=10)

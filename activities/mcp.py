@@ -22,7 +22,6 @@ from contextlib import asynccontextmanager, contextmanager
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.activities.tools import PREVIEW_CHARS
@@ -40,6 +39,7 @@ from rath.tools.mcp import (
     McpToolList,
     render_result,
 )
+from rath.utils.text import preview
 
 IDEMPOTENCY_META_KEY = "rath/idempotency-key"
 

@@ -25,7 +25,6 @@ from typing import Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._executor_tools import Dispatched, SandboxTool
 from rath.activities._heartbeat import heartbeating
@@ -59,6 +58,7 @@ from rath.tools._bodies import dumps
 from rath.tools._context import ToolCallContext, calling
 from rath.tools._custom import TOOLS, FlowToolCall, ToolRegistry, run_tool_call
 from rath.tools.builtins import error_body, run_builtin
+from rath.utils.text import preview
 
 PREVIEW_CHARS = 160
 

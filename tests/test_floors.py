@@ -208,7 +208,7 @@ def test_every_module_imports_alone() -> None:
 @pytest.mark.parametrize("module", ["rath.errors", "rath.session"])
 def test_values_load_no_temporal_or_vendor_sdk(module: str) -> None:
     # What keeps these imports light (benchmark I1): no Temporal SDK, runtime or model SDKs.
-    heavy = "('temporalio', 'rath._runtime', 'openai', 'anthropic')"
+    heavy = "('temporalio', 'rath.runtime', 'openai', 'anthropic')"
     loaded = f"(m for m in sys.modules if m.startswith({heavy}))"
     probe = f"import sys; import {module}; print(sorted{loaded})"
     result = subprocess.run(

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 
-from rath._targets import import_option
 from rath.errors import ConfigError
+from rath.utils.targets import import_option
 from rath.workflows._module_spec import class_target
 
 _classes: dict[str, type] = {}

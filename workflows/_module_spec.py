@@ -15,12 +15,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from rath._targets import import_target
 from rath.contracts import ModuleSpec
 from rath.errors import ConfigError
 from rath.llm._provider import Provider, ProviderSpec
 from rath.llm.providers import provider_from_spec
 from rath.memory import MemoryStore, memory_spec
+from rath.utils.targets import import_target
 
 Encoder = Any  # a callable Provider -> ProviderSpec (client-side, resolves secrets)
 

@@ -25,7 +25,6 @@ from temporalio import workflow
 from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
 
-from rath._failures import describe_failure
 from rath.budget import Budget
 from rath.contracts import (
     INTERLEAVE,
@@ -47,6 +46,7 @@ from rath.session._placement import Placement
 from rath.session._session import Session, hosted_by, merged_usage
 from rath.session._table_ref import TableRef
 from rath.session.graph import GraphNode, SessionGraph
+from rath.utils.failures import describe_failure
 from rath.workflows._old_children import OldChildren
 from rath.workflows._run_tasks import RunTasks
 from rath.workflows._tree_budget import TreeKeeper

@@ -16,8 +16,6 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from rath._failures import describe_failure
-    from rath._text import preview
     from rath.contracts import (
         ASK_SIGNAL,
         FORWARD,
@@ -33,6 +31,8 @@ with workflow.unsafe.imports_passed_through():
     from rath.session._lineage import LineageKind
     from rath.session._session import Session
     from rath.session.graph import SessionGraph
+    from rath.utils.failures import describe_failure
+    from rath.utils.text import preview
     from rath.workflows._cancel import cancelled_line, stopping
     from rath.workflows._catalog import record_failure, record_session
     from rath.workflows._module_registry import registered_targets, registered_workflow_class

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 
-from rath._text import preview
 from rath.llm._usage import TokenUsage
 from rath.memory._extraction import (
     ExtractedFact,
@@ -30,6 +29,7 @@ from rath.memory._models import CommitResult
 from rath.memory._records import MemoryRecord
 from rath.memory._store import MemoryStore
 from rath.session._chunks import ChunkRow
+from rath.utils.text import preview
 
 __all__ = [
     "KNOWN_MEMORIES",

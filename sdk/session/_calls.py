@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rath._text import markdown_fields, preview
 from rath.budget import Budget
 from rath.contracts import (
     AgentMemory,
@@ -27,6 +26,7 @@ from rath.llm._provider import Provider, ProviderSpec
 from rath.llm._stream import RathLLMStreamDelta, StreamOptions
 from rath.llm._usage import add_usage
 from rath.session._session import Session
+from rath.utils.text import markdown_fields, preview
 
 
 def slug(name: str) -> str:

@@ -10,7 +10,6 @@ holding do nothing, as there is no graph to record into.
 
 from __future__ import annotations
 
-from rath._in_workflow import in_workflow
 from rath.errors import ConfigError, NotReadyError, UserError
 from rath.llm._provider import Provider
 from rath.session._chunks import ChunkRow
@@ -18,6 +17,7 @@ from rath.session._placement import Placement
 from rath.session._session import Session, SessionHost
 from rath.session._table_ref import TableRef
 from rath.session.graph import record_session
+from rath.utils.in_workflow import in_workflow
 
 _NEEDS_RUNTIME = (
     "needs Rath's runtime, which is not loaded in this process yet; "

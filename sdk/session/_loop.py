@@ -15,13 +15,12 @@ from typing import Any
 
 from temporalio import workflow
 
-from rath._ids import new_id
-from rath._runtime.launch import start_loop
 from rath.budget import Budget
 from rath.contracts import AgentMemory, LoopOptions
 from rath.errors import ConfigError
 from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta
+from rath.runtime.launch import start_loop
 from rath.session._calls import LoopCall, slug
 from rath.session._deferred import Deferred
 from rath.session._graph_mode import stamped
@@ -31,6 +30,7 @@ from rath.session._session import Session
 from rath.session.persistence._finish import persist_when_done
 from rath.session.persistence._writer import SessionWriter
 from rath.tools._agent_tools import agent_tool_set
+from rath.utils.ids import new_id
 from rath.workflows._scope import current_scope
 
 

@@ -24,8 +24,6 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from rath._ids import new_id
-from rath._in_workflow import in_workflow
 from rath.errors import ConfigError, NotReadyError, RunError, StoreError
 from rath.llm._provider import Provider
 from rath.llm._usage import TokenUsage, add_usage
@@ -47,6 +45,8 @@ from rath.session._lineage import LineageKind, SessionLineage
 from rath.session._merge import MERGE_SUMMARY_PROMPT, Summarize, policy_name
 from rath.session._placement import Placement
 from rath.session._table_ref import TableRef
+from rath.utils.ids import new_id
+from rath.utils.in_workflow import in_workflow
 
 _PREVIEW_HEAD = 4
 _PREVIEW_TAIL = 4

@@ -21,8 +21,8 @@ import pytest
 from support import FAST, fake_provider
 
 from rath import flow
-from rath._runtime.live_runs import live_runs
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime.live_runs import live_runs
+from rath.runtime.runtime import shutdown_runtime
 from rath.session import Session
 from rath.session._table_ref import TableRef
 from rath.settings import Settings

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from rath._runtime.reconcile import reconcile
-from rath._runtime.run_query import describe_run, query_run
-from rath._runtime.runtime import get_runtime
 from rath.contracts import SESSION_LOOP, LoopCarry
 from rath.errors import PersistenceError, RathError
+from rath.runtime.reconcile import reconcile
+from rath.runtime.run_query import describe_run, query_run
+from rath.runtime.runtime import get_runtime
 from rath.sandbox._spec import SandboxSpec
 from rath.session._chunks import ChunkTable
 from rath.session._lineage import LineageKind

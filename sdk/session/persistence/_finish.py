@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from rath._runtime.follow import FollowedRun
-from rath._runtime.runtime import get_runtime
+from rath.runtime.follow import FollowedRun
+from rath.runtime.runtime import get_runtime
 from rath.session._session import Session
 from rath.session.persistence._writer import SessionWriter
 from rath.store import current_store

@@ -22,7 +22,7 @@ from temporalio.api.operatorservice.v1 import (
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from rath._runtime.devserver import DEFAULT_SEARCH_ATTRIBUTES
+from rath.runtime.devserver import DEFAULT_SEARCH_ATTRIBUTES
 from rath.settings import Settings
 
 _KEYWORD = IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD

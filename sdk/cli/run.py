@@ -19,16 +19,16 @@ import sys
 from typing import Any
 
 from rath import flow
-from rath._runtime.devserver import server_status
-from rath._runtime.interrupt import reattach_hint
-from rath._runtime.runtime import get_runtime
-from rath._runtime.watch import WAITING, RunEvent, watch_run
-from rath._targets import import_option
 from rath.errors import ConfigError
+from rath.runtime.devserver import server_status
+from rath.runtime.interrupt import reattach_hint
+from rath.runtime.runtime import get_runtime
+from rath.runtime.watch import WAITING, RunEvent, watch_run
 from rath.session import Session
 from rath.session._chunks import format_chunk_row_brief
 from rath.settings import Settings
 from rath.store import current_store
+from rath.utils.targets import import_option
 
 START_SECONDS = 30.0
 """How long ``rath run`` waits for its run to start (it starts once its inputs are ready)."""

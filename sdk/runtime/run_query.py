@@ -5,7 +5,7 @@ queue is looked at: on a queue no worker polls (nor polled within Temporal's pol
 the query gets :data:`NO_POLLER_GRACE` seconds (a worker may be starting), and otherwise a
 query no worker takes fails after ``timeout`` seconds rather than Temporal's own minute.
 Either way the error names the worker to start. Closed runs are better read from
-their history (:mod:`rath._runtime.run_history`), which needs no worker at all.
+their history (:mod:`rath.runtime.run_history`), which needs no worker at all.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowExecutionDescription
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath._runtime.run_history import run_input
 from rath.contracts import FORWARD
 from rath.contracts.queues import code_of
 from rath.errors import RunNotFoundError, WorkerUnavailableError
+from rath.runtime.run_history import run_input
 
 _NO_ANSWER = (RPCStatusCode.CANCELLED, RPCStatusCode.DEADLINE_EXCEEDED)
 _NO_POLLER = "no poller seen"

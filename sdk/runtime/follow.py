@@ -32,9 +32,9 @@ from temporalio.client import (
 from temporalio.contrib.workflow_streams import WorkflowStreamClient
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath._runtime.runtime import get_runtime
 from rath.errors import ConfigError
 from rath.llm._stream import TOPIC, RathLLMStreamDelta
+from rath.runtime.runtime import get_runtime
 from rath.session._deferred import PendingResult
 from rath.session._session import Session
 

@@ -25,17 +25,6 @@ from temporalio.client import (
 from temporalio.common import TypedSearchAttributes
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath._failures import describe_failure
-from rath._runtime.follow import follow_started_run
-from rath._runtime.interrupt import waiting_on
-from rath._runtime.progress import (
-    SHOW_AFTER,
-    progress_enabled,
-    wait_noting_missing_worker,
-    wait_showing_progress,
-)
-from rath._runtime.runtime import Runtime, get_runtime
-from rath._runtime.sandboxes import hold
 from rath.contracts import (
     COMPRESS_RUN,
     SESSION_LOOP,
@@ -48,11 +37,22 @@ from rath.contracts import (
 from rath.errors import BudgetExceededError, RunFailedError, RunUnreachableError
 from rath.llm._executor import EXECUTORS
 from rath.llm.providers import provider_spec
+from rath.runtime.follow import follow_started_run
+from rath.runtime.interrupt import waiting_on
+from rath.runtime.progress import (
+    SHOW_AFTER,
+    progress_enabled,
+    wait_noting_missing_worker,
+    wait_showing_progress,
+)
+from rath.runtime.runtime import Runtime, get_runtime
+from rath.runtime.sandboxes import hold
 from rath.session._calls import CompressJob, LoopCall
 from rath.session._deferred import PendingResult
 from rath.session._session import Session
 from rath.session.graph import record_session
 from rath.settings import DEFAULT_OUTAGE_SECONDS, Settings
+from rath.utils.failures import describe_failure
 from rath.workflows._scope import search_attributes
 
 T = TypeVar("T")
@@ -91,8 +91,8 @@ class RunHandle(PendingResult[Any]):
 
         A wait longer than a couple of seconds shows a progress line on a terminal's stderr,
         and elsewhere one line if no worker answers for the run (see
-        :mod:`rath._runtime.progress`). Ctrl-C during the wait, if nothing catches it, ends
-        the script with one line naming the run to follow (:mod:`rath._runtime.interrupt`).
+        :mod:`rath.runtime.progress`). Ctrl-C during the wait, if nothing catches it, ends
+        the script with one line naming the run to follow (:mod:`rath.runtime.interrupt`).
         """
         with waiting_on(self._run_id):
             if self._runtime is None:

@@ -32,9 +32,9 @@ from temporalio.common import VersioningBehavior, WorkerDeploymentVersion
 from temporalio.service import RPCError
 from temporalio.worker import Worker, WorkerDeploymentConfig
 
-from rath._runtime.activity_log import quiet_activity_failures
 from rath.contracts.queues import tool_queue, workflow_queue
 from rath.errors import ConfigError
+from rath.runtime.activity_log import quiet_activity_failures
 from rath.settings import Settings
 from rath.tools._custom import TOOLS
 from rath.workflows._module_registry import registered_targets

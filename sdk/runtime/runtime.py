@@ -22,12 +22,12 @@ from typing import Any, TypeVar
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from rath._runtime import interrupt
-from rath._runtime.connect import connect
-from rath._runtime.devserver import ensure_server
-from rath._runtime.search_attributes import usable_search_attributes
-from rath._runtime.workers import code_worker, rath_workers, registered_code_queues
 from rath.plugin import RathPlugin
+from rath.runtime import interrupt
+from rath.runtime.connect import connect
+from rath.runtime.devserver import ensure_server
+from rath.runtime.search_attributes import usable_search_attributes
+from rath.runtime.workers import code_worker, rath_workers, registered_code_queues
 from rath.settings import Settings
 from rath.store import check_store
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from rath._runtime.run_history import history_graph
-from rath._runtime.run_query import describe_run, query_run
-from rath._runtime.runtime import get_runtime
 from rath.contracts import FORWARD, SESSION_LOOP
 from rath.errors import ConfigError, WorkerUnavailableError
+from rath.runtime.run_history import history_graph
+from rath.runtime.run_query import describe_run, query_run
+from rath.runtime.runtime import get_runtime
 from rath.session._session import Session
 from rath.session.graph import SessionGraph
 

@@ -18,7 +18,9 @@ class Pluggable(Protocol):
     name: ClassVar[str]
 
     @classmethod
-    def is_available(cls) -> bool: ...
+    def is_available(cls) -> bool:
+        """Whether the class can run in this process (its SDK or binary is installed)."""
+        ...
 
 
 T = TypeVar("T", bound=Pluggable)

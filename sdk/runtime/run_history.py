@@ -3,7 +3,7 @@
 History is kept by Temporal itself, so all of this works with no worker running, for every
 run type (``rath.SessionLoop``, ``rath.Forward``, ``rath.Compress``, ``rath.CloseSandbox``),
 running or closed. What it cannot tell is a running run's state between events (an agent's
-transcript so far); that takes a query, and so a worker (:mod:`rath._runtime.run_query`).
+transcript so far); that takes a query, and so a worker (:mod:`rath.runtime.run_query`).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath._failures import describe_failure
 from rath.contracts import CLOSE_SANDBOX_RUN, COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.session._lineage import LineageKind
 from rath.session._session import Session
 from rath.session.graph import GraphNode, SessionGraph
+from rath.utils.failures import describe_failure
 
 RUN_TYPES = {c.name: c for c in (SESSION_LOOP, FORWARD, COMPRESS_RUN, CLOSE_SANDBOX_RUN)}
 """Rath's workflow types, by name: their input and result types."""

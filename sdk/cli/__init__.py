@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from rath._cli_gc import add_gc_arguments
+from rath.cli.gc import add_gc_arguments
 from rath.errors import RathError
 from rath.settings import Settings
 
@@ -17,7 +17,7 @@ HANDOFF_SECONDS = 5.0
 
 
 def _server(args: argparse.Namespace) -> int:
-    from rath._runtime.devserver import run_foreground, server_status, stop_server
+    from rath.runtime.devserver import run_foreground, server_status, stop_server
 
     home = Settings.from_env().home
     if args.action == "stop":
@@ -54,8 +54,8 @@ def _worker(args: argparse.Namespace) -> int:
 
 
 def _approvals(args: argparse.Namespace) -> int:
-    from rath._runtime.runtime import get_runtime
     from rath.approvals import approve, deny, pending_approvals
+    from rath.runtime.runtime import get_runtime
 
     # No worker in this command: one would take the released call and die with the command.
     get_runtime().read_only()
@@ -76,8 +76,8 @@ def _approvals(args: argparse.Namespace) -> int:
 
 def _warn_without_worker(run_id: str) -> None:
     """The answer is recorded; say so if no running worker takes the work it released."""
-    from rath._runtime.handoff import unstarted_activities
-    from rath._runtime.runtime import get_runtime
+    from rath.runtime.handoff import unstarted_activities
+    from rath.runtime.runtime import get_runtime
 
     runtime = get_runtime()
 
@@ -109,13 +109,13 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rath._cli_run import run_command
+    from rath.cli.run import run_command
 
     return run_command(args)
 
 
 def _sessions_follow(args: argparse.Namespace) -> int:
-    from rath._cli_run import follow_command
+    from rath.cli.run import follow_command
 
     return follow_command(args)
 
@@ -129,7 +129,7 @@ _SESSION_COMMANDS = {
     "prune": "remove finished sessions older than --older-than 30d (--dry-run)",
     "reconcile": "make records of runs that ended unannounced agree with Temporal",
 }
-"""Commands whose options are parsed by :mod:`rath._cli_sessions` (loaded only when run)."""
+"""Commands whose options are parsed by :mod:`rath.cli.sessions` (loaded only when run)."""
 
 
 def sessions_commands_of(commands: Any) -> None:
@@ -139,14 +139,14 @@ def sessions_commands_of(commands: Any) -> None:
 
 
 def _sessions_command(args: argparse.Namespace) -> int:
-    from rath._cli_sessions import run_sessions_command
+    from rath.cli.sessions import run_sessions_command
 
     return run_sessions_command(args.sessions_name, args.rest)
 
 
 def _sessions_gc(args: argparse.Namespace) -> int:
-    from rath._cli_gc import run_gc
-    from rath._runtime.runtime import get_runtime
+    from rath.cli.gc import run_gc
+    from rath.runtime.runtime import get_runtime
 
     get_runtime().read_only()
     return run_gc(args)
@@ -170,7 +170,7 @@ def _add_code_arguments(parser: argparse.ArgumentParser, who: str) -> None:
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of ``rath run`` (the command lives in :mod:`rath._cli_run`)."""
+    """The arguments of ``rath run`` (the command lives in :mod:`rath.cli.run`)."""
     parser.add_argument(
         "words",
         nargs="+",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from rath._in_workflow import in_workflow, workflow_uuid4
+from rath.utils.in_workflow import in_workflow, workflow_uuid4
 
 
 def new_id() -> uuid.UUID:

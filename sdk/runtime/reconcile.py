@@ -24,9 +24,9 @@ from datetime import UTC, datetime
 from temporalio.client import Client, WorkflowExecution, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath._runtime.run_history import CLOSED_STATUS, close_reason, closed_output
-from rath._runtime.runtime import get_runtime
 from rath.errors import RathError
+from rath.runtime.run_history import CLOSED_STATUS, close_reason, closed_output
+from rath.runtime.runtime import get_runtime
 from rath.store import Catalog, ChunkStore, SessionRecord
 
 RECONCILE_SECONDS = 10.0

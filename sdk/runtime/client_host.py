@@ -1,14 +1,14 @@
 """The client's session host: what sessions made in plain Python ask of Rath's runtime.
 
-Loading ``rath._runtime`` installs :class:`ClientHost` as the process's host (see
+Loading ``rath.runtime`` installs :class:`ClientHost` as the process's host (see
 :class:`~rath.session._session.SessionHost`), taking over the sandbox holds made before.
 """
 
 from __future__ import annotations
 
-from rath._runtime.launch import start_compress
-from rath._runtime.sandboxes import hold, release
 from rath.llm._provider import Provider
+from rath.runtime.launch import start_compress
+from rath.runtime.sandboxes import hold, release
 from rath.sandbox import check_backend_name
 from rath.session._calls import CompressJob, slug
 from rath.session._chunks import ChunkRow

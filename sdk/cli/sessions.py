@@ -2,7 +2,7 @@
 
 Reads and writes the catalog and the chunk store that ``RATH_STORE_URL`` (or ``RATH_HOME``)
 names, so it works for sessions whose runs Temporal no longer keeps. Records that say
-``running`` are checked against Temporal first (:mod:`rath._runtime.reconcile`); no worker is
+``running`` are checked against Temporal first (:mod:`rath.runtime.reconcile`); no worker is
 needed, nor started. Output is for people by default and JSON with ``--json``. ``follow``
 and ``gc`` live in their own modules.
 """
@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from rath._cli_gc import parse_duration
-from rath._ids import new_id
-from rath._runtime.reconcile import reconcile
-from rath._runtime.runtime import get_runtime
+from rath.cli.gc import parse_duration
 from rath.errors import ConfigError, RunNotFoundError
+from rath.runtime.reconcile import reconcile
+from rath.runtime.runtime import get_runtime
 from rath.session._chunks import ChunkRow, format_chunk_row_brief
 from rath.session._lineage import LineageKind
 from rath.session._session import Session
@@ -30,6 +29,7 @@ from rath.session.graph import GraphNode, SessionGraph
 from rath.session.persistence import SessionWriter, load_recorded, load_session, prune_sessions
 from rath.session.persistence._reader import read_session_file
 from rath.store import SessionRecord, current_catalog, current_store
+from rath.utils.ids import new_id
 
 STATUSES = ("running", "completed", "failed", "cancelled", "terminated", "timed_out", "unknown")
 

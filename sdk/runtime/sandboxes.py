@@ -6,13 +6,13 @@ import concurrent.futures
 import logging
 import uuid
 
-from rath._runtime.runtime import get_runtime
-from rath._text import markdown_fields
 from rath.contracts.runs import CLOSE_SANDBOX_RUN
+from rath.runtime.runtime import get_runtime
 from rath.sandbox._leases import Lease, LeaseRegistry
 from rath.session._placement import Placement
 from rath.session._session import Session
 from rath.settings import Settings
+from rath.utils.text import markdown_fields
 
 CLOSE_TIMEOUT = 30.0
 """Seconds a release waits for the owner to close the sandbox before going on (it still will)."""

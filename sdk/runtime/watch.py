@@ -22,7 +22,9 @@ from typing import Any
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath._runtime.run_history import (
+from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
+from rath.errors import RunNotFoundError, WorkerUnavailableError
+from rath.runtime.run_history import (
     CLOSED_STATUS,
     StartedRun,
     agent_names,
@@ -30,9 +32,7 @@ from rath._runtime.run_history import (
     closed_output,
     run_input,
 )
-from rath._runtime.run_query import check_worker, describe_run, query_run, run_not_found
-from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
-from rath.errors import RunNotFoundError, WorkerUnavailableError
+from rath.runtime.run_query import check_worker, describe_run, query_run, run_not_found
 from rath.session._chunks import ChunkRow
 from rath.session._lineage import LineageKind
 from rath.session._session import Session

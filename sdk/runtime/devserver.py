@@ -32,8 +32,8 @@ from typing import Any, TypeVar
 
 from temporalio.client import Client
 
-from rath._runtime.retention import keep_closed_runs, retention_days
 from rath.errors import ConfigError
+from rath.runtime.retention import keep_closed_runs, retention_days
 
 DEFAULT_SEARCH_ATTRIBUTES: Mapping[str, str] = MappingProxyType(
     {"RathSessionId": "Keyword", "RathRootSessionId": "Keyword", "RathAgent": "Keyword"}

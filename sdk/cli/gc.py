@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rath.settings import Settings
 
 if TYPE_CHECKING:
-    from rath._runtime.live_runs import LiveRuns
+    from rath.runtime.live_runs import LiveRuns
     from rath.store.gc import GcProgress, GcReport
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -63,9 +63,9 @@ def add_gc_arguments(parser: argparse.ArgumentParser) -> None:
 def run_gc(args: argparse.Namespace) -> int:
     """Run ``rath sessions gc``; returns the exit code (0 done, 1 failed, 2 refused)."""
     # Imported here, like the rest of the CLI's commands, so that `rath --help` stays quick.
-    from rath._runtime.live_runs import live_runs
-    from rath._runtime.reconcile import reconcile
     from rath.errors import GcRefusedError, RathError
+    from rath.runtime.live_runs import live_runs
+    from rath.runtime.reconcile import reconcile
     from rath.sandbox._leases import LeaseRegistry
     from rath.store import store_for
     from rath.store.gc import collect_garbage

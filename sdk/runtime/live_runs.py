@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from temporalio.client import Client
 
-from rath._runtime.connect import connect
-from rath._runtime.devserver import ensure_server
 from rath.contracts.runs import CLOSE_SANDBOX_RUN, COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.errors import GcRefusedError
+from rath.runtime.connect import connect
+from rath.runtime.devserver import ensure_server
 from rath.settings import Settings
 
 RUN_TYPES = frozenset({SESSION_LOOP.name, FORWARD.name, COMPRESS_RUN.name, CLOSE_SANDBOX_RUN.name})

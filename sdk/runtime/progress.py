@@ -23,11 +23,11 @@ from rich.console import Console
 from rich.status import Status
 from temporalio.client import Client
 
-from rath._runtime.run_query import check_worker, query_run
-from rath._runtime.runtime import Runtime, notice
 from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
 from rath.errors import WorkerUnavailableError
 from rath.llm._usage import TokenUsage
+from rath.runtime.run_query import check_worker, query_run
+from rath.runtime.runtime import Runtime, notice
 from rath.session._lineage import LineageKind
 from rath.session.graph import SessionGraph
 
