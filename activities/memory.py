@@ -64,8 +64,8 @@ from rath.memory import (
     parse_memory_prefix,
     write_facts,
 )
-from rath.session._chunks import ChunkRow
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkRow
+from rath.session.table_ref import TableRef
 from rath.store import ChunkStore
 from rath.utils.text import preview
 

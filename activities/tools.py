@@ -48,9 +48,9 @@ from rath.llm._executor import EXECUTORS
 from rath.llm._wire import parse_arguments
 from rath.sandbox._leases import LeaseRegistry
 from rath.sandbox._spec import SandboxSpec
-from rath.session._chunks import tool_feedback_chunk
-from rath.session._placement import Placement
-from rath.session._session import Session
+from rath.session.chunk import tool_feedback_chunk
+from rath.session.placement import Placement
+from rath.session.session import Session
 from rath.store import ChunkStore
 from rath.store.call_journal import CallJournal, CallMade, call_key
 from rath.telemetry import annotate_tool

@@ -37,9 +37,9 @@ from rath.errors import ConfigError, RunNotFoundError, WorkerUnavailableError
 from rath.runtime.run_history import agent_names, child_runs
 from rath.runtime.run_query import describe_run, no_worker_message, query_run
 from rath.runtime.runtime import get_runtime
-from rath.session._lineage import LineageKind
-from rath.session._session import Session
 from rath.session.graph import SessionGraph
+from rath.session.graph.kind import LineageKind
+from rath.session.session import Session
 
 __all__ = ["PendingApproval", "approve", "deny", "pending_approvals"]
 

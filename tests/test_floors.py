@@ -70,7 +70,7 @@ def test_the_project_keeps_its_floors() -> None:
 def test_packages_are_found_on_disk_without_importing_them() -> None:
     found = packages_on_disk("rath")
     assert {"rath", "rath.workflows", "rath.session.persistence", "rath.llm.openai"} <= found
-    assert "rath.errors" not in found and "rath.session._session" not in found
+    assert "rath.errors" not in found and "rath.session.session" not in found
 
 
 def test_an_upward_import_breaks_the_contract() -> None:

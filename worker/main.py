@@ -19,6 +19,7 @@ import sys
 
 from temporalio.service import RPCError
 
+from rath.contracts.modules import register_workflow_target, registered_targets
 from rath.errors import ConfigError, ConnectError
 from rath.plugin import RathPlugin
 from rath.runtime.connect import connect
@@ -29,7 +30,6 @@ from rath.settings import Settings
 from rath.store import check_store, store_url
 from rath.telemetry import flush as flush_telemetry
 from rath.tools._custom import TOOLS, register_tool_target
-from rath.workflows._module_registry import register_workflow_target, registered_targets
 
 
 async def run_worker(settings: Settings | None = None) -> None:

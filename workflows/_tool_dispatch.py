@@ -42,9 +42,9 @@ with workflow.unsafe.imports_passed_through():
         ToolPolicy,
     )
     from rath.contracts.queues import base_queue, tool_queue
-    from rath.session._chunks import ChunkRow, tool_feedback_chunk
-    from rath.session._placement import Placement
-    from rath.session._table_ref import TableRef
+    from rath.session.chunk import ChunkRow, tool_feedback_chunk
+    from rath.session.placement import Placement
+    from rath.session.table_ref import TableRef
     from rath.store.call_journal import call_key
     from rath.tools.builtins import BUILTIN_TOOLS, error_body
     from rath.utils.text import preview

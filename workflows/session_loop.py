@@ -51,11 +51,11 @@ with workflow.unsafe.imports_passed_through():
         budget_exceeded,
     )
     from rath.llm._usage import add_usage
-    from rath.session._lineage import LineageKind
-    from rath.session._placement import Placement
-    from rath.session._session import Session
-    from rath.session._table_ref import TableRef
     from rath.session.graph import GraphNode, SessionGraph
+    from rath.session.graph.kind import LineageKind
+    from rath.session.placement import Placement
+    from rath.session.session import Session
+    from rath.session.table_ref import TableRef
     from rath.utils.text import preview
     from rath.workflows._approvals import Approvals
     from rath.workflows._cancel import cancelled_line, stopping

@@ -25,7 +25,7 @@ from rath.runtime.interrupt import reattach_hint
 from rath.runtime.runtime import get_runtime
 from rath.runtime.watch import WAITING, RunEvent, watch_run
 from rath.session import Session
-from rath.session._chunks import format_chunk_row_brief
+from rath.session.chunk import format_chunk_row_brief
 from rath.settings import Settings
 from rath.store import current_store
 from rath.utils.targets import import_option

@@ -21,13 +21,13 @@ from rath.cli.gc import parse_duration
 from rath.errors import ConfigError, RunNotFoundError
 from rath.runtime.reconcile import reconcile
 from rath.runtime.runtime import get_runtime
-from rath.session._chunks import ChunkRow, format_chunk_row_brief
-from rath.session._lineage import LineageKind
-from rath.session._session import Session
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkRow, format_chunk_row_brief
 from rath.session.graph import GraphNode, SessionGraph
+from rath.session.graph.kind import LineageKind
 from rath.session.persistence import SessionWriter, load_recorded, load_session, prune_sessions
-from rath.session.persistence._reader import read_session_file
+from rath.session.persistence.loader import read_session_file
+from rath.session.session import Session
+from rath.session.table_ref import TableRef
 from rath.store import SessionRecord, current_catalog, current_store
 from rath.utils.ids import new_id
 

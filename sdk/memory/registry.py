@@ -13,8 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from rath.memory._errors import MemoryBackendNotFound
 from rath.memory.abc import MemoryBackend
+from rath.memory.errors import MemoryBackendNotFound
 from rath.utils.registry import NamedRegistry
 
 __all__ = [

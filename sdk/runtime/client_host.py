@@ -1,23 +1,23 @@
 """The client's session host: what sessions made in plain Python ask of Rath's runtime.
 
 Loading ``rath.runtime`` installs :class:`ClientHost` as the process's host (see
-:class:`~rath.session._session.SessionHost`), taking over the sandbox holds made before.
+:class:`~rath.session.session.SessionHost`), taking over the sandbox holds made before.
 """
 
 from __future__ import annotations
 
-from rath.llm._provider import Provider
+from rath.llm.provider import Provider
 from rath.runtime.launch import start_compress
 from rath.runtime.sandboxes import hold, release
 from rath.sandbox import check_backend_name
 from rath.session._calls import CompressJob, slug
-from rath.session._chunks import ChunkRow
 from rath.session._default_host import DefaultHost
-from rath.session._merge import interleave_by_time
-from rath.session._placement import Placement
-from rath.session._session import Session, merged_usage, set_process_host
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkRow
 from rath.session.graph import record_session
+from rath.session.merge import interleave_by_time
+from rath.session.placement import Placement
+from rath.session.session import Session, merged_usage, set_process_host
+from rath.session.table_ref import TableRef
 from rath.store import current_store
 
 

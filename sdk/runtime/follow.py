@@ -35,8 +35,8 @@ from temporalio.service import RPCError, RPCStatusCode
 from rath.errors import ConfigError
 from rath.llm._stream import TOPIC, RathLLMStreamDelta
 from rath.runtime.runtime import get_runtime
-from rath.session._deferred import PendingResult
-from rath.session._session import Session
+from rath.session.deferred import PendingResult
+from rath.session.session import Session
 
 EventCallback = Callable[[RathLLMStreamDelta], None]
 """What ``on_event`` receives: one event at a time, in order."""

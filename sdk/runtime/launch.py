@@ -36,7 +36,7 @@ from rath.contracts import (
 )
 from rath.errors import BudgetExceededError, RunFailedError, RunUnreachableError
 from rath.llm._executor import EXECUTORS
-from rath.llm.providers import provider_spec
+from rath.llm.provider import provider_spec
 from rath.runtime.follow import follow_started_run
 from rath.runtime.interrupt import waiting_on
 from rath.runtime.progress import (
@@ -48,12 +48,12 @@ from rath.runtime.progress import (
 from rath.runtime.runtime import Runtime, get_runtime
 from rath.runtime.sandboxes import hold
 from rath.session._calls import CompressJob, LoopCall
-from rath.session._deferred import PendingResult
-from rath.session._session import Session
+from rath.session.deferred import PendingResult
 from rath.session.graph import record_session
+from rath.session.session import Session
 from rath.settings import DEFAULT_OUTAGE_SECONDS, Settings
 from rath.utils.failures import describe_failure
-from rath.workflows._scope import search_attributes
+from rath.workflows.search_attributes import search_attributes
 
 T = TypeVar("T")
 logger = logging.getLogger("rath.runtime")

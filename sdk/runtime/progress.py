@@ -28,8 +28,8 @@ from rath.errors import WorkerUnavailableError
 from rath.llm._usage import TokenUsage
 from rath.runtime.run_query import check_worker, query_run
 from rath.runtime.runtime import Runtime, notice
-from rath.session._lineage import LineageKind
 from rath.session.graph import SessionGraph
+from rath.session.graph.kind import LineageKind
 
 SHOW_AFTER = 2.0
 """Seconds of waiting before the line appears (short waits stay silent)."""

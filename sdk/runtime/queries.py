@@ -9,8 +9,8 @@ from rath.errors import ConfigError, WorkerUnavailableError
 from rath.runtime.run_history import history_graph
 from rath.runtime.run_query import describe_run, query_run
 from rath.runtime.runtime import get_runtime
-from rath.session._session import Session
 from rath.session.graph import SessionGraph
+from rath.session.session import Session
 
 logger = logging.getLogger("rath.runtime")
 _ASKED = (SESSION_LOOP.name, FORWARD.name)

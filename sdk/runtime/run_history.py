@@ -23,9 +23,9 @@ from temporalio.client import (
 from temporalio.service import RPCError, RPCStatusCode
 
 from rath.contracts import CLOSE_SANDBOX_RUN, COMPRESS_RUN, FORWARD, SESSION_LOOP
-from rath.session._lineage import LineageKind
-from rath.session._session import Session
 from rath.session.graph import GraphNode, SessionGraph
+from rath.session.graph.kind import LineageKind
+from rath.session.session import Session
 from rath.utils.failures import describe_failure
 
 RUN_TYPES = {c.name: c for c in (SESSION_LOOP, FORWARD, COMPRESS_RUN, CLOSE_SANDBOX_RUN)}

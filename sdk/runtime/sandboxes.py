@@ -9,8 +9,8 @@ import uuid
 from rath.contracts.runs import CLOSE_SANDBOX_RUN
 from rath.runtime.runtime import get_runtime
 from rath.sandbox._leases import Lease, LeaseRegistry
-from rath.session._placement import Placement
-from rath.session._session import Session
+from rath.session.placement import Placement
+from rath.session.session import Session
 from rath.settings import Settings
 from rath.utils.text import markdown_fields
 

@@ -33,11 +33,11 @@ from rath.runtime.run_history import (
     run_input,
 )
 from rath.runtime.run_query import check_worker, describe_run, query_run, run_not_found
-from rath.session._chunks import ChunkRow
-from rath.session._lineage import LineageKind
-from rath.session._session import Session
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkRow
 from rath.session.graph import SessionGraph
+from rath.session.graph.kind import LineageKind
+from rath.session.session import Session
+from rath.session.table_ref import TableRef
 from rath.store import Catalog, ChunkStore
 
 POLL_SECONDS = 0.5

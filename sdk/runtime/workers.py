@@ -32,12 +32,12 @@ from temporalio.common import VersioningBehavior, WorkerDeploymentVersion
 from temporalio.service import RPCError
 from temporalio.worker import Worker, WorkerDeploymentConfig
 
+from rath.contracts.modules import registered_targets
 from rath.contracts.queues import tool_queue, workflow_queue
 from rath.errors import ConfigError
 from rath.runtime.activity_log import quiet_activity_failures
 from rath.settings import Settings
 from rath.tools._custom import TOOLS
-from rath.workflows._module_registry import registered_targets
 
 STICKY_FALLBACK = timedelta(seconds=2)
 """How long a workflow task waits for the worker that cached the run before any worker takes it

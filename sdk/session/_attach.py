@@ -17,10 +17,10 @@ from rath.llm._usage import TokenUsage
 from rath.runtime.launch import attach_run
 from rath.runtime.run_history import StartedRun, run_input
 from rath.runtime.runtime import get_runtime
-from rath.session._lineage import LineageKind
-from rath.session._placement import Placement
-from rath.session._session import Session
-from rath.session._table_ref import TableRef
+from rath.session.graph.kind import LineageKind
+from rath.session.placement import Placement
+from rath.session.session import Session
+from rath.session.table_ref import TableRef
 from rath.store import SessionRecord, current_catalog
 
 _KINDS = {kind.value: kind for kind in LineageKind}

@@ -11,8 +11,8 @@ from typing import Any
 
 from rath.runtime.follow import FollowedRun
 from rath.runtime.runtime import get_runtime
-from rath.session._session import Session
-from rath.session.persistence._writer import SessionWriter
+from rath.session.persistence.writer import SessionWriter
+from rath.session.session import Session
 from rath.store import current_store
 
 

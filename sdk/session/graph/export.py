@@ -8,10 +8,10 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from rath.session._registry import session_registry
-from rath.session._session import Session
-from rath.session.graph._journal import LineageJournal
 from rath.session.graph._node import GraphNode
+from rath.session.graph.recording import LineageJournal
+from rath.session.manager import session_registry
+from rath.session.session import Session
 
 _OPENRATH_KEYS = (
     "id",

@@ -2,7 +2,7 @@
 
 ``concat`` (OpenRath's) and user functions combine references, so they run anywhere in O(1)
 bytes. The other two need the rows, which workflow code cannot read, so the session's host
-runs them (see :class:`~rath.session._session.SessionHost`):
+runs them (see :class:`~rath.session.session.SessionHost`):
 
 * ``interleave_by_time`` keeps the rows both branches share once, then the *turns* each added
   (a row and the tool results answering it) in the order they were made (``ChunkRow.at``).
@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rath.llm._provider import Provider
-from rath.session._chunks import ChunkKind, ChunkRow
+from rath.llm.provider import Provider
 from rath.session._diff import SessionDiff
+from rath.session.chunk import ChunkKind, ChunkRow
 
 MERGE_SUMMARY_PROMPT = (
     "You merge parallel branches of one agent conversation into a single account."

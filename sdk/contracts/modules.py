@@ -6,21 +6,25 @@ Arguments must be plain data: ``None``, ``bool``, numbers, strings, lists, tuple
 string keys, ``pathlib`` paths, pydantic models, and ``Provider`` (shipped as its secret-free
 spec: an API key becomes a reference only a worker can resolve). Anything else fails at call
 time, naming the argument.
+
+A worker only runs classes registered with it (``rath worker --workflows pkg.mod:Squad``, or
+automatically for the embedded default's in-process worker), never arbitrary import paths
+from workflow input: :func:`register_workflow_class` keeps this process's registry.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path, PurePath
 from typing import Any
 
 from pydantic import BaseModel
 
-from rath.contracts import ModuleSpec
+from rath.contracts.runs import ModuleSpec
 from rath.errors import ConfigError
-from rath.llm._provider import Provider, ProviderSpec
-from rath.llm.providers import provider_from_spec
+from rath.llm.provider import Provider, ProviderSpec, provider_from_spec
 from rath.memory import MemoryStore, memory_spec
-from rath.utils.targets import import_target
+from rath.utils.targets import import_option, import_target
 
 Encoder = Any  # a callable Provider -> ProviderSpec (client-side, resolves secrets)
 
@@ -104,3 +108,49 @@ def decode(value: Any) -> Any:
 def decode_call(args: list[Any], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     """Decoded positional and keyword arguments."""
     return [decode(value) for value in args], {key: decode(v) for key, v in kwargs.items()}
+
+
+_classes: dict[str, type] = {}
+_lock = threading.Lock()
+
+
+def register_workflow_class(cls: type) -> str:
+    """Allow workers in this process to run ``cls.forward``; returns its target name."""
+    if not (isinstance(cls, type) and getattr(cls, "_rath_workflow", False)):
+        raise ConfigError(f"{cls!r} is not a rath.flow.Workflow subclass")
+    target = class_target(cls)
+    with _lock:
+        _classes[target] = cls
+    return target
+
+
+def register_workflow_target(target: str) -> type:
+    """Import ``"package.module:ClassName"`` and register it (the worker CLI's ``--workflows``).
+
+    Raises:
+        ConfigError: The target is malformed, cannot be imported, or is not a Workflow.
+    """
+    cls = import_option("--workflows", target, "package.module:ClassName")
+    register_workflow_class(cls)
+    return cls  # type: ignore[no-any-return]
+
+
+def registered_workflow_class(target: str) -> type | None:
+    """The class registered under ``target``, or ``None``.
+
+    A class a script defined in ``__main__`` matches a worker's registration of the same
+    class name from an importable module, when exactly one registered class has that name.
+    """
+    with _lock:
+        found = _classes.get(target)
+        module, _, qualname = target.partition(":")
+        if found is None and module == "__main__":
+            same_name = [cls for key, cls in _classes.items() if key.endswith(f":{qualname}")]
+            found = same_name[0] if len(same_name) == 1 else None
+        return found
+
+
+def registered_targets() -> tuple[str, ...]:
+    """Every registered target, sorted."""
+    with _lock:
+        return tuple(sorted(_classes))

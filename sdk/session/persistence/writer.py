@@ -23,14 +23,14 @@ from uuid import UUID
 from rath.errors import PersistenceError
 from rath.llm._usage import TokenUsage
 from rath.llm.dto import RathLLMTokenUsage
-from rath.session._chunks import ChunkRow
-from rath.session._session import Session
-from rath.session.persistence._paths import ensure_sessions_dir, partial_of, session_file
+from rath.session.chunk import ChunkRow
 from rath.session.persistence._records import (
     CURRENT_SCHEMA_VERSION,
     PersistedSessionHeader,
     openrath_spec,
 )
+from rath.session.persistence.paths import ensure_sessions_dir, partial_of, session_file
+from rath.session.session import Session
 
 
 class SessionWriter:

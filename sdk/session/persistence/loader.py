@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rath.errors import PersistenceError
-from rath.session._chunks import ChunkKind, ChunkRow, ChunkTable
+from rath.session.chunk import ChunkKind, ChunkRow, ChunkTable
 from rath.session.persistence._records import (
     PersistedSession,
     PersistedSessionHeader,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from rath.session._chunks import ChunkRow
+from rath.session.chunk import ChunkRow
 
 
 class TableRef(BaseModel):
