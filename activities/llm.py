@@ -26,7 +26,6 @@ from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
-from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.activities._llm_stream import publishing
@@ -48,27 +47,28 @@ from rath.contracts.llm import (
     ToolCallPlan,
 )
 from rath.llm._client import AsyncChatClient, ChatRequest
-from rath.llm._embedder import Embedder, EmbeddingError
 from rath.llm._embedding import embedder_for
 from rath.llm._errors import ProviderError
 from rath.llm._executor import EXECUTORS, ExecutorChatClient
-from rath.llm._provider import ProviderSpec
 from rath.llm._registry import ChatClients
 from rath.llm._stream_clients import stream_completion
 from rath.llm._usage import TokenUsage
 from rath.llm._vlm import image_message
 from rath.llm._wire import Completion, WireToolCall, parse_arguments
 from rath.llm.credentials import CredentialVault
-from rath.session._chunks import (
+from rath.llm.embedding import Embedder, EmbeddingError
+from rath.llm.provider import ProviderSpec
+from rath.session.chunk import (
     ChunkRow,
     assistant_turn_chunk,
     user_text_chunk,
     wire_messages,
 )
-from rath.session._table_ref import TableRef
+from rath.session.table_ref import TableRef
 from rath.store import ChunkStore
 from rath.tools._custom import TOOLS
 from rath.tools.builtins import BUILTIN_TOOLS, tool_schemas
+from rath.utils.text import preview
 
 PREVIEW_CHARS = 160
 MAX_RETRY_AFTER = timedelta(minutes=10)

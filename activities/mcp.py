@@ -22,14 +22,13 @@ from contextlib import asynccontextmanager, contextmanager
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.activities.tools import PREVIEW_CHARS
 from rath.contracts.mcp import CALL_MCP_TOOL, LIST_MCP_TOOLS, McpCallArgs, McpListArgs
 from rath.contracts.tools import RunToolResult
 from rath.llm._wire import parse_arguments
-from rath.session._chunks import tool_feedback_chunk
+from rath.session.chunk import tool_feedback_chunk
 from rath.store import ChunkStore
 from rath.store.call_journal import call_key
 from rath.tools.builtins import ToolOutcome, error_body
@@ -40,6 +39,7 @@ from rath.tools.mcp import (
     McpToolList,
     render_result,
 )
+from rath.utils.text import preview
 
 IDEMPOTENCY_META_KEY = "rath/idempotency-key"
 

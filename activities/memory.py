@@ -28,7 +28,6 @@ from pydantic import BaseModel, ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._heartbeat import heartbeating
 from rath.activities.llm import LLMActivities
@@ -65,9 +64,10 @@ from rath.memory import (
     parse_memory_prefix,
     write_facts,
 )
-from rath.session._chunks import ChunkRow
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkRow
+from rath.session.table_ref import TableRef
 from rath.store import ChunkStore
+from rath.utils.text import preview
 
 PREVIEW_CHARS = 160
 _CACHE_KEY = "rath.memory.commit"

@@ -26,9 +26,9 @@ from rath.contracts.session import (
     ReadArgs,
     ReadResult,
 )
-from rath.session._chunks import canonical_json
-from rath.session._merge import interleave_by_time
-from rath.session._table_ref import TableRef
+from rath.session.chunk import canonical_json
+from rath.session.merge import interleave_by_time
+from rath.session.table_ref import TableRef
 from rath.store import Catalog, ChunkStore, SessionRecord
 
 

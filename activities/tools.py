@@ -25,7 +25,6 @@ from typing import Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from rath._text import preview
 from rath.activities._boundary import activity_errors
 from rath.activities._executor_tools import Dispatched, SandboxTool
 from rath.activities._heartbeat import heartbeating
@@ -49,9 +48,9 @@ from rath.llm._executor import EXECUTORS
 from rath.llm._wire import parse_arguments
 from rath.sandbox._leases import LeaseRegistry
 from rath.sandbox._spec import SandboxSpec
-from rath.session._chunks import tool_feedback_chunk
-from rath.session._placement import Placement
-from rath.session._session import Session
+from rath.session.chunk import tool_feedback_chunk
+from rath.session.placement import Placement
+from rath.session.session import Session
 from rath.store import ChunkStore
 from rath.store.call_journal import CallJournal, CallMade, call_key
 from rath.telemetry import annotate_tool
@@ -59,6 +58,7 @@ from rath.tools._bodies import dumps
 from rath.tools._context import ToolCallContext, calling
 from rath.tools._custom import TOOLS, FlowToolCall, ToolRegistry, run_tool_call
 from rath.tools.builtins import error_body, run_builtin
+from rath.utils.text import preview
 
 PREVIEW_CHARS = 160
 

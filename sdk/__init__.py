@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rath import errors, flow, llm, session
-    from rath._runtime.queries import run_graph
     from rath.approvals import approve, deny, pending_approvals
     from rath.budget import Budget
     from rath.errors import RathError
     from rath.flow import Agent, AgentParam, Provider, Workflow
+    from rath.runtime.queries import run_graph
     from rath.session import Session
 
 __all__ = [
@@ -45,7 +45,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "llm": ("rath.llm", None),
     "memory": ("rath.memory", None),
     "session": ("rath.session", None),
-    "run_graph": ("rath._runtime.queries", "run_graph"),
+    "run_graph": ("rath.runtime.queries", "run_graph"),
     "approve": ("rath.approvals", "approve"),
     "deny": ("rath.approvals", "deny"),
     "pending_approvals": ("rath.approvals", "pending_approvals"),

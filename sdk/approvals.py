@@ -25,9 +25,6 @@ from temporalio.client import (
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 
-from rath._runtime.run_history import agent_names, child_runs
-from rath._runtime.run_query import describe_run, no_worker_message, query_run
-from rath._runtime.runtime import get_runtime
 from rath.contracts import (
     APPROVE_UPDATE,
     FORWARD,
@@ -37,9 +34,12 @@ from rath.contracts import (
     PendingApproval,
 )
 from rath.errors import ConfigError, RunNotFoundError, WorkerUnavailableError
-from rath.session._lineage import LineageKind
-from rath.session._session import Session
+from rath.runtime.run_history import agent_names, child_runs
+from rath.runtime.run_query import describe_run, no_worker_message, query_run
+from rath.runtime.runtime import get_runtime
 from rath.session.graph import SessionGraph
+from rath.session.graph.kind import LineageKind
+from rath.session.session import Session
 
 __all__ = ["PendingApproval", "approve", "deny", "pending_approvals"]
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from rath._profile import profile_value
 from rath.errors import ConfigError
+from rath.utils.profile import profile_value
 
 DEFAULT_TASK_QUEUE = "rath"
 DEFAULT_NAMESPACE = "default"

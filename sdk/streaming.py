@@ -26,7 +26,6 @@ Only loop rounds stream (not compression or memory extraction), and only runs st
 plain Python: inside a durable ``forward`` the callback could not reach the caller.
 """
 
-from rath._runtime.follow import EventCallback, EventFollower, follow_events, stream_events
 from rath.llm._stream import (
     TOPIC,
     FoldedCall,
@@ -36,6 +35,7 @@ from rath.llm._stream import (
     StreamOptions,
 )
 from rath.llm._stream_clients import AsyncStreamingChatClient, stream_completion
+from rath.runtime.follow import EventCallback, EventFollower, follow_events, stream_events
 
 __all__ = [
     "TOPIC",

@@ -12,9 +12,9 @@ from openviking_server import openviking
 from support import connect
 from temporalio.client import Client
 
-from rath._runtime import devserver
-from rath._runtime.devserver import ensure_server, stop_server
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime import devserver
+from rath.runtime.devserver import ensure_server, stop_server
+from rath.runtime.runtime import shutdown_runtime
 from rath.settings import Settings
 
 __all__ = ["openviking"]  # a session fixture: one OpenViking server for every test

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rath._runtime.devserver import stop_server
+from rath.runtime.devserver import stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -68,7 +68,7 @@ def test_the_project_keeps_its_floors() -> None:
 def test_packages_are_found_on_disk_without_importing_them() -> None:
     found = packages_on_disk("rath")
     assert {"rath", "rath.workflows", "rath.session.persistence", "rath.llm.openai"} <= found
-    assert "rath.errors" not in found and "rath.session._session" not in found
+    assert "rath.errors" not in found and "rath.session.session" not in found
 
 
 def test_an_upward_import_breaks_the_contract() -> None:
@@ -193,7 +193,7 @@ def test_every_module_imports_alone() -> None:
 @pytest.mark.parametrize("module", ["rath.errors", "rath.session"])
 def test_values_load_no_temporal_or_vendor_sdk(module: str) -> None:
     # What keeps these imports light (benchmark I1): no Temporal SDK, runtime or model SDKs.
-    heavy = "('temporalio', 'rath._runtime', 'openai', 'anthropic')"
+    heavy = "('temporalio', 'rath.runtime', 'openai', 'anthropic')"
     loaded = f"(m for m in sys.modules if m.startswith({heavy}))"
     probe = f"import sys; import {module}; print(sorted{loaded})"
     result = subprocess.run(

@@ -35,11 +35,11 @@ from rath.flow.tool import (
     global_system_tools,
 )
 from rath.llm import Provider, RathLLMFunctionTool, TokenUsage
-from rath.llm._provider import SAMPLING_FIELDS
 from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
 from rath.llm.anthropic import RathAnthropicChatClient
 from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse, RathLLMMessage
 from rath.llm.openai import RathOpenAIChatClient
+from rath.llm.provider import SAMPLING_FIELDS
 from rath.sandbox import LocalSandbox, SandboxLimits, SandboxSpec
 from rath.session import Placement, Session
 from rath.testing import RecordedRequest, Reply, text_reply, tool_call_reply

@@ -21,6 +21,7 @@ import rath.llm
 import rath.llm.aio
 import rath.sandbox
 import rath.session
+import rath.session.graph
 import rath.telemetry
 import rath.tools
 
@@ -160,6 +161,7 @@ def test_all_lists_are_sorted_and_resolve() -> None:
         rath.flow.tool,
         rath.llm,
         rath.session,
+        rath.session.graph,
         rath.sandbox,
         rath.telemetry,
         rath.tools,
@@ -227,7 +229,7 @@ def test_wheel_has_one_import_root(tmp_path: Path) -> None:
         "rath/workflows/session_loop.py",
         "rath/activities/llm.py",
         "rath/worker/main.py",
-        "rath/session/_session.py",
+        "rath/session/session.py",
         "rath/session/graph/_model.py",
         "rath/py.typed",
     ):

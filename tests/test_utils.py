@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+import rath.session.graph as graph
 import rath.utils as utils
 
 
@@ -31,3 +34,29 @@ def test_test_settings_are_read_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
     assert utils.TEST_MODEL == "gpt-test"
     with pytest.raises(AttributeError, match="NOPE"):
         _ = utils.NOPE
+
+
+def test_lazy_names_import_each_name_once_from_its_module() -> None:
+    # A fresh process: the OpenAI SDK loads only when OpenRath's embedding client is asked for.
+    probe = (
+        "import sys, rath.llm.embedding as e, rath.llm.vlm as v, rath.session.graph as g\n"
+        "before = 'openai' in sys.modules\n"
+        "client = e.RathOpenAIEmbeddingClient\n"
+        "print(before, 'openai' in sys.modules, e.__dict__['RathOpenAIEmbeddingClient'] is client,"
+        " v.VLMProvider.__module__, g.SessionLineage.__module__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()
+    assert out == [
+        "False",
+        "True",
+        "True",
+        "rath.llm.vlm_provider",
+        "rath.session.graph.legacy",
+    ]
+
+
+def test_a_lazy_module_names_what_it_lacks() -> None:
+    with pytest.raises(AttributeError, match=r"'rath.session.graph' has no attribute 'Nope'"):
+        graph.Nope  # noqa: B018

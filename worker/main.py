@@ -19,17 +19,17 @@ import sys
 
 from temporalio.service import RPCError
 
-from rath._runtime.connect import connect
-from rath._runtime.devserver import ensure_server
-from rath._runtime.search_attributes import usable_search_attributes
-from rath._runtime.workers import rath_workers, registered_code_queues, set_current_version
+from rath.contracts.modules import register_workflow_target, registered_targets
 from rath.errors import ConfigError, ConnectError
 from rath.plugin import RathPlugin
+from rath.runtime.connect import connect
+from rath.runtime.devserver import ensure_server
+from rath.runtime.search_attributes import usable_search_attributes
+from rath.runtime.workers import rath_workers, registered_code_queues, set_current_version
 from rath.settings import Settings
 from rath.store import check_store, store_url
 from rath.telemetry import flush as flush_telemetry
 from rath.tools._custom import TOOLS, register_tool_target
-from rath.workflows._module_registry import register_workflow_target, registered_targets
 
 
 async def run_worker(settings: Settings | None = None) -> None:
@@ -79,7 +79,7 @@ async def check(settings: Settings | None = None, *, timeout: float = 5.0) -> st
     """
     from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 
-    from rath._runtime.devserver import server_status
+    from rath.runtime.devserver import server_status
 
     settings = settings or Settings.from_env()
     await asyncio.to_thread(check_store, settings)

@@ -17,7 +17,7 @@ from temporalio import workflow
 from temporalio.exceptions import is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
-    from rath._text import preview
+    from rath.utils.text import preview
 
 CANCEL_PATCH = "rath-clean-cancel"
 LINE_LIMIT = 500

@@ -19,9 +19,9 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from rath._failures import describe_failure
-    from rath._text import preview
     from rath.contracts import RECORD_SESSION, CatalogArgs
+    from rath.utils.failures import describe_failure
+    from rath.utils.text import preview
     from rath.workflows._cancel import reraise_if_stopping
 
 CATALOG_PATCH = "rath-catalog-records"

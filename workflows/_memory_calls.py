@@ -22,8 +22,8 @@ with workflow.unsafe.imports_passed_through():
         CommitResult,
         InjectArgs,
     )
-    from rath.llm._provider import ProviderSpec
-    from rath.session._table_ref import TableRef
+    from rath.llm.provider import ProviderSpec
+    from rath.session.table_ref import TableRef
     from rath.workflows._cancel import reraise_if_stopping
 
 INJECT_TIMEOUT = timedelta(seconds=60)

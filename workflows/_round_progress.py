@@ -15,7 +15,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from rath.contracts import ToolCallPlan
-    from rath.session._chunks import ChunkRow, tool_feedback_chunk
+    from rath.session.chunk import ChunkRow, tool_feedback_chunk
     from rath.tools.builtins import error_body
 
 Row = str | ChunkRow

@@ -2,7 +2,7 @@
 
 While a :class:`~rath.workflows.forward.ForwardWorkflow` runs user ``forward`` code, a
 :class:`WorkflowScope` is current (a context variable, so tasks spawned from it inherit it),
-and it is the sessions' host (:class:`~rath.session._session.SessionHost`). Agent calls
+and it is the sessions' host (:class:`~rath.session.session.SessionHost`). Agent calls
 schedule child workflows as asyncio tasks in the workflow's deterministic event loop and
 return sessions whose pending result is a :class:`TaskHandle`; compressions, merges that need
 rows and memory calls are activities run the same way. The scope records every session made
@@ -22,10 +22,9 @@ from typing import Any
 from uuid import UUID
 
 from temporalio import workflow
-from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
+from temporalio.common import TypedSearchAttributes
 from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
 
-from rath._failures import describe_failure
 from rath.budget import Budget
 from rath.contracts import (
     INTERLEAVE,
@@ -37,39 +36,26 @@ from rath.contracts import (
     exceeded_session,
 )
 from rath.errors import BudgetExceededError, ConfigError, NotReadyError, RunFailedError, UserError
-from rath.llm._provider import Provider
 from rath.llm._usage import TokenUsage, add_usage
-from rath.llm.providers import spec_from_provider
+from rath.llm.provider import Provider, spec_from_provider
 from rath.session._calls import CompressJob, LoopCall, slug
-from rath.session._chunks import ChunkRow
-from rath.session._lineage import LineageKind
-from rath.session._placement import Placement
-from rath.session._session import Session, hosted_by, merged_usage
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkRow
 from rath.session.graph import GraphNode, SessionGraph
+from rath.session.graph.kind import LineageKind
+from rath.session.placement import Placement
+from rath.session.session import Session, hosted_by, merged_usage
+from rath.session.table_ref import TableRef
+from rath.utils.failures import describe_failure
 from rath.workflows._old_children import OldChildren
 from rath.workflows._run_tasks import RunTasks
 from rath.workflows._start_window import StartWindow
 from rath.workflows._tree_budget import TreeKeeper
 from rath.workflows.compress import compressed, execute_compress
+from rath.workflows.search_attributes import search_attributes
 
 _LOOP = LineageKind.OP_SESSION_LOOP
-SESSION_ID = SearchAttributeKey.for_keyword("RathSessionId")
-ROOT_SESSION_ID = SearchAttributeKey.for_keyword("RathRootSessionId")
-AGENT = SearchAttributeKey.for_keyword("RathAgent")
 READ_TIMEOUT = timedelta(seconds=60)
 INTERLEAVE_TIMEOUT = timedelta(seconds=120)
-
-
-def search_attributes(session_id: UUID, root_id: UUID, agent: str) -> TypedSearchAttributes:
-    """The search attributes that make a run findable by session, tree and agent."""
-    return TypedSearchAttributes(
-        [
-            SearchAttributePair(SESSION_ID, str(session_id)),
-            SearchAttributePair(ROOT_SESSION_ID, str(root_id)),
-            SearchAttributePair(AGENT, agent),
-        ]
-    )
 
 
 class TaskHandle:

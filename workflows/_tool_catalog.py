@@ -17,10 +17,15 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from rath.contracts.catalog import ToolCatalog, ToolSet
-    from rath.contracts.mcp import LIST_MCP_TOOLS, McpListArgs
+    from rath.contracts.mcp import (
+        LIST_MCP_TOOLS,
+        McpListArgs,
+        McpToolList,
+        McpTools,
+        bind_mcp_tools,
+    )
     from rath.contracts.session import PUT_TOOLS, PutToolsArgs
     from rath.tools.builtins import BUILTIN_TOOLS
-    from rath.tools.mcp._tools import McpToolList, McpTools, bind_mcp_tools
 
 LIST_TIMEOUT = timedelta(seconds=90)
 PUT_TIMEOUT = timedelta(seconds=60)

@@ -23,7 +23,6 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from rath._text import preview
     from rath.contracts import (
         CALL_MCP_TOOL,
         CLAIM_SANDBOX,
@@ -43,11 +42,12 @@ with workflow.unsafe.imports_passed_through():
         ToolPolicy,
     )
     from rath.contracts.queues import base_queue, tool_queue
-    from rath.session._chunks import ChunkRow, tool_feedback_chunk
-    from rath.session._placement import Placement
-    from rath.session._table_ref import TableRef
+    from rath.session.chunk import ChunkRow, tool_feedback_chunk
+    from rath.session.placement import Placement
+    from rath.session.table_ref import TableRef
     from rath.store.call_journal import call_key
     from rath.tools.builtins import BUILTIN_TOOLS, error_body
+    from rath.utils.text import preview
     from rath.workflows._approvals import Approvals
     from rath.workflows._cancel import reraise_if_stopping, stopping
     from rath.workflows._executor_calls import executor_gone, never_taken

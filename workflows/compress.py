@@ -14,8 +14,8 @@ from temporalio.common import RetryPolicy
 with workflow.unsafe.imports_passed_through():
     from rath.contracts import COMPRESS, COMPRESS_RUN, CompressArgs, CompressInput, CompressResult
     from rath.llm._usage import add_usage
-    from rath.session._session import Session
-    from rath.session._table_ref import TableRef
+    from rath.session.session import Session
+    from rath.session.table_ref import TableRef
 
 COMPRESS_TIMEOUT = timedelta(minutes=10)
 

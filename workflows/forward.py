@@ -16,8 +16,6 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from rath._failures import describe_failure
-    from rath._text import preview
     from rath.contracts import (
         ASK_SIGNAL,
         FORWARD,
@@ -27,16 +25,17 @@ with workflow.unsafe.imports_passed_through():
         ForwardInput,
         budget_exceeded,
     )
+    from rath.contracts.modules import decode_call, registered_targets, registered_workflow_class
     from rath.contracts.queues import code_of
     from rath.errors import BudgetExceededError, UserError
     from rath.llm._usage import TokenUsage
-    from rath.session._lineage import LineageKind
-    from rath.session._session import Session
     from rath.session.graph import SessionGraph
+    from rath.session.graph.kind import LineageKind
+    from rath.session.session import Session
+    from rath.utils.failures import describe_failure
+    from rath.utils.text import preview
     from rath.workflows._cancel import cancelled_line, stopping
     from rath.workflows._catalog import record_failure, record_session
-    from rath.workflows._module_registry import registered_targets, registered_workflow_class
-    from rath.workflows._module_spec import decode_call
     from rath.workflows._run_tasks import FAIL_FAST_PATCH, RunTasks
     from rath.workflows._scope import WorkflowScope, entered
     from rath.workflows._tree_budget import TreeKeeper

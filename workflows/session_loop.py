@@ -31,7 +31,6 @@ from temporalio.contrib.workflow_streams import WorkflowStream
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from rath._text import preview
     from rath.contracts import (
         APPROVE_UPDATE,
         COMPLETE,
@@ -52,11 +51,12 @@ with workflow.unsafe.imports_passed_through():
         budget_exceeded,
     )
     from rath.llm._usage import add_usage
-    from rath.session._lineage import LineageKind
-    from rath.session._placement import Placement
-    from rath.session._session import Session
-    from rath.session._table_ref import TableRef
     from rath.session.graph import GraphNode, SessionGraph
+    from rath.session.graph.kind import LineageKind
+    from rath.session.placement import Placement
+    from rath.session.session import Session
+    from rath.session.table_ref import TableRef
+    from rath.utils.text import preview
     from rath.workflows._approvals import Approvals
     from rath.workflows._cancel import cancelled_line, stopping
     from rath.workflows._catalog import record_failure, record_session

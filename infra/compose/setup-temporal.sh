@@ -1,6 +1,6 @@
 #!/bin/sh
 # One-shot (temporalio/admin-tools): wait for the server, create the namespace and Rath's
-# search attributes (the list is rath._runtime.devserver.DEFAULT_SEARCH_ATTRIBUTES).
+# search attributes (the list is rath.runtime.devserver.DEFAULT_SEARCH_ATTRIBUTES).
 # Idempotent: what exists is left alone.
 set -eu
 NS=${TEMPORAL_NAMESPACE:-default}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rath._registry import NamedRegistry
 from rath.backend._backend import Backend
 from rath.backend._errors import BackendNotFound
+from rath.utils.registry import NamedRegistry
 
 _registry: NamedRegistry[Backend] = NamedRegistry("sandbox backend", BackendNotFound)
 

@@ -8,16 +8,7 @@ environment, which wins over the file.
 
 from __future__ import annotations
 
-from rath.config._models import (
-    LLMConfig,
-    LLMProviderConfig,
-    MCPConfig,
-    MCPServerConfig,
-    MemoryConfig,
-    MemoryProviderConfig,
-    RathConfig,
-)
-from rath.config._paths import (
+from rath.config.paths import (
     CONFIG_FILENAME,
     OPENRATH_HOME_ENV,
     PROJECT_MARKER_DIR,
@@ -27,7 +18,16 @@ from rath.config._paths import (
     resolve_config_dir,
     resolve_config_path,
 )
-from rath.config._store import ConfigStore, default_store
+from rath.config.schema import (
+    LLMConfig,
+    LLMProviderConfig,
+    MCPConfig,
+    MCPServerConfig,
+    MemoryConfig,
+    MemoryProviderConfig,
+    RathConfig,
+)
+from rath.config.store import ConfigStore, default_store
 from rath.errors import ConfigError
 
 __all__ = [

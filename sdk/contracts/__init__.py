@@ -46,7 +46,6 @@ from rath.contracts.children import STOP_OLD_CHILDREN, StopChildrenArgs, StopChi
 from rath.contracts.llm import (
     COMPLETE,
     COMPRESS,
-    DEFAULT_IMAGE_PROMPT,
     DESCRIBE_IMAGE,
     EMBED,
     CompleteArgs,
@@ -117,6 +116,7 @@ from rath.contracts.tools import (
     RunToolArgs,
     RunToolResult,
 )
+from rath.llm.vlm import DEFAULT_IMAGE_PROMPT
 
 ACTIVITIES: tuple[ActivityContract[Any, Any], ...] = (
     COMPLETE,

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from temporalio.exceptions import ApplicationError
 
 from rath.budget import Budget, Spent
-from rath.session._session import Session
+from rath.session.session import Session
 
 ASK_SIGNAL = "rath.budget_ask"
 """The signal an agent run sends its parent: a :class:`BudgetAsk`."""

@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from rath.tools.mcp._tools import McpToolBinding, McpTools
+from rath.contracts.mcp import McpToolBinding, McpTools
 
 Decision = Literal["allow", "deny", "ask"]
 

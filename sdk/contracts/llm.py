@@ -9,14 +9,11 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from rath.contracts._contract import ActivityContract
-from rath.llm._provider import ProviderSpec
 from rath.llm._stream import StreamOptions
 from rath.llm._usage import TokenUsage
-from rath.session._table_ref import TableRef
-
-DEFAULT_IMAGE_PROMPT = "Describe this image."
-"""What :class:`DescribeImageArgs` asks about an image when no prompt is given."""
-
+from rath.llm.provider import ProviderSpec
+from rath.llm.vlm import DEFAULT_IMAGE_PROMPT
+from rath.session.table_ref import TableRef
 
 REPLY_CHARS = 2000
 """How much of a run's final reply its result shows (history holds it once)."""

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from rath.contracts._contract import ActivityContract
-from rath.llm._provider import ProviderSpec
-from rath.memory._models import CommitResult, MemorySpec, RecallMode
-from rath.memory._records import MemoryHit, MemoryRecord
-from rath.session._table_ref import TableRef
+from rath.llm.provider import ProviderSpec
+from rath.memory.results import MemoryHit, MemoryRecord
+from rath.memory.spec import CommitResult, MemorySpec, RecallMode
+from rath.session.table_ref import TableRef
 
 
 class AgentMemory(BaseModel):

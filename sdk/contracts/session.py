@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict
 
 from rath.contracts._contract import ActivityContract
 from rath.llm._usage import TokenUsage
-from rath.session._chunks import ChunkRow
-from rath.session._placement import Placement
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkRow
+from rath.session.placement import Placement
+from rath.session.table_ref import TableRef
 
 
 class ReadArgs(BaseModel):

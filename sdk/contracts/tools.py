@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict
 from rath.contracts._contract import ActivityContract
 from rath.contracts.llm import ExecutorRef
 from rath.sandbox._lease import Lease
-from rath.session._placement import Placement
-from rath.session._table_ref import TableRef
+from rath.session.placement import Placement
+from rath.session.table_ref import TableRef
 
 
 class RunToolArgs(BaseModel):

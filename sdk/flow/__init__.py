@@ -4,12 +4,12 @@ The classes live at OpenRath's module paths: ``rath.flow.workflow``, ``rath.flow
 ``rath.flow.agent`` and ``rath.flow.compressor``.
 """
 
+from rath.contracts.modules import register_workflow_class
 from rath.flow.agent import Agent
 from rath.flow.agent_param import AgentParam
 from rath.flow.compressor import Compressor
 from rath.flow.workflow import Workflow
-from rath.llm._provider import Provider
-from rath.workflows._module_registry import register_workflow_class
+from rath.llm.provider import Provider
 
 __all__ = [
     "Agent",

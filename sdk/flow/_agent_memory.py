@@ -29,7 +29,7 @@ from rath.contracts import (
 from rath.errors import ConfigError
 from rath.flow.agent_param import AgentParam
 from rath.flow.memory_inject import is_injected_row
-from rath.llm.providers import spec_from_provider
+from rath.llm.provider import spec_from_provider
 from rath.memory import (
     BackendMemoryStore,
     CommitResult,

@@ -5,21 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from rath._ids import new_id
-from rath._runtime.launch import start_lazy_run
-from rath._runtime.runtime import get_runtime
-from rath._text import markdown_fields
 from rath.budget import Budget
 from rath.contracts import FORWARD, ForwardInput
+from rath.contracts.modules import class_target, encode, module_spec, register_workflow_class
 from rath.contracts.queues import workflow_queue
-from rath.llm.providers import demo_fallback, provider_spec
+from rath.llm.provider import demo_fallback, provider_spec
+from rath.runtime.launch import start_lazy_run
+from rath.runtime.runtime import get_runtime
 from rath.session._calls import run_id_for, slug
-from rath.session._lineage import LineageKind
-from rath.session._session import Session
+from rath.session.graph.kind import LineageKind
+from rath.session.session import Session
 from rath.settings import Settings
 from rath.tools._agent_tools import agent_tool_set
-from rath.workflows._module_registry import register_workflow_class
-from rath.workflows._module_spec import class_target, encode, module_spec
+from rath.utils.ids import new_id
+from rath.utils.text import markdown_fields
 
 
 class Forwardable(Protocol):

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from rath.llm._provider import Provider
+from rath.llm.provider import Provider
 from rath.memory import MemorySpec, MemoryStore
-from rath.session._session import Session
+from rath.session.session import Session
 
 __all__ = ["AgentParam", "Provider"]
 

@@ -17,9 +17,9 @@ from temporalio import workflow
 from rath.budget import Budget
 from rath.flow._durable import run_forward
 from rath.flow.agent_param import AgentParam, indent_tail
-from rath.session._chunks import ChunkRow
-from rath.session._session import Session
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkRow
+from rath.session.session import Session
+from rath.session.table_ref import TableRef
 
 __all__ = ["Workflow"]
 
@@ -118,7 +118,7 @@ class Workflow:
         ``forward``: every agent call inside is a child workflow, and a crash anywhere resumes
         without re-running finished agents. The module is rebuilt on the worker from its
         class (registered with the worker) and constructor arguments (plain data, see
-        :mod:`rath.workflows._module_spec`). Inside workflow code (a parent's ``forward``) it
+        :mod:`rath.contracts.modules`). Inside workflow code (a parent's ``forward``) it
         just calls ``forward``. To orchestrate from the client instead, call ``forward`` directly.
         """
         if self._runs_itself or workflow.in_workflow():

@@ -7,7 +7,7 @@ synchronous, as OpenRath's rule asks). Image description and embedders are built
 providers. Streamed answers arrive as :class:`RathLLMStreamDelta` events (also in
 :mod:`rath.streaming`, with the API for following a run).
 
-The names load on first use (PEP 562), so value modules such as ``rath.llm._provider``
+The names load on first use (PEP 562), so value modules such as ``rath.llm.provider``
 import without loading the vendor SDKs.
 """
 
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from rath.llm._client import ChatRequest
     from rath.llm._embedding import embedder_for, register_embedder
     from rath.llm._errors import ProviderError
-    from rath.llm._provider import Provider, ProviderSpec
     from rath.llm._registry import ChatClients, register_chat_client, registered_kinds
     from rath.llm._stream import RathLLMStreamDelta, StreamFold
     from rath.llm._sync_clients import (
@@ -57,6 +56,7 @@ if TYPE_CHECKING:
     )
     from rath.llm.function_tool import RathLLMFunctionTool
     from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
+    from rath.llm.provider import Provider, ProviderSpec
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
@@ -118,9 +118,9 @@ _EXPORTS: dict[str, str] = {
     "Completion": "rath.llm._wire",
     "DEFAULT_EMBEDDING_MODEL": "rath.llm.embedding_provider",
     "EmbeddingProvider": "rath.llm.embedding_provider",
-    "Provider": "rath.llm._provider",
+    "Provider": "rath.llm.provider",
     "ProviderError": "rath.llm._errors",
-    "ProviderSpec": "rath.llm._provider",
+    "ProviderSpec": "rath.llm.provider",
     "RathAnthropicChatClient": "rath.llm.anthropic",
     "RathLLMAssistantMessage": "rath.llm.dto",
     "RathLLMChatChoice": "rath.llm.dto",

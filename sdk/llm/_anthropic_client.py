@@ -14,9 +14,9 @@ from rath.llm._anthropic_stream import AnthropicStreamAnswer
 from rath.llm._anthropic_wire import anthropic_completion, anthropic_request
 from rath.llm._client import ChatRequest
 from rath.llm._http import SDKErrors
-from rath.llm._provider import ProviderSpec
 from rath.llm._sdk_client import Endpoint, SDKChatClient, resolve_endpoint
 from rath.llm._wire import Completion
+from rath.llm.provider import ProviderSpec
 
 ANTHROPIC_ERRORS = SDKErrors(
     status=anthropic.APIStatusError,

@@ -14,7 +14,7 @@ from typing import Protocol, TypeVar
 from rath.config import default_store
 from rath.errors import ConfigError
 from rath.llm._http import CallSite
-from rath.llm._provider import Provider
+from rath.llm.provider import Provider
 from rath.llm.retry import retry_classified
 
 T = TypeVar("T")

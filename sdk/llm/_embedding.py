@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rath.errors import ConfigError
-from rath.llm._embedder import Embedder
 from rath.llm._openai_embedder import OpenAIEmbedder
-from rath.llm._provider import Provider, ProviderSpec
-from rath.llm.providers import spec_from_provider
+from rath.llm.embedding import Embedder
+from rath.llm.provider import Provider, ProviderSpec, spec_from_provider
 
 EmbedderFactory = Callable[[ProviderSpec], Embedder]
 """Builds an embedder for a provider spec (the embedder reads its own key)."""

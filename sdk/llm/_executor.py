@@ -18,12 +18,11 @@ from typing import Any
 from rath.errors import ConfigError
 from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._errors import ProviderError
-from rath.llm._provider import Provider, ProviderSpec
 from rath.llm._usage import TokenUsage
 from rath.llm._wire import Completion, WireToolCall
 from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse, RathLLMMessage
 from rath.llm.function_tool import RathLLMFunctionTool
-from rath.llm.providers import provider_from_spec
+from rath.llm.provider import Provider, ProviderSpec, provider_from_spec
 
 _REQUEST_FIELDS = frozenset(RathLLMChatRequest.__dataclass_fields__) - {
     "messages",

@@ -13,14 +13,14 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
-from rath.demo import DEMO_MODEL, demo_base_url
 from rath.llm._azure import azure_api_version, azure_endpoint, azure_style
 from rath.llm._client import ChatRequest
 from rath.llm._http import SDKErrors
 from rath.llm._openai_stream import OpenAIStreamAnswer
-from rath.llm._provider import ProviderSpec
 from rath.llm._sdk_client import DEFAULT_TIMEOUT, Endpoint, SDKChatClient, resolve_endpoint
 from rath.llm._wire import Completion, build_request, normalize_completion
+from rath.llm.provider import ProviderSpec
+from rath.testing.demo import DEMO_MODEL, demo_base_url
 
 OPENAI_ERRORS = SDKErrors(
     status=openai.APIStatusError,

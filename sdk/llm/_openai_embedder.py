@@ -10,8 +10,8 @@ from typing import Any
 import openai
 
 from rath.errors import ConfigError
-from rath.llm._embedder import EmbeddingError
 from rath.llm._http import error_message, retry_after_seconds
+from rath.llm.embedding import EmbeddingError
 
 # Statuses worth retrying besides 5xx: timeout, conflict, too early, rate limited.
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})

@@ -22,10 +22,15 @@ from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._executor import openrath_factory
 from rath.llm._openai_client import demo_client, openai_client
-from rath.llm._provider import Provider, ProviderSpec, declare_kind, default_key_env
 from rath.llm._wire import Completion
 from rath.llm.credentials import VAULT, CredentialVault
-from rath.llm.providers import spec_from_provider
+from rath.llm.provider import (
+    Provider,
+    ProviderSpec,
+    declare_kind,
+    default_key_env,
+    spec_from_provider,
+)
 
 T = TypeVar("T")
 

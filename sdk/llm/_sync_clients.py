@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterator
 from typing import Protocol, runtime_checkable
 
 from rath.errors import ConfigError
-from rath.llm._provider import Provider
 from rath.llm._registry import registered_kinds, sync_factory
 from rath.llm._stream import RathLLMStreamDelta
 from rath.llm.anthropic import RathAnthropicChatClient
 from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse
 from rath.llm.openai import RathOpenAIChatClient
+from rath.llm.provider import Provider
 
 
 @runtime_checkable

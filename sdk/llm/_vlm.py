@@ -14,12 +14,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rath.contracts.llm import DEFAULT_IMAGE_PROMPT
 from rath.errors import ConfigError
 from rath.llm._client import ChatRequest
 from rath.llm._errors import ProviderError
-from rath.llm._provider import Provider
 from rath.llm._registry import async_chat_client_for
+from rath.llm.provider import Provider
+from rath.llm.vlm import DEFAULT_IMAGE_PROMPT
 
 
 def image_message(

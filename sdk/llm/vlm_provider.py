@@ -15,8 +15,8 @@ from typing import Any
 from rath.config import ConfigStore, default_store
 from rath.errors import ConfigEntryNotFoundError
 from rath.llm._direct import require_credentials, retried
-from rath.llm._provider import Provider
 from rath.llm._vlm import describe_image
+from rath.llm.provider import Provider
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

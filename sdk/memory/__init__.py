@@ -29,8 +29,8 @@ See ``docs/memory.md`` for the design, the ranking and its measured quality.
 from __future__ import annotations
 
 from rath.errors import MemoryStoreError
-from rath.llm._embedder import Embedder
 from rath.llm._openai_embedder import OpenAIEmbedder
+from rath.llm.embedding import Embedder
 from rath.memory._api import Memory, commit, recall, remember
 from rath.memory._commit import commit_key, commit_messages, commit_rows, write_facts
 from rath.memory._defaults import (
@@ -42,18 +42,6 @@ from rath.memory._defaults import (
     open_memory_store,
 )
 from rath.memory._e5 import E5Embedder
-from rath.memory._errors import (
-    EmbeddingError,
-    ExtractionError,
-    InvalidMemoryError,
-    MemoryBackendError,
-    MemoryBackendNotFound,
-    MemoryConflict,
-    MemoryNotFound,
-    MemoryStoreClosed,
-    MemoryURIError,
-    UnsupportedMemoryOp,
-)
 from rath.memory._extraction import (
     EXTRACTION_PROMPT,
     ExtractedFact,
@@ -65,16 +53,7 @@ from rath.memory._handle import BackendMemoryStore
 from rath.memory._inject import injectable, injection_query
 from rath.memory._local import LocalMemoryStore
 from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
-from rath.memory._models import (
-    DEFAULT_STORE_NAME,
-    BackendStoreSpec,
-    CommitResult,
-    EmbeddingSpec,
-    MemorySpec,
-    RecallMode,
-)
 from rath.memory._plane_spec import describe_store, open_plane_store
-from rath.memory._records import MemoryHit, MemoryRecord
 from rath.memory._spec import build_embedder, embedding_spec, memory_spec
 from rath.memory._store import MemoryStore
 from rath.memory._uri import (
@@ -87,7 +66,19 @@ from rath.memory._uri import (
 from rath.memory.abc import MemoryBackend, MemoryCapabilities, MemoryStoreSpec, ScopeModel
 from rath.memory.adapters.local import LocalMemoryBackend
 from rath.memory.adapters.openviking import OpenVikingMemoryBackend
-from rath.memory.ops import (
+from rath.memory.errors import (
+    EmbeddingError,
+    ExtractionError,
+    InvalidMemoryError,
+    MemoryBackendError,
+    MemoryBackendNotFound,
+    MemoryConflict,
+    MemoryNotFound,
+    MemoryStoreClosed,
+    MemoryURIError,
+    UnsupportedMemoryOp,
+)
+from rath.memory.op_types import (
     MemoryLevel,
     MemoryOp,
     MemoryOpCommit,
@@ -114,11 +105,21 @@ from rath.memory.results import (
     MemoryEntry,
     MemoryExecutionFailure,
     MemoryFindResult,
+    MemoryHit,
     MemoryListResult,
     MemoryPlaneHit,
     MemoryReadResult,
+    MemoryRecord,
     MemoryResult,
     MemoryWriteResult,
+)
+from rath.memory.spec import (
+    DEFAULT_STORE_NAME,
+    BackendStoreSpec,
+    CommitResult,
+    EmbeddingSpec,
+    MemorySpec,
+    RecallMode,
 )
 
 __all__ = [

@@ -13,11 +13,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from rath.errors import ConfigError
-from rath.llm._provider import Provider
+from rath.llm.provider import Provider
 from rath.memory._chat import provider_chat
 from rath.memory._commit import CommitResult, commit_rows
 from rath.memory._defaults import open_memory_store
-from rath.memory._records import MemoryHit, MemoryRecord
 from rath.memory._spec import MemorySpec, memory_spec
 from rath.memory._store import (
     DEFAULT_CATEGORY,
@@ -27,7 +26,8 @@ from rath.memory._store import (
     RecallMode,
 )
 from rath.memory._uri import parse_memory_prefix
-from rath.session._chunks import ChunkRow
+from rath.memory.results import MemoryHit, MemoryRecord
+from rath.session.chunk import ChunkRow
 
 Memory = MemorySpec | MemoryStore | str
 """What the functions here accept as the store (see the module docstring)."""

@@ -21,12 +21,12 @@ from contextlib import contextmanager
 from rath.errors import ConfigError
 from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._errors import ProviderError
-from rath.llm._provider import Provider
 from rath.llm._registry import async_chat_client_for
 from rath.llm._usage import TokenUsage
 from rath.llm._wire import Completion
+from rath.llm.provider import Provider
 from rath.memory._commit import Chat, ChatMessages
-from rath.memory._errors import ExtractionError
+from rath.memory.errors import ExtractionError
 
 ATTEMPTS = 3
 """Calls made for one extraction while the endpoint fails retryably (no Temporal retries here)."""

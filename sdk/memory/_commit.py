@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 
-from rath._text import preview
 from rath.llm._usage import TokenUsage
 from rath.memory._extraction import (
     ExtractedFact,
@@ -26,10 +25,11 @@ from rath.memory._extraction import (
     parse_extracted_facts,
     transcript_lines,
 )
-from rath.memory._models import CommitResult
-from rath.memory._records import MemoryRecord
 from rath.memory._store import MemoryStore
-from rath.session._chunks import ChunkRow
+from rath.memory.results import MemoryRecord
+from rath.memory.spec import CommitResult
+from rath.session.chunk import ChunkRow
+from rath.utils.text import preview
 
 __all__ = [
     "KNOWN_MEMORIES",

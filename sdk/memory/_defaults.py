@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from rath.llm._embedder import Embedder
+from rath.llm.embedding import Embedder
 from rath.memory._local import LocalMemoryStore
 from rath.memory._plane_spec import open_described
 from rath.memory._spec import DEFAULT_STORE_NAME, MemorySpec, build_embedder

@@ -17,12 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from rath.memory._errors import ExtractionError, InvalidMemoryError
 from rath.memory._marker import is_memory_row
-from rath.memory._records import MemoryRecord
 from rath.memory._tokens import fold_whitespace
 from rath.memory._uri import MemoryURI, check_scope, check_segment
-from rath.session._chunks import ChunkKind, ChunkRow
+from rath.memory.errors import ExtractionError, InvalidMemoryError
+from rath.memory.results import MemoryRecord
+from rath.session.chunk import ChunkKind, ChunkRow
 
 EXTRACTION_PROMPT = """\
 You extract durable memories from a conversation between a user and an AI assistant.

@@ -13,25 +13,26 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, Self
 
 from rath.errors import MemoryStoreError
-from rath.memory._errors import (
+from rath.memory._store import DEFAULT_TOP_K, MemoryStore
+from rath.memory._store_spec import MemoryStoreSpec
+from rath.memory._uri import check_scope, check_segment, format_memory_uri
+from rath.memory.errors import (
     InvalidMemoryError,
     MemoryNotFound,
     MemoryStoreClosed,
     MemoryURIError,
 )
-from rath.memory._models import DEFAULT_CATEGORY, DEFAULT_SCOPE, RecallMode
-from rath.memory._records import MemoryHit, MemoryRecord
-from rath.memory._store import DEFAULT_TOP_K, MemoryStore
-from rath.memory._store_spec import MemoryStoreSpec
-from rath.memory._uri import check_scope, check_segment, format_memory_uri
-from rath.memory.ops import MemoryOp, MemoryOpFind, MemoryOpRead, MemoryOpTree, MemoryOpWrite
+from rath.memory.op_types import MemoryOp, MemoryOpFind, MemoryOpRead, MemoryOpTree, MemoryOpWrite
 from rath.memory.results import (
     MemoryExecutionFailure,
     MemoryFindResult,
+    MemoryHit,
     MemoryListResult,
     MemoryReadResult,
+    MemoryRecord,
     MemoryResult,
 )
+from rath.memory.spec import DEFAULT_CATEGORY, DEFAULT_SCOPE, RecallMode
 
 __all__ = ["BackendMemoryStore", "raise_failure"]
 

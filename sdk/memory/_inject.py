@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from rath.memory._marker import injected_memory_uris
-from rath.memory._records import MemoryHit
-from rath.session._chunks import ChunkKind, ChunkRow
+from rath.memory.results import MemoryHit
+from rath.session.chunk import ChunkKind, ChunkRow
 
 MAX_QUERY_CHARS = 2_000
 """The most characters of user text a recall query uses (the newest are kept)."""

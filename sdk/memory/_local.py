@@ -31,9 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rath.errors import MemoryStoreError
-from rath.llm._embedder import Embedder
-from rath.memory._errors import InvalidMemoryError
-from rath.memory._records import MemoryHit, MemoryRecord
+from rath.llm.embedding import Embedder
 from rath.memory._store import (
     DEFAULT_CATEGORY,
     DEFAULT_SCOPE,
@@ -44,6 +42,8 @@ from rath.memory._store import (
 from rath.memory._tokens import content_digest, match_expression, words
 from rath.memory._uri import MemoryURI, check_scope, check_segment, format_memory_uri
 from rath.memory._vectors import dot, normalized, pack, unpack
+from rath.memory.errors import InvalidMemoryError
+from rath.memory.results import MemoryHit, MemoryRecord
 
 SCHEMA_VERSION = 1
 RRF_K = 60

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rath.memory._records import MemoryRecord
-from rath.session._chunks import ChunkKind, ChunkRow, system_text_chunk
+from rath.memory.results import MemoryRecord
+from rath.session.chunk import ChunkKind, ChunkRow, system_text_chunk
 
 MEMORY_PREFIX = "[memory] "
 OPENRATH_PREFIX = "[memory:"

@@ -14,9 +14,9 @@ import os
 from rath.errors import ConfigError
 from rath.llm.credentials import VAULT
 from rath.memory._handle import BackendMemoryStore
-from rath.memory._models import BackendStoreSpec, MemorySpec
 from rath.memory.abc import MemoryStoreSpec
 from rath.memory.registry import current, get
+from rath.memory.spec import BackendStoreSpec, MemorySpec
 
 __all__ = ["describe_store", "open_described", "open_plane_store"]
 

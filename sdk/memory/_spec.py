@@ -12,14 +12,14 @@ endpoint's key is named by the environment variable a worker reads it from.
 from __future__ import annotations
 
 from rath.errors import ConfigError
-from rath.llm._embedder import Embedder
 from rath.llm._openai_embedder import OpenAIEmbedder
+from rath.llm.embedding import Embedder
 from rath.memory._e5 import E5Embedder
 from rath.memory._handle import BackendMemoryStore
 from rath.memory._local import LocalMemoryStore
-from rath.memory._models import DEFAULT_STORE_NAME, EmbeddingKind, EmbeddingSpec, MemorySpec
 from rath.memory._plane_spec import describe_store
 from rath.memory._store import MemoryStore
+from rath.memory.spec import DEFAULT_STORE_NAME, EmbeddingKind, EmbeddingSpec, MemorySpec
 
 __all__ = [
     "DEFAULT_STORE_NAME",

@@ -19,9 +19,9 @@ from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import Self
 
-from rath.memory._errors import MemoryStoreClosed
-from rath.memory._models import DEFAULT_CATEGORY, DEFAULT_SCOPE, RecallMode
-from rath.memory._records import MemoryHit, MemoryRecord
+from rath.memory.errors import MemoryStoreClosed
+from rath.memory.results import MemoryHit, MemoryRecord
+from rath.memory.spec import DEFAULT_CATEGORY, DEFAULT_SCOPE, RecallMode
 
 __all__ = ["DEFAULT_CATEGORY", "DEFAULT_SCOPE", "DEFAULT_TOP_K", "MemoryStore", "RecallMode"]
 

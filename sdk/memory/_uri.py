@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rath.memory._errors import InvalidMemoryError, MemoryURIError
+from rath.memory.errors import InvalidMemoryError, MemoryURIError
 
 MEMORY_SCHEME = "memory://"
 LEGACY_SCHEME = "viking://"

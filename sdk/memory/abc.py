@@ -6,7 +6,7 @@ A new backend either overrides OpenRath's public methods (``open``, ``close``, `
 methods call after their bookkeeping.
 ``backend.open(spec)`` gives a :class:`~rath.memory.BackendMemoryStore`: a Rath
 :class:`~rath.memory.MemoryStore` (so ``rath.memory.remember``/``recall`` and agents take it)
-whose ``dispatch(op)`` runs OpenRath's ops (:mod:`rath.memory.ops`) and returns its results
+whose ``dispatch(op)`` runs OpenRath's ops (:mod:`rath.memory.op_types`) and returns its results
 (:mod:`rath.memory.results`). Everything here is synchronous.
 """
 
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from rath.memory._errors import MemoryStoreClosed, UnsupportedMemoryOp
 from rath.memory._handle import BackendMemoryStore
 from rath.memory._store_spec import MemoryStoreSpec
-from rath.memory.ops import (
+from rath.memory.errors import MemoryStoreClosed, UnsupportedMemoryOp
+from rath.memory.op_types import (
     MemoryOp,
     MemoryOpCommit,
     MemoryOpFind,

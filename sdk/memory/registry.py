@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from rath._registry import NamedRegistry
-from rath.memory._errors import MemoryBackendNotFound
 from rath.memory.abc import MemoryBackend
+from rath.memory.errors import MemoryBackendNotFound
+from rath.utils.registry import NamedRegistry
 
 __all__ = [
     "current",

@@ -8,7 +8,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from rath.session import _plane_handles  # noqa: F401 - installs the sandbox handle opener
-from rath.session._chunks import (
+from rath.session._default_host import DefaultHost
+from rath.session._diff import SessionDiff
+from rath.session.chunk import (
     ChunkKind,
     ChunkRow,
     ChunkTable,
@@ -19,20 +21,6 @@ from rath.session._chunks import (
     tool_feedback_chunk,
     user_text_chunk,
 )
-from rath.session._default_host import DefaultHost
-from rath.session._diff import SessionDiff
-from rath.session._lineage import LineageKind, SessionLineage
-from rath.session._merge import Summarize, interleave_by_time
-from rath.session._placement import Placement
-from rath.session._primitives import (
-    create_system_session,
-    create_user_session,
-    detach_session,
-    fork_session,
-)
-from rath.session._registry import SessionRegistry, session_registry
-from rath.session._session import MergePolicy, Session, set_process_host
-from rath.session._table_ref import TableRef
 from rath.session.graph import (
     GraphNode,
     LineageConsistencyError,
@@ -49,6 +37,19 @@ from rath.session.graph import (
     session_graph_mode_override,
     validate_acyclic,
 )
+from rath.session.graph.kind import LineageKind
+from rath.session.graph.legacy import SessionLineage
+from rath.session.manager import SessionRegistry, session_registry
+from rath.session.merge import Summarize, interleave_by_time
+from rath.session.placement import Placement
+from rath.session.primitives import (
+    create_system_session,
+    create_user_session,
+    detach_session,
+    fork_session,
+)
+from rath.session.session import MergePolicy, Session, set_process_host
+from rath.session.table_ref import TableRef
 
 if TYPE_CHECKING:
     from rath.session._attach import attach

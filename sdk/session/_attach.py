@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from rath._runtime.launch import attach_run
-from rath._runtime.run_history import StartedRun, run_input
-from rath._runtime.runtime import get_runtime
 from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.errors import RunNotFoundError
 from rath.llm._usage import TokenUsage
-from rath.session._lineage import LineageKind
-from rath.session._placement import Placement
-from rath.session._session import Session
-from rath.session._table_ref import TableRef
+from rath.runtime.launch import attach_run
+from rath.runtime.run_history import StartedRun, run_input
+from rath.runtime.runtime import get_runtime
+from rath.session.graph.kind import LineageKind
+from rath.session.placement import Placement
+from rath.session.session import Session
+from rath.session.table_ref import TableRef
 from rath.store import SessionRecord, current_catalog
 
 _KINDS = {kind.value: kind for kind in LineageKind}

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rath._text import markdown_fields, preview
 from rath.budget import Budget
 from rath.contracts import (
     AgentMemory,
@@ -23,10 +22,11 @@ from rath.contracts import (
     SessionLoopInput,
     ToolSet,
 )
-from rath.llm._provider import Provider, ProviderSpec
 from rath.llm._stream import RathLLMStreamDelta, StreamOptions
 from rath.llm._usage import add_usage
-from rath.session._session import Session
+from rath.llm.provider import Provider, ProviderSpec
+from rath.session.session import Session
+from rath.utils.text import markdown_fields, preview
 
 
 def slug(name: str) -> str:

@@ -13,19 +13,19 @@ from typing import Any
 
 from temporalio import workflow
 
-from rath._ids import new_id
-from rath._runtime.launch import start_compress
 from rath.errors import ConfigError
-from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta
+from rath.llm.provider import Provider
+from rath.runtime.launch import start_compress
 from rath.session._calls import CompressJob, slug
 from rath.session._graph_mode import stamped
-from rath.session._lineage import LineageKind
 from rath.session._loop import refuse_persist_in_workflow, writer_for
-from rath.session._registry import register_run
-from rath.session._session import Session
+from rath.session.graph.kind import LineageKind
 from rath.session.loop import resolve_executor
+from rath.session.manager import register_run
 from rath.session.persistence._finish import persist_when_done
+from rath.session.session import Session
+from rath.utils.ids import new_id
 from rath.workflows._scope import current_scope
 
 COMPRESS_EXTRAS = (("compression.lossy", True), ("compression.rows_out", 1))

@@ -10,14 +10,14 @@ holding do nothing, as there is no graph to record into.
 
 from __future__ import annotations
 
-from rath._in_workflow import in_workflow
 from rath.errors import ConfigError, NotReadyError, UserError
-from rath.llm._provider import Provider
-from rath.session._chunks import ChunkRow
-from rath.session._placement import Placement
-from rath.session._session import Session, SessionHost
-from rath.session._table_ref import TableRef
+from rath.llm.provider import Provider
+from rath.session.chunk import ChunkRow
 from rath.session.graph import record_session
+from rath.session.placement import Placement
+from rath.session.session import Session, SessionHost
+from rath.session.table_ref import TableRef
+from rath.utils.in_workflow import in_workflow
 
 _NEEDS_RUNTIME = (
     "needs Rath's runtime, which is not loaded in this process yet; "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rath.session._chunks import ChunkRow, format_chunk_row_brief
+from rath.session.chunk import ChunkRow, format_chunk_row_brief
 
 
 @dataclass(frozen=True, slots=True)

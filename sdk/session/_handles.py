@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rath.errors import ConfigError
-from rath.session._placement import Placement
+from rath.session.placement import Placement
 
 __all__ = ["NO_SANDBOX", "open_handle", "set_handle_opener"]
 

@@ -15,22 +15,22 @@ from typing import Any
 
 from temporalio import workflow
 
-from rath._ids import new_id
-from rath._runtime.launch import start_loop
 from rath.budget import Budget
 from rath.contracts import AgentMemory, LoopOptions
 from rath.errors import ConfigError
-from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta
+from rath.llm.provider import Provider
+from rath.runtime.launch import start_loop
 from rath.session._calls import LoopCall, slug
-from rath.session._deferred import Deferred
 from rath.session._graph_mode import stamped
-from rath.session._lineage import LineageKind
-from rath.session._registry import register_run
-from rath.session._session import Session
+from rath.session.deferred import Deferred
+from rath.session.graph.kind import LineageKind
+from rath.session.manager import register_run
 from rath.session.persistence._finish import persist_when_done
-from rath.session.persistence._writer import SessionWriter
+from rath.session.persistence.writer import SessionWriter
+from rath.session.session import Session
 from rath.tools._agent_tools import agent_tool_set
+from rath.utils.ids import new_id
 from rath.workflows._scope import current_scope
 
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from rath.backend import BackendSandbox, BackendSandboxSpec, get
 from rath.session._handles import set_handle_opener
-from rath.session._placement import Placement
+from rath.session.placement import Placement
 from rath.settings import Settings
 
 __all__ = ["open_placement"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rath.llm._provider import SAMPLING_FIELDS, Provider
 from rath.llm.dto import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
+from rath.llm.provider import SAMPLING_FIELDS, Provider
 
 __all__ = ["provider_into_chat_request"]
 

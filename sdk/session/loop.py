@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast, get_args, runtime_checkable
 
 from rath.errors import ConfigError
-from rath.llm._provider import Provider
 from rath.llm._stream import RathLLMStreamDelta, StreamFold
 from rath.llm._sync_clients import ChatClient, StreamingChatClient, chat_client_for
 from rath.llm.dto import (
@@ -28,9 +27,10 @@ from rath.llm.dto import (
     RathLLMToolCallPart,
 )
 from rath.llm.function_tool import RathLLMFunctionTool
+from rath.llm.provider import Provider
 from rath.llm.tool_args import parse_tool_arguments
 from rath.session._loop import run_session_loop
-from rath.session._session import Session
+from rath.session.session import Session
 
 __all__ = [
     "DefaultSessionLoopExecutor",

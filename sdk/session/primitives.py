@@ -1,13 +1,27 @@
-"""OpenRath's module path ``rath.session.primitives``: session constructors, fork and detach.
+"""OpenRath's module-level session constructors and operators."""
 
-Re-exported from ``rath.session._primitives``.
-"""
+from __future__ import annotations
 
-from rath.session._primitives import (
-    create_system_session,
-    create_user_session,
-    detach_session,
-    fork_session,
-)
+from rath.session.chunk import system_text_chunk, user_text_chunk
+from rath.session.graph.kind import LineageKind
+from rath.session.session import Session, stamped_leaf
 
-__all__ = ["create_system_session", "create_user_session", "detach_session", "fork_session"]
+
+def create_user_session(message: str) -> Session:
+    """A stamped USER leaf (operator ``create_user_session``), recorded in the journal."""
+    return stamped_leaf(user_text_chunk(message), LineageKind.LEAF_USER, "create_user_session")
+
+
+def create_system_session(prompt: str) -> Session:
+    """A stamped SYSTEM leaf (operator ``create_system_session``), recorded in the journal."""
+    return stamped_leaf(system_text_chunk(prompt), LineageKind.LEAF_SYSTEM, "create_system_session")
+
+
+def fork_session(from_session: Session) -> Session:
+    """``from_session.fork()``."""
+    return from_session.fork()
+
+
+def detach_session(from_session: Session) -> Session:
+    """``from_session.detach()``."""
+    return from_session.detach()

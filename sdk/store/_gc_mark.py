@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from rath.session._table_ref import TableRef
+from rath.session.table_ref import TableRef
 from rath.store._trash import trash_key
 from rath.store.objects import ObjectStore
 

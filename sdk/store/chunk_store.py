@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from rath.errors import StoreError
-from rath.session._chunks import ChunkRow, canonical_json
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkRow, canonical_json
+from rath.session.table_ref import TableRef
 from rath.store._trash import restore
 from rath.store.objects import DirectoryStore, ObjectStore
 

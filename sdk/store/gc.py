@@ -55,7 +55,7 @@ from typing import Literal
 from rath.errors import GcRefusedError, StoreError
 from rath.sandbox._lease import Lease
 from rath.sandbox._leases import LeaseRegistry
-from rath.session._table_ref import TableRef
+from rath.session.table_ref import TableRef
 from rath.store._gc_mark import mark
 from rath.store._trash import TRASH_PREFIX, is_chunk_key, move_to_trash, restore, trash_key
 from rath.store.call_journal import CALLS_PREFIX, read_record, record_run

@@ -30,7 +30,7 @@ from temporalio.worker import (
 
 from rath.contracts.llm import CompleteResult, CompressResult
 from rath.contracts.tools import RunToolResult
-from rath.session._session import Session
+from rath.session.session import Session
 from rath.telemetry._annotate import current_attributes
 from rath.telemetry._describe import CallSpan, call_span, run_span, usage_attributes
 from rath.telemetry._metrics import instruments

@@ -18,7 +18,6 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ValidationError, create_model
 
-from rath._targets import import_option
 from rath.backend import (
     CodeResult,
     CommandResult,
@@ -34,6 +33,7 @@ from rath.tools._context import current_tool_call
 from rath.tools._schema import check_object
 from rath.tools.builtins import BUILTIN_TOOLS
 from rath.utils import decode_subprocess_output
+from rath.utils.targets import import_option
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 KEY_PARAMETER = "idempotency_key"

@@ -21,7 +21,7 @@ import time
 import uuid
 from pathlib import Path
 
-from rath.session._chunks import canonical_json
+from rath.session.chunk import canonical_json
 from rath.store import Catalog, SessionRecord
 from rath.store.gc import collect_garbage
 from rath.store.objects import DirectoryStore

@@ -27,8 +27,8 @@ def recovery_after_kill(home: Path, rounds: int = ROUNDS, kill_at: int = KILL_AT
     from workers import WorkerProcess
 
     from rath import flow
-    from rath._runtime.devserver import ensure_server, stop_server
-    from rath._runtime.runtime import shutdown_runtime
+    from rath.runtime.devserver import ensure_server, stop_server
+    from rath.runtime.runtime import shutdown_runtime
     from rath.session import Session
     from rath.testing import (
         FakeChatServer,

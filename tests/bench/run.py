@@ -45,7 +45,7 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime.runtime import shutdown_runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -84,7 +84,7 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
     from support import FAST
 
     from rath import flow
-    from rath._runtime.devserver import ensure_server, stop_server
+    from rath.runtime.devserver import ensure_server, stop_server
 
     home = _fresh_home()
     try:
@@ -130,7 +130,7 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
 
 def p2(rounds: int = 200) -> float:
     """History bytes of a long session against the chunk bytes it added."""
-    from rath._runtime.devserver import ensure_server, stop_server
+    from rath.runtime.devserver import ensure_server, stop_server
 
     home = _fresh_home()
     address = ensure_server(home).address
@@ -215,7 +215,7 @@ def p3(agents: int = 64, latency: float = 0.1, repeats: int = 3) -> float:
     from support import FAST
 
     from rath import flow
-    from rath._runtime.devserver import stop_server
+    from rath.runtime.devserver import stop_server
     from rath.session import Session
 
     home = _fresh_home()
@@ -261,7 +261,7 @@ def p3s(sizes: tuple[int, ...] = (256, 1000)) -> float:
     from support import FAST
 
     from rath import flow
-    from rath._runtime.devserver import ensure_server, stop_server
+    from rath.runtime.devserver import ensure_server, stop_server
     from rath.session import Session
 
     home = _fresh_home()
@@ -330,7 +330,7 @@ def p4() -> float:
 
 def p6() -> float:
     """Cold start from an empty data dir to the first round done, in a fresh process."""
-    from rath._runtime.devserver import ensure_server, stop_server
+    from rath.runtime.devserver import ensure_server, stop_server
 
     home = _fresh_home()
     env = dict(os.environ)
@@ -366,7 +366,7 @@ def p7(rounds: int = 30, repeats: int = 3) -> float:
     from support import FAST
 
     from rath import flow
-    from rath._runtime.devserver import stop_server
+    from rath.runtime.devserver import stop_server
 
     home = _fresh_home()
     procs = [

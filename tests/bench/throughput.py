@@ -39,8 +39,8 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from rath import flow
-from rath._runtime.devserver import ensure_server, stop_server
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime.devserver import ensure_server, stop_server
+from rath.runtime.runtime import shutdown_runtime
 from rath.session import Session
 
 FAKE_MODEL = Path(__file__).with_name("fake_llm.py")

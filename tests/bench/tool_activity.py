@@ -25,9 +25,9 @@ from temporalio import workflow
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from rath._runtime.devserver import ensure_server, stop_server
 from rath.contracts import RunToolArgs, RunToolResult
 from rath.plugin import RathPlugin
+from rath.runtime.devserver import ensure_server, stop_server
 from rath.sandbox import SandboxSpec, available_backends
 from rath.session import Placement, assistant_turn_chunk
 from rath.settings import Settings

@@ -13,7 +13,7 @@ from temporalio.client import Client, WorkflowHistory
 
 from rath import flow
 from rath.session import Session, TableRef, user_text_chunk
-from rath.session._deferred import Deferred
+from rath.session.deferred import Deferred
 from rath.settings import Settings
 from rath.testing import FakeChatServer, function_handler
 from rath.workflows._start_window import STARTS_IN_FLIGHT

@@ -14,6 +14,7 @@ from temporalio.worker import Worker
 
 from rath import flow, run_graph
 from rath.contracts import FORWARD, ForwardInput
+from rath.contracts.modules import ModuleSpec
 from rath.errors import RunFailedError
 from rath.flow import Provider
 from rath.session import ChunkKind, LineageKind, Session
@@ -22,8 +23,7 @@ from rath.session.persistence import load_session
 from rath.settings import Settings
 from rath.store import current_catalog
 from rath.testing import FakeChatServer, RecordedRequest, function_handler
-from rath.workflows._module_spec import ModuleSpec
-from rath.workflows._scope import AGENT, SESSION_ID
+from rath.workflows.search_attributes import AGENT, SESSION_ID
 
 
 def squad_reply(request: RecordedRequest) -> str:

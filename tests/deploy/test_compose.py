@@ -106,7 +106,7 @@ def test_secrets_come_from_the_env_file_not_the_files() -> None:
 
 
 def test_the_setup_services_create_rath_search_attributes() -> None:
-    from rath._runtime.devserver import DEFAULT_SEARCH_ATTRIBUTES
+    from rath.runtime.devserver import DEFAULT_SEARCH_ATTRIBUTES
 
     assert set(DEFAULT_SEARCH_ATTRIBUTES) == set(SEARCH_ATTRIBUTES)
     script = (ROOT / "infra" / "compose" / "setup-temporal.sh").read_text()

@@ -18,7 +18,7 @@ from rath import flow
 from rath.contracts import LoopResult
 from rath.errors import RunFailedError
 from rath.flow import Provider
-from rath.llm.providers import provider_spec
+from rath.llm.provider import provider_spec
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, error_reply, text_reply, tool_call_reply

@@ -29,7 +29,7 @@ from temporalio.worker import Worker
 from rath.activities.mcp import McpActivities
 from rath.contracts import McpCallArgs, McpListArgs, RunToolResult
 from rath.session import ChunkKind
-from rath.session._chunks import ChunkRow
+from rath.session.chunk import ChunkRow
 from rath.store import ChunkStore
 from rath.tools.mcp import McpServerSpec, McpToolList
 

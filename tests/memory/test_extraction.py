@@ -20,7 +20,7 @@ from rath.memory import (
     memory_row,
     parse_extracted_facts,
 )
-from rath.session._chunks import (
+from rath.session.chunk import (
     assistant_turn_chunk,
     system_text_chunk,
     tool_feedback_chunk,

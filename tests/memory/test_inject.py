@@ -30,7 +30,7 @@ from rath.memory import (
 )
 from rath.memory.testing import FakeEmbeddingServer
 from rath.session import ChunkKind, TableRef, assistant_turn_chunk, user_text_chunk
-from rath.session._chunks import system_text_chunk
+from rath.session.chunk import system_text_chunk
 from rath.store import ChunkStore
 
 TIMEOUT = 60.0

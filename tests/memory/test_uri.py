@@ -6,7 +6,7 @@ import pytest
 
 from rath.errors import UserError
 from rath.memory import MemoryURI, MemoryURIError, format_memory_uri, parse_memory_uri
-from rath.memory._errors import InvalidMemoryError
+from rath.memory.errors import InvalidMemoryError
 
 
 def test_round_trip() -> None:

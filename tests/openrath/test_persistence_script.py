@@ -17,7 +17,7 @@ from support import FAST, fake_provider
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath._runtime.devserver import temporal_binary
+from rath.runtime.devserver import temporal_binary
 from rath.session import Session, run_session_loop
 from rath.session.persistence import delete_session, session_file
 from rath.settings import Settings

@@ -14,7 +14,7 @@ import pytest
 from support import FAST, fake_provider
 
 from rath import flow
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime.runtime import shutdown_runtime
 from rath.session import Session
 from rath.session.persistence import (
     delete_session,

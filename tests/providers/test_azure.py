@@ -13,7 +13,7 @@ from rath.llm import Provider
 from rath.llm._azure import azure_style
 from rath.llm.dto import RathLLMChatRequest, RathLLMMessage
 from rath.llm.openai import RathOpenAIChatClient
-from rath.llm.providers import spec_from_provider
+from rath.llm.provider import spec_from_provider
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply

@@ -7,7 +7,7 @@ from support import FAST, kinds
 from wires import WIRES, fake_server, provider_for
 
 from rath import flow
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime.runtime import shutdown_runtime
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import text_reply

@@ -25,7 +25,7 @@ from rath.llm import (
 )
 from rath.llm.aio import AsyncChatClient, async_chat_client_for
 from rath.llm.credentials import CredentialVault
-from rath.llm.providers import provider_from_spec, spec_from_provider
+from rath.llm.provider import provider_from_spec, spec_from_provider
 from rath.testing import (
     error_reply,
     function_handler,

@@ -20,7 +20,7 @@ from rath.activities.llm import LLMActivities
 from rath.contracts import DescribeImageArgs, DescribeImageResult, EmbedArgs, EmbedResult
 from rath.llm import Provider, ProviderSpec
 from rath.llm.credentials import VAULT
-from rath.llm.providers import spec_from_provider
+from rath.llm.provider import spec_from_provider
 from rath.memory.testing import FakeEmbeddingServer, trigram_embedding
 from rath.settings import Settings
 from rath.store import store_at

@@ -15,7 +15,7 @@ from tls_relay import Pki, make_pki, tls_relay
 from workers import WorkerProcess
 
 from rath import flow
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime.runtime import shutdown_runtime
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply

@@ -21,8 +21,9 @@ from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from rath._runtime import devserver
-from rath._runtime.devserver import (
+from rath.errors import ConfigError
+from rath.runtime import devserver
+from rath.runtime.devserver import (
     DEFAULT_SEARCH_ATTRIBUTES,
     ServerInfo,
     dev_server_command,
@@ -32,17 +33,16 @@ from rath._runtime.devserver import (
     stop_server,
     temporal_binary,
 )
-from rath.errors import ConfigError
 
 _ENSURE = (
     "import json, os, sys; from pathlib import Path; "
-    "from rath._runtime.devserver import ensure_server; "
+    "from rath.runtime.devserver import ensure_server; "
     "info = ensure_server(Path(sys.argv[1])); "
     "print(json.dumps([info.pid, info.started]), flush=True); os._exit(0)"
 )
 _FOREGROUND = (
     "import os, sys; from pathlib import Path; "
-    "from rath._runtime.devserver import run_foreground; "
+    "from rath.runtime.devserver import run_foreground; "
     "code = run_foreground(Path(sys.argv[1])); sys.stdout.flush(); os._exit(code)"
 )
 

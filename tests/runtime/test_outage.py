@@ -21,9 +21,9 @@ from support import FAST, fake_provider
 from workers import WorkerProcess
 
 from rath import flow
-from rath._runtime import devserver
-from rath._runtime.runtime import shutdown_runtime
 from rath.errors import RunUnreachableError
+from rath.runtime import devserver
+from rath.runtime.runtime import shutdown_runtime
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, RecordedRequest, function_handler

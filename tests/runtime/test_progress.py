@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from rath._runtime.progress import progress_enabled
+from rath.runtime.progress import progress_enabled
 from rath.settings import Settings
 from rath.testing import FakeChatServer, RecordedRequest, function_handler
 

@@ -22,9 +22,9 @@ from workers import WorkerProcess
 
 import rath
 from rath import flow
-from rath._runtime import devserver
-from rath._runtime.runtime import shutdown_runtime
-from rath._runtime.search_attributes import usable_search_attributes
+from rath.runtime import devserver
+from rath.runtime.runtime import shutdown_runtime
+from rath.runtime.search_attributes import usable_search_attributes
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply

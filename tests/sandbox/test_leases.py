@@ -11,8 +11,8 @@ from support import FAST, fake_provider
 from workers import WorkerProcess
 
 from rath import flow
-from rath._runtime import sandboxes
-from rath._runtime.sandboxes import leases
+from rath.runtime import sandboxes
+from rath.runtime.sandboxes import leases
 from rath.sandbox._leases import LeaseRegistry
 from rath.session import Session
 from rath.settings import Settings

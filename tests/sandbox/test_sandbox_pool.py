@@ -18,8 +18,8 @@ from sandbox.backends import Backend
 from support import FAST, fake_provider, tool_bodies
 
 from rath import flow
-from rath._runtime.runtime import shutdown_runtime
 from rath.activities._sandbox_pool import SandboxPool
+from rath.runtime.runtime import shutdown_runtime
 from rath.sandbox import SandboxSpec
 from rath.session import Session
 from rath.settings import Settings

@@ -154,7 +154,7 @@ def test_settings_pick_the_url_else_the_store_dir(
 def test_a_session_whose_rows_are_missing_is_named(
     s3_env: S3Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import rath._runtime  # noqa: F401  (installs the client's session host)
+    import rath.runtime  # noqa: F401  (installs the client's session host)
     from rath.session import Session, TableRef
 
     monkeypatch.setenv("RATH_STORE_URL", f"s3://{s3_env.new_bucket()}")

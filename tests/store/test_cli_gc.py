@@ -14,8 +14,8 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from rath.session._chunks import ChunkKind, ChunkRow
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkKind, ChunkRow
+from rath.session.table_ref import TableRef
 from rath.store import Catalog, ChunkStore, SessionRecord
 from rath.store._trash import trash_key
 from rath.store.call_journal import CallJournal, call_key

@@ -13,8 +13,8 @@ from s3_server import S3Server
 
 from rath.errors import GcRefusedError
 from rath.sandbox._leases import LeaseRegistry
-from rath.session._chunks import ChunkKind, ChunkRow
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkKind, ChunkRow
+from rath.session.table_ref import TableRef
 from rath.store import Catalog, ChunkStore, SessionRecord
 from rath.store._trash import trash_key
 from rath.store.bucket_store import BucketStore

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-from rath.session._chunks import ChunkKind, ChunkRow
-from rath.session._table_ref import TableRef
+from rath.session.chunk import ChunkKind, ChunkRow
+from rath.session.table_ref import TableRef
 from rath.store import Catalog, ChunkStore, SessionRecord
 from rath.store.gc import GcReport, collect_garbage
 from rath.store.objects import DirectoryStore, ObjectInfo

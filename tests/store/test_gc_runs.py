@@ -21,10 +21,10 @@ import pytest
 from support import FAST, fake_provider
 
 from rath import flow
-from rath._runtime.live_runs import live_runs
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime.live_runs import live_runs
+from rath.runtime.runtime import shutdown_runtime
 from rath.session import Session
-from rath.session._table_ref import TableRef
+from rath.session.table_ref import TableRef
 from rath.settings import Settings
 from rath.store import Catalog, SessionRecord, store_for
 from rath.store.chunk_store import ChunkStore

@@ -14,8 +14,8 @@ from support import FAST
 from tls_relay import make_pki, tls_relay
 from workers import WorkerProcess
 
-from rath._runtime.runtime import shutdown_runtime
 from rath.flow import Provider
+from rath.runtime.runtime import shutdown_runtime
 from rath.session import ChunkKind, Session
 from rath.settings import Settings
 from rath.store import ChunkStore, open_objects

@@ -22,9 +22,9 @@ from wires import provider_for
 from workers import WorkerProcess
 
 from rath import flow
-from rath._runtime import devserver
-from rath._runtime import follow as _events
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime import devserver
+from rath.runtime import follow as _events
+from rath.runtime.runtime import shutdown_runtime
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import text_reply

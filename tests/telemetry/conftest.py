@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from temporalio.contrib.opentelemetry import create_tracer_provider
 
-from rath._runtime.runtime import shutdown_runtime
+from rath.runtime.runtime import shutdown_runtime
 from rath.settings import Settings
 
 _SPANS = InMemorySpanExporter()

@@ -9,8 +9,8 @@ from typing import Any
 import openai
 import pytest
 
-from rath.demo import DEMO_MODEL, demo_base_url, demo_handler
 from rath.testing import FakeChatServer, RecordedRequest
+from rath.testing.demo import DEMO_MODEL, demo_base_url, demo_handler
 
 LABEL = "[rath demo model] "
 

@@ -17,9 +17,9 @@ from tool_app import add
 
 import rath
 from rath import flow
-from rath._runtime.devserver import temporal_binary
 from rath.contracts import ToolPolicy
 from rath.errors import ConfigError, RunNotFoundError
+from rath.runtime.devserver import temporal_binary
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply

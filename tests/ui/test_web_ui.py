@@ -16,8 +16,8 @@ from ui.browser import WorkflowUI, find_chromium, frame_text
 
 import rath
 from rath import flow, run_graph
-from rath._runtime.devserver import ensure_server
 from rath.errors import RunError
+from rath.runtime.devserver import ensure_server
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import (

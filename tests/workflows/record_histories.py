@@ -9,7 +9,7 @@ files, and it never overwrites one: they stand for runs in flight when a worker 
 upgraded, and must still replay.
 
 To record with an older commit's code (only ``support``, ``rath.flow``, ``rath.session``,
-``rath.testing`` and ``rath._runtime``'s server and shutdown helpers are used, so the script
+``rath.testing`` and ``rath.runtime``'s server and shutdown helpers are used, so the script
 runs unchanged there): ``git worktree add --detach /tmp/old <commit>``, run its
 ``infra/setup.sh``, copy this file and ``replay_modules.py`` into its ``tests/workflows/``
 and run ``/tmp/old/.venv/bin/python /tmp/old/tests/workflows/record_histories.py --out
@@ -76,8 +76,8 @@ def main() -> None:
     from temporalio.client import Client
 
     from rath import flow
-    from rath._runtime.devserver import server_status, stop_server
-    from rath._runtime.runtime import shutdown_runtime
+    from rath.runtime.devserver import server_status, stop_server
+    from rath.runtime.runtime import shutdown_runtime
     from rath.session import Session, run_session_compress
     from rath.testing import FakeChatServer, function_handler, text_reply, tool_call_reply
 

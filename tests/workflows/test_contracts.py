@@ -119,7 +119,7 @@ def test_workflow_code_calls_through_contracts(path: Path) -> None:
 def test_contracts_load_no_client_or_engine_code() -> None:
     probe = (
         "import sys, rath.contracts; print(sorted(m for m in sys.modules if m.startswith(("
-        "'temporalio.client', 'rath._runtime', 'rath.activities', 'rath.workflows'))))"
+        "'temporalio.client', 'rath.runtime', 'rath.activities', 'rath.workflows'))))"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True

@@ -23,11 +23,11 @@ from rath.llm._anthropic_table import (
 )
 from rath.llm._direct import direct_target
 from rath.llm._direct_client import DirectChatClient
-from rath.llm._provider import Provider
 from rath.llm.dto import (
     RathLLMChatRequest,
     RathLLMChatResponse,
 )
+from rath.llm.provider import Provider
 
 __all__ = [
     "ANTHROPIC_RETRYABLE",

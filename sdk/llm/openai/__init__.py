@@ -19,7 +19,6 @@ from rath.llm._direct import direct_target
 from rath.llm._direct_client import DirectChatClient
 from rath.llm._openai_client import OPENAI_ERRORS
 from rath.llm._openai_stream import OpenAIStreamAnswer
-from rath.llm._provider import SAMPLING_FIELDS, Provider
 from rath.llm._wire import _KNOWN_REASONS
 from rath.llm.dto import (
     RathLLMAssistantMessage,
@@ -30,6 +29,7 @@ from rath.llm.dto import (
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
+from rath.llm.provider import SAMPLING_FIELDS, Provider
 from rath.llm.tool_args import parse_tool_arguments
 
 OPENAI_RETRYABLE: tuple[type[Exception], ...] = (

@@ -20,12 +20,12 @@ from urllib.parse import urlparse
 
 import httpx
 
-from rath.llm._provider import Provider
 from rath.llm.dto import RathLLMChatRequest, RathLLMMessage
 from rath.llm.openai import RathOpenAIChatClient
+from rath.llm.provider import Provider
 from rath.memory._extraction import json_list
 from rath.memory.adapters import _files
-from rath.memory.ops import MemoryOpCommit, MemoryOpResource
+from rath.memory.op_types import MemoryOpCommit, MemoryOpResource
 from rath.memory.results import (
     MemoryCommitResult,
     MemoryExecutionFailure,

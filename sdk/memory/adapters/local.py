@@ -20,12 +20,11 @@ from typing import Any
 
 from rath.llm.embedding_provider import EmbeddingProvider, RathOpenAIEmbeddingClient
 from rath.memory._handle import BackendMemoryStore
-from rath.memory._records import snippet
 from rath.memory.abc import MemoryBackend, MemoryCapabilities, MemoryStoreSpec, ScopeModel
 from rath.memory.adapters import _files
 from rath.memory.adapters._ingest import commit, ingest
 from rath.memory.adapters._ranking import Embed, bm25_scores, cosine_scores
-from rath.memory.ops import (
+from rath.memory.op_types import (
     MemoryOp,
     MemoryOpCommit,
     MemoryOpFind,
@@ -46,6 +45,7 @@ from rath.memory.results import (
     MemoryReadResult,
     MemoryResult,
     MemoryWriteResult,
+    snippet,
 )
 from rath.memory.uri import SCOPES
 

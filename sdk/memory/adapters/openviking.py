@@ -19,7 +19,6 @@ from typing import Any
 
 import httpx
 
-from rath.memory._errors import MemoryBackendError
 from rath.memory._handle import BackendMemoryStore
 from rath.memory.abc import MemoryBackend, MemoryCapabilities, MemoryStoreSpec, ScopeModel
 from rath.memory.adapters._viking_wire import (
@@ -29,7 +28,8 @@ from rath.memory.adapters._viking_wire import (
     wire_dir,
     wire_file,
 )
-from rath.memory.ops import (
+from rath.memory.errors import MemoryBackendError
+from rath.memory.op_types import (
     MemoryOp,
     MemoryOpCommit,
     MemoryOpFind,

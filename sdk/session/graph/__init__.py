@@ -14,37 +14,71 @@ without ever waiting for a lazy run, and exported as JSONL (OpenRath's row forma
 
 The plain functions (:func:`ancestors_bfs` and friends) work on any ``Mapping[UUID, carrier]``
 whose values have ``id`` and ``parent_session_ids``, sessions included.
+
+The names load on first use (PEP 562): :mod:`rath.session.session` imports
+:mod:`rath.session.graph.kind`, and the modules that need ``Session`` load after it.
 """
 
-from rath.errors import LineageConsistencyError
-from rath.session._graph_mode import session_graph_mode, session_graph_mode_override
-from rath.session._lineage import LineageKind, SessionLineage
-from rath.session.graph._export import (
-    export_journal_jsonl,
-    export_jsonl,
-    export_jsonl_string,
-    session_to_jsonl_row,
-)
-from rath.session.graph._journal import (
-    LineageJournal,
-    lineage_journal_optional,
-    lineage_journal_tracking,
-    record_session,
-)
-from rath.session.graph._model import SessionGraph
-from rath.session.graph._node import GraphNode
-from rath.session.graph._recorder import (
-    FrozenLineageView,
-    LineageRecorder,
-    lineage_view_dataclass,
-)
-from rath.session.graph._traverse import (
-    LineageCarrier,
-    ancestors_bfs,
-    descendants_dfs_preorder,
-    edge_pairs,
-    validate_acyclic,
-)
+from typing import TYPE_CHECKING
+
+from rath.utils.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from rath.session.graph._model import SessionGraph
+    from rath.session.graph._node import GraphNode
+    from rath.session.graph.export import (
+        export_journal_jsonl,
+        export_jsonl,
+        export_jsonl_string,
+        session_to_jsonl_row,
+    )
+    from rath.session.graph.kind import LineageConsistencyError, LineageKind
+    from rath.session.graph.legacy import SessionLineage
+    from rath.session.graph.recording import (
+        FrozenLineageView,
+        LineageJournal,
+        LineageRecorder,
+        lineage_journal_optional,
+        lineage_journal_tracking,
+        lineage_view_dataclass,
+        record_session,
+        session_graph_mode,
+        session_graph_mode_override,
+    )
+    from rath.session.graph.traverse import (
+        LineageCarrier,
+        ancestors_bfs,
+        descendants_dfs_preorder,
+        edge_pairs,
+        validate_acyclic,
+    )
+
+_EXPORTS: dict[str, str] = {
+    "FrozenLineageView": "rath.session.graph.recording",
+    "GraphNode": "rath.session.graph._node",
+    "LineageCarrier": "rath.session.graph.traverse",
+    "LineageConsistencyError": "rath.session.graph.kind",
+    "LineageJournal": "rath.session.graph.recording",
+    "LineageKind": "rath.session.graph.kind",
+    "LineageRecorder": "rath.session.graph.recording",
+    "SessionGraph": "rath.session.graph._model",
+    "SessionLineage": "rath.session.graph.legacy",
+    "ancestors_bfs": "rath.session.graph.traverse",
+    "descendants_dfs_preorder": "rath.session.graph.traverse",
+    "edge_pairs": "rath.session.graph.traverse",
+    "export_journal_jsonl": "rath.session.graph.export",
+    "export_jsonl": "rath.session.graph.export",
+    "export_jsonl_string": "rath.session.graph.export",
+    "lineage_journal_optional": "rath.session.graph.recording",
+    "lineage_journal_tracking": "rath.session.graph.recording",
+    "lineage_view_dataclass": "rath.session.graph.recording",
+    "record_session": "rath.session.graph.recording",
+    "session_graph_mode": "rath.session.graph.recording",
+    "session_graph_mode_override": "rath.session.graph.recording",
+    "session_to_jsonl_row": "rath.session.graph.export",
+    "validate_acyclic": "rath.session.graph.traverse",
+}
+"""Each public name -> the module that defines (or, for graph mode, re-exports) it."""
 
 __all__ = [
     "FrozenLineageView",
@@ -71,3 +105,9 @@ __all__ = [
     "session_to_jsonl_row",
     "validate_acyclic",
 ]
+
+__getattr__ = lazy_names(__name__, _EXPORTS)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -11,15 +11,15 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, field_validator
 
-from rath.session._session import Session
 from rath.session.graph import _render
 from rath.session.graph._node import GraphNode
-from rath.session.graph._traverse import (
+from rath.session.graph.traverse import (
     ancestors_bfs,
     descendants_dfs_preorder,
     edge_pairs,
     validate_acyclic,
 )
+from rath.session.session import Session
 
 
 class SessionGraph(BaseModel):

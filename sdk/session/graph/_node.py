@@ -9,8 +9,8 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 
 from rath.llm._usage import TokenUsage
-from rath.session._lineage import LineageKind
-from rath.session._session import Session
+from rath.session.graph.kind import LineageKind
+from rath.session.session import Session
 
 
 class GraphNode(BaseModel):

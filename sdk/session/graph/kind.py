@@ -1,8 +1,26 @@
-"""OpenRath's module path ``rath.session.graph.kind``: lineage kinds and the consistency error.
+"""Lineage kinds: how a session came to be (OpenRath's values, plus ``op_workflow``)."""
 
-Re-exported from ``rath.session.graph``.
-"""
+from __future__ import annotations
 
-from rath.session.graph import LineageConsistencyError, LineageKind
+from enum import StrEnum
+
+from rath.errors import LineageConsistencyError
 
 __all__ = ["LineageConsistencyError", "LineageKind"]
+
+
+class LineageKind(StrEnum):
+    """The operation that produced a session."""
+
+    UNKNOWN = "unknown"
+    LEAF_USER = "leaf_user"
+    LEAF_SYSTEM = "leaf_system"
+    OP_CREATE = "op_create"
+    OP_SESSION_LOOP = "op_session_loop"
+    OP_FORK = "op_fork"
+    OP_DETACH = "op_detach"
+    OP_MERGE = "op_merge"
+    OP_SESSION_COMPRESS = "op_session_compress"
+    #: Rath's addition: the output of a durable ``Workflow.forward`` run. Its usage is the
+    #: whole agent tree's, rolled up.
+    OP_WORKFLOW = "op_workflow"

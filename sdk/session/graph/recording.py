@@ -1,22 +1,255 @@
-"""OpenRath's module path ``rath.session.graph.recording``: graph mode, stamping and journals.
+"""Recording lineage: graph mode, the client-side journal, and stamping by custom operators.
 
-Re-exported from ``rath.session.graph``.
+The journal holds the sessions made inside a ``lineage_journal_tracking`` block;
+:class:`LineageRecorder` stamps sessions made by custom operators; graph mode
+(:func:`session_graph_mode`) says whether new sessions are stamped at all.
 """
 
-from rath.session.graph import (
-    LineageJournal,
-    LineageRecorder,
-    lineage_journal_optional,
-    lineage_journal_tracking,
-    session_graph_mode,
-    session_graph_mode_override,
-)
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from rath.session._graph_mode import session_graph_mode, session_graph_mode_override
+from rath.session.graph._model import SessionGraph
+from rath.session.graph._node import GraphNode
+from rath.session.graph.kind import LineageKind
+from rath.session.session import Session
 
 __all__ = [
+    "FrozenLineageView",
     "LineageJournal",
     "LineageRecorder",
     "lineage_journal_optional",
     "lineage_journal_tracking",
+    "lineage_view_dataclass",
+    "record_session",
     "session_graph_mode",
     "session_graph_mode_override",
 ]
+
+
+@dataclass(slots=True, repr=False)
+class LineageJournal:
+    """The sessions recorded while this journal was active, in first-visit order.
+
+    ``visit_order`` is OpenRath's list of recorded ids; :meth:`record` adds to it (read it,
+    do not mutate it). Recording a session again refreshes its snapshot in place and keeps
+    its first position. The journal holds sessions weakly, so it never keeps a transcript
+    alive; :meth:`graph` re-reads the ones that still exist (without waiting), so a lazy run
+    recorded while pending shows its chunk count and usage once it has been synchronised.
+
+    Args:
+        visit_order: Ids already visited (OpenRath's constructor); used as the journal's list.
+    """
+
+    visit_order: list[UUID] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, compare=False)
+    _seen: set[UUID] = field(default_factory=set, init=False, compare=False)
+    _nodes: dict[UUID, GraphNode] = field(default_factory=dict, init=False, compare=False)
+    _live: dict[UUID, weakref.ref[Session]] = field(default_factory=dict, init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        given: Any = self.visit_order
+        if not isinstance(given, list):  # a list is kept as is: its owner sees the records
+            self.visit_order = list(given)
+        self._seen = set(self.visit_order)
+
+    def record(
+        self,
+        session: Session | GraphNode | UUID,
+        *,
+        agent: str | None = None,
+        run_id: str | None = None,
+    ) -> None:
+        """Add ``session`` (or refresh it); never waits for a lazy session.
+
+        Args:
+            session: A session, an already built node, or (as in OpenRath) a bare session id,
+                which only marks the visit: exports resolve it through the session registry.
+            agent: The agent that produced it; kept from an earlier record if omitted.
+            run_id: Its run's workflow id; kept from an earlier record if omitted.
+        """
+        if isinstance(session, UUID):
+            with self._lock:
+                self._visit(session)
+            return
+        node, ref = self._node_of(session, agent, run_id)
+        with self._lock:
+            self._visit(node.id)
+            self._nodes[node.id] = node
+            if ref is None:
+                self._live.pop(node.id, None)
+            else:
+                self._live[node.id] = ref
+
+    def append(self, session_id: UUID) -> LineageJournal:
+        """Deprecated OpenRath spelling of :meth:`record`; returns the journal."""
+        self.record(session_id)
+        return self
+
+    def graph(self) -> SessionGraph:
+        """The visited sessions as a graph, re-read from those still alive.
+
+        The fresh snapshots are kept, so a session collected later keeps its last state. An
+        id recorded bare (never as a session) is a node of unknown lineage.
+        """
+        known = self._snapshots()
+        with self._lock:
+            order = list(dict.fromkeys(self.visit_order))
+        return SessionGraph(
+            nodes=tuple(
+                known.get(sid) or GraphNode(id=sid, lineage_kind=LineageKind.UNKNOWN)
+                for sid in order
+            )
+        )
+
+    def _snapshots(self) -> dict[UUID, GraphNode]:
+        """The sessions recorded as sessions or nodes, refreshed from those still alive."""
+        with self._lock:
+            recorded = [(node, self._live.get(sid)) for sid, node in self._nodes.items()]
+        fresh: dict[UUID, GraphNode] = {}
+        for node, ref in recorded:
+            session = ref() if ref is not None else None
+            fresh[node.id] = (
+                node
+                if session is None
+                else GraphNode.from_session(session, agent=node.agent, run_id=node.run_id)
+            )
+        with self._lock:
+            for sid, node in fresh.items():
+                if sid in self._nodes:
+                    self._nodes[sid] = node
+        return fresh
+
+    def _node_of(
+        self, session: Session | GraphNode, agent: str | None, run_id: str | None
+    ) -> tuple[GraphNode, weakref.ref[Session] | None]:
+        if isinstance(session, GraphNode):
+            return session, None
+        earlier = self._nodes.get(session.id)
+        if earlier is not None:
+            agent = agent if agent is not None else earlier.agent
+            run_id = run_id if run_id is not None else earlier.run_id
+        return GraphNode.from_session(session, agent=agent, run_id=run_id), weakref.ref(session)
+
+    def _visit(self, session_id: UUID) -> None:
+        # Called with the lock held.
+        if session_id not in self._seen:
+            self._seen.add(session_id)
+            self.visit_order.append(session_id)
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def __contains__(self, session_id: object) -> bool:
+        return session_id in self._seen
+
+    def __repr__(self) -> str:
+        return f"LineageJournal(sessions={len(self)})"
+
+
+_ACTIVE: ContextVar[LineageJournal | None] = ContextVar("rath.lineage_journal", default=None)
+
+
+@contextmanager
+def lineage_journal_tracking(*, journal: LineageJournal | None = None) -> Iterator[LineageJournal]:
+    """Record every session made inside the block into a journal (still readable after).
+
+    Args:
+        journal: A journal to add to; a new one by default.
+
+    Yields:
+        The active journal. An inner block's journal replaces the outer one until it ends.
+    """
+    active = journal if journal is not None else LineageJournal()
+    token = _ACTIVE.set(active)
+    try:
+        yield active
+    finally:
+        _ACTIVE.reset(token)
+
+
+def lineage_journal_optional() -> LineageJournal | None:
+    """The active journal, or ``None`` outside :func:`lineage_journal_tracking`."""
+    return _ACTIVE.get()
+
+
+def record_session(
+    session: Session, *, agent: str | None = None, inputs: Iterable[Session] = ()
+) -> None:
+    """Record ``session`` in the active journal, if any; a no-op otherwise. Never waits.
+
+    Args:
+        session: A session just made by an operation (fork, merge, a run's output...).
+        agent: The agent that produced it, if any.
+        inputs: The sessions it was made from. Those not yet in the journal are recorded
+            first, so unstamped roots such as ``Session.from_user_message(...)`` are not
+            missing from the journal's graph.
+    """
+    journal = _ACTIVE.get()
+    if journal is None or not session_graph_mode():
+        return
+    for source in inputs:
+        if source.id not in journal:
+            journal.record(source)
+    journal.record(session, agent=agent)
+
+
+class LineageRecorder:
+    """Stamps sessions made by custom operators, as Rath's own operators do."""
+
+    @staticmethod
+    def stamp_new_session(
+        session: object,
+        *,
+        parent_session_ids: Iterable[UUID],
+        lineage_operator: str,
+        lineage_kind: LineageKind,
+        lineage_extras: Iterable[tuple[str, Any]] = (),
+    ) -> None:
+        """Write the four lineage fields and record ``session`` in the active journal.
+
+        A no-op while :func:`~rath.session.graph.session_graph_mode` is off.
+
+        Raises:
+            TypeError: ``session`` is not a :class:`~rath.session.Session`.
+        """
+        if not isinstance(session, Session):
+            raise TypeError(f"stamp_new_session needs a Session, not {type(session).__name__}")
+        if not session_graph_mode():
+            return
+        session.parent_session_ids = tuple(parent_session_ids)
+        session.lineage_operator = lineage_operator
+        session.lineage_kind = LineageKind(lineage_kind)
+        session.lineage_extras = tuple(lineage_extras)
+        record_session(session)
+
+
+@dataclass(frozen=True, slots=True)
+class FrozenLineageView:
+    """A session's lineage fields, detached from the session."""
+
+    session_id: UUID
+    parent_session_ids: tuple[UUID, ...]
+    lineage_operator: str
+    lineage_kind_str: str
+    lineage_extras: tuple[tuple[str, Any], ...]
+
+
+def lineage_view_dataclass(carrier: Any) -> FrozenLineageView:
+    """The lineage of ``carrier`` (a session, or anything with the same fields)."""
+    kind = getattr(carrier, "lineage_kind", LineageKind.UNKNOWN)
+    return FrozenLineageView(
+        session_id=carrier.id,
+        parent_session_ids=tuple(carrier.parent_session_ids),
+        lineage_operator=getattr(carrier, "lineage_operator", "implicit"),
+        lineage_kind_str=str(getattr(kind, "value", kind)),
+        lineage_extras=tuple(getattr(carrier, "lineage_extras", ())),
+    )

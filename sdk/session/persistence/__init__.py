@@ -19,25 +19,14 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from rath._runtime.reconcile import reconcile
-from rath._runtime.run_query import describe_run, query_run
-from rath._runtime.runtime import get_runtime
 from rath.contracts import SESSION_LOOP, LoopCarry
 from rath.errors import PersistenceError, RathError
+from rath.runtime.reconcile import reconcile
+from rath.runtime.run_query import describe_run, query_run
+from rath.runtime.runtime import get_runtime
 from rath.sandbox._spec import SandboxSpec
-from rath.session._chunks import ChunkTable
-from rath.session._lineage import LineageKind
-from rath.session._table_ref import TableRef
-from rath.session.persistence._paths import (
-    SESSION_FILE_SUFFIX,
-    SESSION_PARTIAL_SUFFIX,
-    SESSIONS_DIR_NAME,
-    ensure_sessions_dir,
-    session_file,
-    session_partial_file,
-    sessions_dir,
-)
-from rath.session.persistence._reader import meta_of, read_session_file
+from rath.session.chunk import ChunkTable
+from rath.session.graph.kind import LineageKind
 from rath.session.persistence._records import (
     CURRENT_SCHEMA_VERSION,
     PersistedSession,
@@ -48,7 +37,18 @@ from rath.session.persistence._records import (
     register_header_migration,
     usage_of,
 )
-from rath.session.persistence._writer import SessionWriter
+from rath.session.persistence.loader import meta_of, read_session_file
+from rath.session.persistence.paths import (
+    SESSION_FILE_SUFFIX,
+    SESSION_PARTIAL_SUFFIX,
+    SESSIONS_DIR_NAME,
+    ensure_sessions_dir,
+    session_file,
+    session_partial_file,
+    sessions_dir,
+)
+from rath.session.persistence.writer import SessionWriter
+from rath.session.table_ref import TableRef
 from rath.store import SessionRecord, current_catalog, current_store
 
 logger = logging.getLogger("rath.session.persistence")

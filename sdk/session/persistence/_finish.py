@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from rath._runtime.follow import FollowedRun
-from rath._runtime.runtime import get_runtime
-from rath.session._session import Session
-from rath.session.persistence._writer import SessionWriter
+from rath.runtime.follow import FollowedRun
+from rath.runtime.runtime import get_runtime
+from rath.session.persistence.writer import SessionWriter
+from rath.session.session import Session
 from rath.store import current_store
 
 

@@ -17,9 +17,9 @@ from uuid import UUID
 from rath.errors import PersistenceError
 from rath.llm.dto import RathLLMTokenUsage
 from rath.sandbox._spec import SandboxSpec
-from rath.session._chunks import ChunkKind, ChunkTable
-from rath.session._lineage import LineageKind
-from rath.session._session import Session
+from rath.session.chunk import ChunkKind, ChunkTable
+from rath.session.graph.kind import LineageKind
+from rath.session.session import Session
 
 CURRENT_SCHEMA_VERSION = 1
 Migration = Callable[[dict[str, Any]], dict[str, Any]]

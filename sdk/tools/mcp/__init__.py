@@ -7,18 +7,19 @@ workflow state) and runs each call as a ``rath.mcp.call_tool`` activity over a c
 pooled per worker (:class:`McpPool`). See ``docs/mcp.md``.
 """
 
-from rath.tools.mcp._config import mcp_tools_from_config, mcp_tools_from_server
-from rath.tools.mcp._errors import McpError
-from rath.tools.mcp._pool import McpPool
-from rath.tools.mcp._result import DEFAULT_MAX_OUTPUT_BYTES, render_result
-from rath.tools.mcp._spec import McpServerSpec, McpTransport
-from rath.tools.mcp._tools import (
+from rath.contracts.mcp import (
+    McpServerSpec,
     McpToolBinding,
     McpToolInfo,
     McpToolList,
     McpTools,
+    McpTransport,
     bind_mcp_tools,
 )
+from rath.tools.mcp._config import mcp_tools_from_config, mcp_tools_from_server
+from rath.tools.mcp._errors import McpError
+from rath.tools.mcp._pool import McpPool
+from rath.tools.mcp._result import DEFAULT_MAX_OUTPUT_BYTES, render_result
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",

@@ -14,9 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from rath.contracts.mcp import McpServerSpec, McpTools, McpTransport
 from rath.errors import ConfigError
-from rath.tools.mcp._spec import McpServerSpec, McpTransport
-from rath.tools.mcp._tools import McpTools
 
 _TRANSPORT_ALIASES: Mapping[str, McpTransport] = {
     "stdio": "stdio",

@@ -10,10 +10,9 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from rath.contracts.mcp import McpServerSpec, referenced_names, resolve
 from rath.errors import ConfigError, RathError
 from rath.tools.mcp._errors import McpError
-from rath.tools.mcp._refs import referenced_names, resolve
-from rath.tools.mcp._spec import McpServerSpec
 
 if TYPE_CHECKING:
     from mcp import Client

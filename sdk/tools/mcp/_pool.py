@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rath.contracts.mcp import McpServerSpec, McpToolInfo, McpToolList
 from rath.errors import RathError
 from rath.tools.mcp._connect import (
     is_connection_lost,
@@ -27,8 +28,6 @@ from rath.tools.mcp._connect import (
     translate,
 )
 from rath.tools.mcp._errors import McpError
-from rath.tools.mcp._spec import McpServerSpec
-from rath.tools.mcp._tools import McpToolInfo, McpToolList
 
 if TYPE_CHECKING:
     from mcp import Client

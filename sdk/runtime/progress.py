@@ -1,0 +1,129 @@
+"""What a script shows while it waits on a long run: progress, or the worker it lacks.
+
+When reading a lazy session blocks for more than :data:`SHOW_AFTER` seconds and stderr is a
+terminal, the wait shows what the run is doing: agents running and done, rounds, tokens and
+elapsed time, read from the run's own queries about once a second. ``RATH_PROGRESS=0`` turns it
+off; so does output that is not a terminal (logs, pipes, CI). The line is drawn by ``rich``
+and removed when the wait ends.
+
+Either way, a run that no worker answers for (a script waiting on a run whose worker is gone,
+or that has no worker with its class) is said once, in one line naming the worker to start,
+instead of a silent wait.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import sys
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.status import Status
+from temporalio.client import Client
+
+from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
+from rath.errors import WorkerUnavailableError
+from rath.llm._usage import TokenUsage
+from rath.runtime.run_query import check_worker, query_run
+from rath.runtime.runtime import Runtime, notice
+from rath.session.graph import SessionGraph
+from rath.session.graph.kind import LineageKind
+
+SHOW_AFTER = 2.0
+"""Seconds of waiting before the line appears (short waits stay silent)."""
+PROBE_EVERY = 5.0
+"""Seconds between checks that some worker answers for a run a script waits on."""
+_REFRESH = 1.0
+_QUERY_SECONDS = 2.0
+_PROBE_SECONDS = 5.0
+
+
+def progress_enabled() -> bool:
+    """True when stderr is a terminal and ``RATH_PROGRESS`` is not ``0``."""
+    return os.environ.get("RATH_PROGRESS", "1") != "0" and sys.stderr.isatty()
+
+
+def wait_showing_progress(
+    runtime: Runtime, run_id: str, workflow: str, future: concurrent.futures.Future[Any]
+) -> Any:
+    """``future``'s result, with the progress line of ``run_id`` shown while it is pending."""
+    started = time.monotonic()
+    with Status(f"{run_id}: waiting", console=Console(stderr=True)) as status:
+        while not future.done():
+            facts = _facts(runtime, run_id, workflow)
+            status.update(f"{run_id} · {facts} · {time.monotonic() - started:.0f} s")
+            concurrent.futures.wait([future], timeout=_REFRESH)
+    return future.result()
+
+
+def wait_noting_missing_worker(
+    runtime: Runtime, run_id: str, future: concurrent.futures.Future[Any]
+) -> Any:
+    """``future``'s result; if no worker answers for ``run_id`` meanwhile, one line says so.
+
+    Said once two checks :data:`PROBE_EVERY` apart found no worker answering and the run's
+    history unchanged between them (a busy worker that is slow to answer still moves on).
+    """
+    stalled: int | None = None
+    while not future.done():
+        missing, length = _missing_worker(runtime, run_id)
+        if missing is not None and stalled is not None and length == stalled:
+            notice(f"{missing}; still waiting (Ctrl-C leaves the run to its workers)")
+            break
+        stalled = length if missing is not None else None
+        concurrent.futures.wait([future], timeout=PROBE_EVERY)
+    return future.result()
+
+
+def _missing_worker(runtime: Runtime, run_id: str) -> tuple[str | None, int]:
+    """Why no worker answers for ``run_id`` (None: one did), and its history's length."""
+
+    async def probe() -> tuple[str | None, int]:
+        client = await runtime.reader()
+        length = (await client.get_workflow_handle(run_id).describe()).history_length
+        try:
+            await check_worker(client, run_id, timeout=_PROBE_SECONDS)
+        except WorkerUnavailableError as exc:
+            return str(exc), length
+        return None, length
+
+    try:
+        return runtime.submit(probe()).result(timeout=_PROBE_SECONDS + 10)
+    except Exception:  # not started yet, closing, a busy server: ask again later
+        return None, -1
+
+
+def _facts(runtime: Runtime, run_id: str, workflow: str) -> str:
+    try:
+        return runtime.submit(_ask(runtime, run_id, workflow)).result(timeout=_QUERY_SECONDS + 5)
+    except WorkerUnavailableError as exc:
+        return f"waiting: {exc}"
+    except Exception:  # a run not started yet, or a worker busy: keep the line going
+        return "starting"
+
+
+async def _ask(runtime: Runtime, run_id: str, workflow: str) -> str:
+    client = await runtime.reader()
+    if workflow == SESSION_LOOP.name:
+        carry = await _query(client, run_id, "progress", LoopCarry | None)
+        if carry is None:
+            return "starting"
+        return f"1 agent · round {carry.rounds + 1} · {_tokens(carry.usage)}"
+    if workflow != FORWARD.name:
+        await check_worker(client, run_id, timeout=_QUERY_SECONDS)
+        return "compressing" if workflow == COMPRESS_RUN.name else "running"
+    graph = await _query(client, run_id, "graph", SessionGraph)
+    usage = await _query(client, run_id, "usage", TokenUsage | None)
+    loops = [n for n in graph.nodes if n.lineage_kind is LineageKind.OP_SESSION_LOOP]
+    done = sum(1 for n in loops if n.chunk_count is not None)
+    return f"agents: {len(loops) - done} running, {done} done · {_tokens(usage)}"
+
+
+async def _query(client: Client, run_id: str, name: str, result_type: Any) -> Any:
+    return await query_run(client, run_id, name, result_type, timeout=_QUERY_SECONDS)
+
+
+def _tokens(usage: TokenUsage | None) -> str:
+    return f"{usage.total_tokens if usage is not None else 0:,} tokens"

@@ -1,0 +1,60 @@
+"""Asking a run about itself from the client: its session graph."""
+
+from __future__ import annotations
+
+import logging
+
+from rath.contracts import FORWARD, SESSION_LOOP
+from rath.errors import ConfigError, WorkerUnavailableError
+from rath.runtime.run_history import history_graph
+from rath.runtime.run_query import describe_run, query_run
+from rath.runtime.runtime import get_runtime
+from rath.session.graph import SessionGraph
+from rath.session.session import Session
+
+logger = logging.getLogger("rath.runtime")
+_ASKED = (SESSION_LOOP.name, FORWARD.name)
+"""The run types that answer a ``graph`` query."""
+_DESCRIBE_SECONDS = 10.0
+"""Room beyond the query's own timeout for describing the run and reading its history."""
+
+
+def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
+    """The session graph of a run (a ``rath.Forward`` tree or a single agent's run).
+
+    A worker with the run's code answers, running or closed (the graph so far, every fork and
+    merge included). When none does, the graph is read from the run's history instead: its
+    input sessions, the output of each agent run it started, and its own output; forks,
+    merges and compressions inside a ``forward`` are not in history (a warning says which
+    worker would tell them).
+
+    Args:
+        run: A session a run returned (``out = squad(s)``), or the run's workflow id.
+        timeout: Seconds to wait for a worker's answer.
+
+    Raises:
+        ConfigError: ``run`` is a session that no run produced (nothing to ask).
+        RunNotFoundError: No run has that workflow id.
+    """
+    run_id = run if isinstance(run, str) else run.run_id
+    if run_id is None:
+        raise ConfigError(
+            "this session was not produced by a run, so it has no run graph; use "
+            "rath.session.graph.lineage_journal_tracking() to record client-side operations"
+        )
+    runtime = get_runtime()
+
+    async def query() -> SessionGraph:
+        client = await runtime.reader()
+        if (await describe_run(client, run_id)).workflow_type not in _ASKED:
+            return await history_graph(client, run_id)  # no graph query of its own
+        try:
+            graph: SessionGraph = await query_run(
+                client, run_id, "graph", SessionGraph, timeout=timeout
+            )
+            return graph
+        except WorkerUnavailableError as exc:
+            logger.warning("%s; the graph shown is what the run's history holds", exc)
+        return await history_graph(client, run_id)
+
+    return runtime.submit(query()).result(timeout=timeout + _DESCRIBE_SECONDS)

@@ -1,0 +1,240 @@
+"""The client-side runtime behind the synchronous, lazy API.
+
+One background thread runs one asyncio loop holding the Temporal client and, in the embedded
+default, an in-process worker. ``agent(session)`` submits a coroutine here and returns at once;
+reading the result waits on its future. This is process-global state (one runtime per settings),
+torn down at interpreter exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import concurrent.futures.thread  # its exit hook must be registered before ours
+import contextlib
+import sys
+import threading
+import uuid
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from rath.plugin import RathPlugin
+from rath.runtime import interrupt
+from rath.runtime.connect import connect
+from rath.runtime.devserver import ensure_server
+from rath.runtime.search_attributes import usable_search_attributes
+from rath.runtime.workers import code_worker, rath_workers, registered_code_queues
+from rath.settings import Settings
+from rath.store import check_store
+
+T = TypeVar("T")
+_SHUTDOWN_TIMEOUT = 10.0
+_SETTLE_SECONDS = 0.2
+_INTERRUPTED_SHUTDOWN_TIMEOUT = 2.0
+"""After Ctrl-C, calls in flight are not waited for long: their runs go on elsewhere."""
+READ_CONNECT_SECONDS = 5.0
+"""How long a command that only reads runs waits for Temporal before reading without it."""
+
+
+class Runtime:
+    """A background event loop with a connected client (and the embedded worker)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="rath-runtime", daemon=True
+        )
+        self._thread.start()
+        self._client: asyncio.Future[Client] | None = None
+        self._workers: list[Worker] = []
+        self._worker_tasks: list[asyncio.Future[None]] = []
+        self._served: set[str] = set()
+        self.local_queue = f"{settings.affinity_queue}/local/{uuid.uuid4().hex[:12]}"
+        """This process's own task queue: the calls of runs' loop executors come here."""
+        self.search_attributes = False
+        """Whether runs carry Rath's search attributes (known once connected)."""
+        self._reader: asyncio.Future[Client] | None = None
+        self._serves = True
+
+    def read_only(self) -> None:
+        """Never run an in-process worker here: this process only reads runs and answers them.
+
+        For commands that exit right after (``rath approve``, ``rath sessions follow``): a
+        worker of theirs could take a run's next task and die with the command, leaving the
+        task to its timeout. Takes effect unless the runtime has connected already.
+        """
+        self._serves = False
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule ``coro`` on the runtime loop; never blocks."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    async def client(self) -> Client:
+        """The connected client; the first call starts the embedded server and worker."""
+        if self._client is None:
+            self._client = asyncio.ensure_future(self._connect())
+        return await asyncio.shield(self._client)
+
+    async def reader(self) -> Client:
+        """A connected client that starts no worker: for reading runs and the catalog.
+
+        The runtime's own client when it is connected already; else one of its own, which
+        gives up after :data:`READ_CONNECT_SECONDS` (a failure is kept: asked again, it fails
+        at once).
+
+        Raises:
+            ConnectError: Temporal did not answer.
+        """
+        if self._client is not None and self._client.done() and not self._client.exception():
+            return self._client.result()
+        if self._reader is None:
+            self._reader = asyncio.ensure_future(self._connect_reader())
+        return await asyncio.shield(self._reader)
+
+    async def _address(self, *, say: bool) -> str:
+        """The server's address; the embedded one is started when it is not running."""
+        if self.settings.address is not None:
+            return self.settings.address
+        info = await asyncio.to_thread(ensure_server, self.settings.home)
+        if say or info.started:
+            verb = "started" if info.started else "using"
+            notice(f"{verb} embedded Temporal at {info.address} (Web UI: {info.ui_url})")
+        return info.address
+
+    async def _connect_reader(self) -> Client:
+        address = await self._address(say=False)
+        plugins = [RathPlugin(settings=self.settings)]
+        return await connect(self.settings, address, plugins, timeout=READ_CONNECT_SECONDS)
+
+    async def _connect(self) -> Client:
+        settings = self.settings
+        await asyncio.to_thread(check_store, settings)  # a missing bucket: one line, now
+        address = await self._address(say=True)
+        client = await connect(settings, address, [RathPlugin(settings=settings)])
+        self.search_attributes = await usable_search_attributes(client, settings)
+        if settings.embedded and self._serves:
+            queues = registered_code_queues(settings)
+            self._workers = rath_workers(client, settings, code_queues=queues)
+            self._served.update(queues)
+            self._worker_tasks = [asyncio.ensure_future(w.run()) for w in self._workers]
+        return client
+
+    async def serve_registered_code(self) -> None:
+        """Embedded: poll the queues of classes and tools registered since the worker started.
+
+        Called before each run starts, so the in-process worker takes the run's forward and
+        tool calls; it never polls the queue of code this process does not have.
+        """
+        client = await self.client()
+        if not self.settings.embedded or not self._serves:
+            return
+        for queue in registered_code_queues(self.settings):
+            if queue not in self._served:
+                self._served.add(queue)
+                worker = code_worker(client, self.settings, queue)
+                self._workers.append(worker)
+                self._worker_tasks.append(asyncio.ensure_future(worker.run()))
+
+    async def serve_local_queue(self) -> None:
+        """Poll :attr:`local_queue` (once a run has a loop executor; embedded or not)."""
+        client = await self.client()
+        if self.local_queue not in self._served:
+            self._served.add(self.local_queue)
+            worker = code_worker(client, self.settings, self.local_queue)
+            self._workers.append(worker)
+            self._worker_tasks.append(asyncio.ensure_future(worker.run()))
+
+    def shutdown(self, timeout: float = _SHUTDOWN_TIMEOUT) -> None:
+        """Stop the in-process worker (within ``timeout`` seconds) and the loop thread."""
+        if self._workers:
+            workers = self._workers
+
+            async def stop() -> None:
+                await asyncio.gather(*(worker.shutdown() for worker in workers))
+                # run() returns after its plugins' run_context has exited (open sandboxes and
+                # pooled connections closed): wait for that too, not just for the pollers.
+                await asyncio.wait(self._worker_tasks)
+
+            # At interpreter exit a failed shutdown must not turn a clean run into a failure.
+            with contextlib.suppress(Exception):
+                self.submit(stop()).result(timeout=timeout)
+        with contextlib.suppress(Exception):
+            self.submit(_settle()).result(timeout=timeout)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=timeout)
+
+
+async def _settle() -> None:
+    """Cancel what still waits on Temporal, and let the core deliver its last answers.
+
+    The Temporal core answers from threads of its own, which take the GIL to hand a result
+    to this loop. One that does so while the interpreter finalises aborts the process
+    (``Fatal Python error: PyGILState_Release``, sdk-python#300). So before the loop stops,
+    every pending call is cancelled and the loop stays up a moment for those hand-overs.
+    """
+    current = asyncio.current_task()
+    pending = [task for task in asyncio.all_tasks() if task is not current]
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=_SETTLE_SECONDS)
+    await asyncio.sleep(_SETTLE_SECONDS)  # the core's threads hand over while the loop runs
+
+
+_runtimes: dict[Settings, Runtime] = {}
+_lock = threading.Lock()
+
+
+def get_runtime(settings: Settings | None = None) -> Runtime:
+    """The runtime for ``settings`` (from the environment by default), created on first use."""
+    settings = settings or Settings.from_env()
+    with _lock:
+        runtime = _runtimes.get(settings)
+        if runtime is None:
+            runtime = _runtimes[settings] = Runtime(settings)
+    interrupt.install(_interrupted_shutdown, lambda: settings.embedded)
+    return runtime
+
+
+def _interrupted_shutdown() -> None:
+    shutdown_runtime(timeout=_INTERRUPTED_SHUTDOWN_TIMEOUT)
+
+
+def shutdown_runtime(
+    settings: Settings | None = None, *, timeout: float = _SHUTDOWN_TIMEOUT
+) -> None:
+    """Shut down the runtime for ``settings`` (all runtimes when ``None``); a no-op if absent.
+
+    ``timeout``: seconds each runtime's in-process worker gets to stop.
+    """
+    with _lock:
+        if settings is None:
+            runtimes = list(_runtimes.values())
+            _runtimes.clear()
+        else:
+            found = _runtimes.pop(settings, None)
+            runtimes = [found] if found is not None else []
+    for runtime in runtimes:
+        runtime.shutdown(timeout)
+
+
+# Shut down before the interpreter starts finalising: ``atexit`` handlers run after
+# concurrent.futures refuses new work, which leaves the worker unable to evict workflows (and
+# has been seen to abort the process). Threading's exit hooks run first, newest first, so this
+# one (registered after concurrent.futures.thread's) runs while executors still work.
+_register_early_exit = getattr(threading, "_register_atexit", None)
+if _register_early_exit is not None:
+    _register_early_exit(shutdown_runtime)
+else:  # pragma: no cover - CPython always has it
+    atexit.register(shutdown_runtime)
+
+
+def notice(message: str) -> None:
+    """One line for the user on stderr, prefixed ``rath:``."""
+    sys.stderr.write(f"rath: {message}\n")
+    sys.stderr.flush()

@@ -1,0 +1,21 @@
+"""OpenRath's legacy lineage record of a loop or compress output (``Session.lineage``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import UUID
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLineage:
+    """OpenRath's legacy lineage record of a loop or compress output (``Session.lineage``).
+
+    Attributes:
+        producer_user_session_id: The transcript the run continued.
+        producer_system_session_id: The agent prompt session it ran with.
+        operator: ``"run_session_loop"`` or ``"run_session_compress"``.
+    """
+
+    producer_user_session_id: UUID
+    producer_system_session_id: UUID
+    operator: str = "run_session_loop"

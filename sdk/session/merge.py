@@ -1,0 +1,116 @@
+"""Merge policies: ``concat``, ``interleave_by_time``, ``summarize`` and their pure parts.
+
+``concat`` (OpenRath's) and user functions combine references, so they run anywhere in O(1)
+bytes. The other two need the rows, which workflow code cannot read, so the session's host
+runs them (see :class:`~rath.session.session.SessionHost`):
+
+* ``interleave_by_time`` keeps the rows both branches share once, then the *turns* each added
+  (a row and the tool results answering it) in the order they were made (``ChunkRow.at``).
+  Workflow code runs it as the ``rath.session.interleave`` activity; a client reads the chunk
+  store directly.
+* ``summarize`` has a model write one row for both branches: the compression activity with a
+  merge instruction (a ``rath.Compress`` run from a client).
+
+This module holds what needs no session: the policy names, :class:`Summarize` and
+:func:`interleave_by_time`. ``Session.merge`` builds the merged session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rath.llm.provider import Provider
+from rath.session._diff import SessionDiff
+from rath.session.chunk import ChunkKind, ChunkRow
+
+MERGE_SUMMARY_PROMPT = (
+    "You merge parallel branches of one agent conversation into a single account."
+)
+MERGE_SUMMARY_INSTRUCTION = (
+    "The messages above are two branches of work on the same task, one after the other (the "
+    "second may repeat the beginning they share). Merge them into one account that keeps "
+    "every fact, result, decision and open question of both branches, and says where they "
+    "disagree. Output plain text only, no role labels."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Summarize:
+    """The ``summarize`` merge policy, with a chosen model or instruction.
+
+    ``a.merge(b, policy="summarize")`` is ``Summarize()``: the default provider (the offline
+    demo model on the embedded default without credentials).
+
+    Args:
+        provider: Which model writes the summary.
+        instruction: The final user message asking for the merged account.
+        name: Names the activity or run in the Temporal UI.
+    """
+
+    provider: Provider = field(default_factory=Provider)
+    instruction: str = MERGE_SUMMARY_INSTRUCTION
+    name: str = "merge-summary"
+
+
+NAMED_POLICIES = ("concat", "interleave_by_time", "summarize")
+
+
+def interleave_by_time(
+    ours: Sequence[ChunkRow], theirs: Sequence[ChunkRow]
+) -> tuple[ChunkRow, ...]:
+    """The rows both branches share once, then each branch's turns in the order they were made.
+
+    A turn is a row plus the tool results that follow it, so every tool call stays next to
+    its results. A turn without a time (a hand-built row) takes its branch's previous turn's
+    time; ties, and rows made at the same time, keep ``ours`` first. Each branch's own order
+    is never changed.
+    """
+    common = SessionDiff.between(ours, theirs).common
+    a, b = _turns(ours[common:]), _turns(theirs[common:])
+    merged: list[list[ChunkRow]] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if b[j][0] < a[i][0]:
+            merged.append(b[j][1])
+            j += 1
+        else:
+            merged.append(a[i][1])
+            i += 1
+    merged += [turn for _, turn in a[i:]] + [turn for _, turn in b[j:]]
+    return (*ours[:common], *(row for turn in merged for row in turn))
+
+
+def _turns(rows: Sequence[ChunkRow]) -> list[tuple[float, list[ChunkRow]]]:
+    turns: list[tuple[float, list[ChunkRow]]] = []
+    last = float("-inf")
+    for row in rows:
+        if row.kind is ChunkKind.TOOL_RESULT and turns:
+            turns[-1][1].append(row)
+            continue
+        last = row.at if row.at is not None else last
+        turns.append((last, [row]))
+    return turns
+
+
+def policy_name(policy: object) -> str:
+    """The policy's name: a named policy, ``summarize`` for :class:`Summarize`, else the function's.
+
+    Raises:
+        ValueError: An unknown policy name.
+    """
+    if isinstance(policy, Summarize):
+        return "summarize"
+    if isinstance(policy, str):
+        if policy not in NAMED_POLICIES:
+            named = ", ".join(map(repr, NAMED_POLICIES))
+            raise ValueError(
+                f"unknown merge policy {policy!r}; use one of {named}, "
+                "Summarize(provider=...), or a function (self, other) -> Session"
+            )
+        return policy
+    if not callable(policy):
+        raise ValueError(
+            f"merge policy must be a name, Summarize(...) or a function, not {policy!r}"
+        )
+    return getattr(policy, "__name__", "custom")

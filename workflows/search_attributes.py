@@ -1,0 +1,26 @@
+"""The search attributes that tag a run with its session, its tree's root and its agent.
+
+``temporal workflow list`` and the Web UI find a session's runs by them; the client registers
+them on a namespace that lacks them (:mod:`rath.runtime.search_attributes`).
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
+
+SESSION_ID = SearchAttributeKey.for_keyword("RathSessionId")
+ROOT_SESSION_ID = SearchAttributeKey.for_keyword("RathRootSessionId")
+AGENT = SearchAttributeKey.for_keyword("RathAgent")
+
+
+def search_attributes(session_id: UUID, root_id: UUID, agent: str) -> TypedSearchAttributes:
+    """The search attributes that make a run findable by session, tree and agent."""
+    return TypedSearchAttributes(
+        [
+            SearchAttributePair(SESSION_ID, str(session_id)),
+            SearchAttributePair(ROOT_SESSION_ID, str(root_id)),
+            SearchAttributePair(AGENT, agent),
+        ]
+    )
