@@ -132,6 +132,9 @@ def dev_server_command(
         cmd += ["--ui-ip", _HOST, "--ui-port", str(ui_port), "--ui-disable-news-fetch"]
     # The default transfer-queue poll rate limit adds ~40 ms to every activity.
     cmd += ["--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000"]
+    # The dev server re-reads search attributes from SQLite on every validation (30-40 reads
+    # per session); Rath registers its own at start, so the cache may be trusted.
+    cmd += ["--dynamic-config-value", "system.forceSearchAttributesCacheRefreshOnRead=false"]
     cmd += ["--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"]
     for name, kind in search_attributes.items():
         cmd += ["--search-attribute", f"{name}={kind}"]

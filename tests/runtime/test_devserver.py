@@ -99,6 +99,7 @@ def test_dev_server_command_flags(tmp_path: Path) -> None:
         "--ip 127.0.0.1 --port 1234",
         "--ui-ip 127.0.0.1 --ui-port 5678 --ui-disable-news-fetch",
         "--dynamic-config-value history.transferProcessorMaxPollRPS=1000",
+        "--dynamic-config-value system.forceSearchAttributesCacheRefreshOnRead=false",
         "--sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal",
         "--search-attribute A=Int",
     ):
