@@ -50,6 +50,7 @@ from rath.runtime.sandboxes import hold
 from rath.session._calls import CompressJob, LoopCall
 from rath.session.deferred import PendingResult
 from rath.session.graph import record_session
+from rath.session.placement import Placement
 from rath.session.session import Session
 from rath.settings import DEFAULT_OUTAGE_SECONDS, Settings
 from rath.utils.failures import describe_failure
@@ -131,7 +132,7 @@ async def run_workflow(
     search_attributes: TypedSearchAttributes | None = None,
     on_budget_exceeded: BudgetCallback | None = None,
     on_started: Callable[[], None] | None = None,
-    task_queue: str | None = None,
+    task_queue: str | Callable[[], str | None] | None = None,
     on_success: Callable[[T], None] | None = None,
     static_details: str | None = None,
     serve_local: bool = False,
@@ -141,7 +142,8 @@ async def run_workflow(
     ``on_success`` sees the result of a run that completed (it may raise, failing the wait).
 
     ``on_started`` is called once the server accepted the start (the run exists).
-    ``task_queue`` defaults to the shared queue (a forward goes to its class's queue).
+    ``task_queue`` defaults to the shared queue (a forward goes to its class's queue); a
+    callable is asked once the inputs are ready and the client is connected.
     ``serve_local`` polls this process's own queue first (the run calls a loop executor).
 
     A run that ended over budget raises :class:`BudgetExceededError` with the transcript so
@@ -154,11 +156,12 @@ async def run_workflow(
     await runtime.serve_registered_code()
     if serve_local:
         await runtime.serve_local_queue()
+    queue = task_queue() if callable(task_queue) else task_queue
     handle = await client.start_workflow(
         workflow,
         make_input(),
         id=workflow_id,
-        task_queue=task_queue or runtime.settings.task_queue,
+        task_queue=queue or runtime.settings.task_queue,
         result_type=result_type,
         static_summary=static_summary,
         static_details=static_details,
@@ -257,7 +260,7 @@ def start_lazy_run(
     settings: Settings,
     on_budget_exceeded: BudgetCallback | None = None,
     on_started: Callable[[], None] | None = None,
-    task_queue: str | None = None,
+    task_queue: str | Callable[[], str | None] | None = None,
     progress: bool = True,
     on_success: Callable[[Session], None] | None = None,
     static_details: str | None = None,
@@ -329,11 +332,26 @@ def start_loop(call: LoopCall) -> None:
         progress=not streaming,
         on_success=lambda out: crossed_on_the_last_round(out, call.provider),
         serve_local=executor is not None,
+        task_queue=lambda: owner_queue(get_runtime(settings), call.user.sandbox),
     )
     if executor is not None:
         handle.add_done_callback(lambda _: EXECUTORS.discard(executor.id))
     if call.on_event is not None:
         follow_started_run(call.out, call.on_event, started)
+
+
+def owner_queue(runtime: Runtime, placement: Placement | None) -> str | None:
+    """This process's own queue, when its worker owns (or will open) the run's sandbox.
+
+    A loop started on the queue of its sandbox's owner gets its tool calls back with its
+    workflow tasks (Temporal's eager dispatch) instead of through matching, one round trip
+    less each. Only this process's worker is known to be alive; any other owner, or a run
+    without a sandbox, starts on the shared queue.
+    """
+    affinity = runtime.settings.affinity_queue
+    if placement is None or not runtime.serves(affinity):
+        return None
+    return affinity if placement.owner in (None, affinity) else None
 
 
 def start_compress(job: CompressJob) -> None:

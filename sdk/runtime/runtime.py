@@ -70,6 +70,10 @@ class Runtime:
         """
         self._serves = False
 
+    def serves(self, queue: str) -> bool:
+        """Whether this process's own worker polls ``queue`` (known once connected)."""
+        return queue in self._served
+
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the runtime loop; never blocks."""
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
@@ -120,7 +124,7 @@ class Runtime:
         if settings.embedded and self._serves:
             queues = registered_code_queues(settings)
             self._workers = rath_workers(client, settings, code_queues=queues)
-            self._served.update(queues)
+            self._served.update((settings.task_queue, settings.affinity_queue, *queues))
             self._worker_tasks = [asyncio.ensure_future(w.run()) for w in self._workers]
         return client
 

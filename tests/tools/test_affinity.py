@@ -6,7 +6,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from support import FAST, fake_provider, tool_bodies
+from support import FAST, fake_provider, history_of, tool_bodies
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
 from tool_app import whoami
 from workers import WorkerProcess, with_tests_importable
 
@@ -121,3 +123,35 @@ def test_a_run_whose_sandbox_owner_is_gone_fails_naming_its_queue(
     message = str(caught.value)
     assert "SandboxOwnerUnavailable" in message or "that worker is gone" in message
     assert f"{Settings.from_env().task_queue}@owner" in message
+
+
+async def test_an_embedded_run_starts_on_the_queue_of_its_sandboxs_owner(
+    rath_env: Settings, client: Client, tmp_path: Path
+) -> None:
+    """Its claim, model and tool calls then share the run's queue (eager dispatch)."""
+    write = tool_call_reply(("write_workspace_file", {"path": "a.txt", "content": "A"}))
+    with FakeChatServer([write, write, text_reply("done"), text_reply("bare")]) as server:
+        agent = flow.Agent("x", provider=fake_provider(server), options=FAST)
+        placed = agent(Session.from_user_message("go").to("local", spec=tmp_path))
+        placed.synchronize()
+        unplaced = agent(Session.from_user_message("go"))
+        assert unplaced.chunk_table.rows[-1].payload["content"] == "bare"
+    owner = rath_env.affinity_queue
+    assert placed.sandbox is not None and placed.sandbox.owner == owner
+    assert placed.run_id is not None and unplaced.run_id is not None
+    history = await history_of(client, placed.run_id)
+    started = history.events[0].workflow_execution_started_event_attributes
+    assert started.task_queue.name == owner
+    scheduled = {
+        (
+            e.activity_task_scheduled_event_attributes.activity_type.name,
+            e.activity_task_scheduled_event_attributes.task_queue.name,
+        )
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    }
+    assert {queue for _, queue in scheduled} == {owner}, scheduled
+    assert {"rath.sandbox.claim", "rath.tools.run"} <= {name for name, _ in scheduled}
+    bare = await history_of(client, unplaced.run_id)
+    bare_started = bare.events[0].workflow_execution_started_event_attributes
+    assert bare_started.task_queue.name == rath_env.task_queue  # no sandbox: any worker
