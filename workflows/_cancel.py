@@ -18,6 +18,7 @@ from temporalio.exceptions import is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from rath.utils.text import preview
+    from rath.workflows._versions import has_change
 
 CANCEL_PATCH = "rath-clean-cancel"
 LINE_LIMIT = 500
@@ -31,7 +32,7 @@ def stopping(exc: BaseException) -> bool:
     """
     if workflow.cancellation_reason() is None or not is_cancelled_exception(exc):
         return False
-    return workflow.patched(CANCEL_PATCH)
+    return has_change(CANCEL_PATCH)
 
 
 def reraise_if_stopping(exc: BaseException) -> None:

@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.utils.failures import describe_failure
     from rath.utils.text import preview
     from rath.workflows._cancel import reraise_if_stopping
+    from rath.workflows._versions import has_change
 
 CATALOG_PATCH = "rath-catalog-records"
 LOCAL_PATCH = "rath-catalog-local"
@@ -34,13 +35,13 @@ _OPTIONS: dict[str, Any] = {
 
 async def record_session(**fields: Any) -> None:
     """Write the record ``fields`` describe (``CatalogArgs``); created/workflow id filled in."""
-    if not workflow.patched(CATALOG_PATCH):
+    if not has_change(CATALOG_PATCH):
         return
     fields.setdefault("created", workflow.now())
     fields.setdefault("workflow_id", workflow.info().workflow_id)
     args = CatalogArgs(**fields)
     try:
-        if workflow.patched(LOCAL_PATCH):
+        if has_change(LOCAL_PATCH):
             await RECORD_SESSION.execute_local(args, summary="catalog", **_OPTIONS)
         else:
             await RECORD_SESSION.execute(args, summary="catalog", **_OPTIONS)

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from temporalio import workflow
+from rath.workflows._versions import has_change
 
 STARTS_IN_FLIGHT = 25
 """Child starts a forward awaits at once (a workflow task builds at most this many). With 25,
@@ -38,7 +38,7 @@ class StartWindow:
         """Hold a slot while one child start is awaited."""
         # The patch is asked only when the window is full, so forwards of fewer agents than
         # the limit record no marker, and runs recorded before the window replay without it.
-        if self._slots.locked() and not workflow.patched(PATCH):
+        if self._slots.locked() and not has_change(PATCH):
             yield
             return
         async with self._slots:

@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.workflows._run_tasks import FAIL_FAST_PATCH, RunTasks
     from rath.workflows._scope import WorkflowScope, entered
     from rath.workflows._tree_budget import TreeKeeper
+    from rath.workflows._versions import has_change
 
 
 @workflow.defn(name=FORWARD.name)
@@ -47,6 +48,7 @@ class ForwardWorkflow:
 
     def __init__(self) -> None:
         self._scope: WorkflowScope | None = None
+        self.code_version = 0  # the input's, once run (rath.workflows._versions)
 
     @workflow.query
     def graph(self) -> SessionGraph:
@@ -78,6 +80,7 @@ class ForwardWorkflow:
         when the run starts, and one when it completes, fails or is cancelled. A cancelled or
         failing run first stops the agents still running (``workflows/_run_tasks.py``).
         """
+        self.code_version = input.code_version
         try:
             out = await self._run(input)
         except BaseException as exc:
@@ -154,7 +157,7 @@ class ForwardWorkflow:
             use_search_attributes=input.search_attributes,
             demo_fallback=input.demo_fallback,
             keeper=None if input.budget is None else TreeKeeper(input.budget, workflow.now()),
-            tasks=RunTasks(fail_fast=workflow.patched(FAIL_FAST_PATCH)),
+            tasks=RunTasks(fail_fast=has_change(FAIL_FAST_PATCH)),
         )
         scope.record(input.session)
         await record_session(

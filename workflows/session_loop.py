@@ -71,6 +71,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.workflows._tool_catalog import resolve_catalog
     from rath.workflows._tool_dispatch import Round, claim_sandbox, dispatch_round, error_row
     from rath.workflows._tree_budget import RunBudget
+    from rath.workflows._versions import has_change
     from rath.workflows.compress import execute_compress
 
 SUMMARY_LIMIT = 380
@@ -86,6 +87,7 @@ class SessionLoopWorkflow:
 
     @workflow.init
     def __init__(self, input: SessionLoopInput) -> None:
+        self.code_version = input.code_version  # rath.workflows._versions
         self._carry: LoopCarry | None = None
         self._graph = SessionGraph()
         self._budget = RunBudget(None)
@@ -302,7 +304,7 @@ class SessionLoopWorkflow:
             placement = carry.placement or input.user.sandbox
             unclaimed = None
             # Runs recorded before sandbox affinity existed replay without the claim.
-            if placement is not None and placement.owner is None and workflow.patched(AFFINITY):
+            if placement is not None and placement.owner is None and has_change(AFFINITY):
                 claimed = await claim_sandbox(placement, input.agent_name)
                 if isinstance(claimed, str):
                     unclaimed = claimed
@@ -333,7 +335,7 @@ class SessionLoopWorkflow:
                 # round is refused anyway, and the transcript so far must stay whole).
                 # Runs recorded before this rule replay with the compression they made.
                 spent_out = self._budget.spent_out(carry.spent())
-                if not (spent_out and workflow.patched(NO_COMPRESS_WHEN_SPENT)):
+                if not (spent_out and has_change(NO_COMPRESS_WHEN_SPENT)):
                     carry = await self._compress(input, carry, result.context_tokens)
             self._carry = carry
         return carry, _TRUNCATED

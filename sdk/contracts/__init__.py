@@ -77,6 +77,7 @@ from rath.contracts.memory import (
 )
 from rath.contracts.runs import (
     CLOSE_SANDBOX_RUN,
+    CODE_VERSION,
     COMPRESS_RUN,
     FORWARD,
     SESSION_LOOP,
@@ -159,6 +160,7 @@ __all__ = [
     "CLAIM_SANDBOX",
     "CLOSE_SANDBOX",
     "CLOSE_SANDBOX_RUN",
+    "CODE_VERSION",
     "COMMIT_MEMORIES",
     "COMPLETE",
     "COMPRESS",

@@ -76,6 +76,11 @@ class LoopCarry(BaseModel):
         return Spent(tokens=tokens, tool_calls=self.tool_calls)
 
 
+CODE_VERSION = 1
+"""The workflow code version new runs start with: a run started with it has every change that
+``workflow.patched`` guarded before versions existed, so it records no patch markers."""
+
+
 class SessionLoopInput(BaseModel):
     """Input of ``rath.SessionLoop``."""
 
@@ -99,6 +104,9 @@ class SessionLoopInput(BaseModel):
     load ``temporalio.client``, which ``temporalio.contrib.workflow_streams`` imports)."""
     executor: ExecutorRef | None = None
     """The caller's loop executor: model and tool calls go through it (``executor=``)."""
+    code_version: int = 0
+    """The workflow code's version the run was started with (:data:`CODE_VERSION` from
+    clients of today); 0 in runs recorded before versions, which replay their patches."""
 
 
 class LoopResult(Session):
@@ -158,6 +166,9 @@ class ForwardInput(BaseModel):
     search_attributes: bool = True
     demo_fallback: bool = False
     budget: Budget | None = None
+    code_version: int = 0
+    """The workflow code's version the run was started with (:data:`CODE_VERSION` from
+    clients of today); 0 in runs recorded before versions, which replay their patches."""
 
 
 SESSION_LOOP = WorkflowContract("rath.SessionLoop", SessionLoopInput, Session)

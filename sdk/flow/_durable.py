@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from rath.budget import Budget
-from rath.contracts import FORWARD, ForwardInput
+from rath.contracts import CODE_VERSION, FORWARD, ForwardInput
 from rath.contracts.modules import class_target, encode, module_spec, register_workflow_class
 from rath.contracts.queues import workflow_queue
 from rath.llm.provider import demo_fallback, provider_spec
@@ -82,6 +82,7 @@ def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any
             search_attributes=get_runtime(settings).search_attributes,  # known: connected
             demo_fallback=demo_fallback(settings),
             budget=module._budget,
+            code_version=CODE_VERSION,
         )
 
     start_lazy_run(

@@ -14,6 +14,7 @@ from typing import Any
 
 from rath.budget import Budget
 from rath.contracts import (
+    CODE_VERSION,
     AgentMemory,
     BudgetGate,
     CompressArgs,
@@ -97,6 +98,7 @@ class LoopCall:
             tools=self.tools,
             stream=StreamOptions() if stream else None,
             executor=executor,
+            code_version=CODE_VERSION,
         )
 
 

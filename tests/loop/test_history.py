@@ -291,3 +291,35 @@ async def test_a_finished_run_reads_at_a_glance(
         cut.synchronize()
     result = await client.get_workflow_handle(cut.run_id or "", result_type=LoopResult).result()
     assert (result.last_reply, result.rows) == (None, 3)
+
+
+async def test_new_runs_record_no_patch_markers(
+    rath_env: Settings, client: Client, tmp_path: Path
+) -> None:
+    """Runs started with today's code version carry it in their input instead of patches."""
+    write = tool_call_reply(("write_workspace_file", {"path": "a", "content": "A"}))
+    with FakeChatServer([write, text_reply("done"), text_reply("hi")]) as server:
+        provider = fake_provider(server)
+        agent = flow.Agent("x", provider=provider, options=FAST)
+        placed = agent(Session.from_user_message("go").to("local", spec=tmp_path))
+        await placed
+        forwarded = Relay(provider)(Session.from_user_message("hello"))
+        await forwarded
+    assert placed.run_id is not None and forwarded.run_id is not None
+    forward = await history_of(client, forwarded.run_id)
+    children = [
+        e.child_workflow_execution_started_event_attributes.workflow_execution.workflow_id
+        for e in forward.events
+        if e.event_type == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED
+    ]
+    assert len(children) == 1
+    for run_id in (placed.run_id, forwarded.run_id, *children):
+        events = (await history_of(client, run_id)).events
+        markers = [
+            e.marker_recorded_event_attributes.marker_name
+            for e in events
+            if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+        ]
+        assert "core_patch" not in markers, (run_id, markers)
+        upserts = EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES
+        assert not [e for e in events if e.event_type == upserts], run_id
