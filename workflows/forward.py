@@ -101,6 +101,7 @@ class ForwardWorkflow:
             table=out.table,
             usage=out.usage,
             placement=out.sandbox,
+            graph=self.graph(),
         )
         return out
 

@@ -194,6 +194,7 @@ class SessionLoopWorkflow:
             "kind": LineageKind.OP_SESSION_LOOP.value,
             "operator": "run_session_loop",
             "agent": input.agent_name,
+            "model": input.provider.label(),
             "closed": workflow.now(),
         }
 

@@ -267,17 +267,34 @@ def main(argv: list[str] | None = None) -> None:
         args = build_parser().parse_args(argv)
     try:
         code = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `rath ... | head` closed the pipe: what was wanted was printed
+        code = quiet_broken_pipe()
     except RathError as exc:  # a failed run, bad input, an unknown id: one line, not a traceback
         print(f"rath {args.command}: {exc}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
         code = 130
     _flush_telemetry()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = quiet_broken_pipe()
     # Skip interpreter finalisation: the Temporal core can abort there (sdk-python#300) and
     # turn a successful command into a failed one.
     os._exit(code)
+
+
+def quiet_broken_pipe() -> int:
+    """Point stdout at /dev/null after its reader went away; the exit code of SIGPIPE.
+
+    Python would otherwise try to flush the dead pipe again at exit and print a traceback.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 def _flush_telemetry() -> None:
