@@ -125,7 +125,9 @@ _SESSION_COMMANDS = {
     "show": "a session's transcript, usage and lineage",
     "export": "a session as --format jsonl|md, its lineage as mermaid|dot",
     "import": "catalog an OpenRath session file",
-    "fork": "a new session with the same transcript",
+    "fork": "a new session with the same transcript (--at K: up to round K)",
+    "view": "write one self-contained HTML page drawing a session's lineage DAG",
+    "diff": "where two sessions part: rows, usage, tool calls, files written (--json)",
     "prune": "remove finished sessions older than --older-than 30d (--dry-run)",
     "reconcile": "make records of runs that ended unannounced agree with Temporal",
 }
@@ -173,11 +175,24 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``rath run`` (the command lives in :mod:`rath.cli.run`)."""
     parser.add_argument(
         "words",
-        nargs="+",
+        nargs="*",
         metavar="[MODULE:CLASS] MESSAGE",
         help="the Workflow class to run (built as Class(provider)) and the user message",
     )
     parser.add_argument("--agent", metavar="PROMPT", help="run one agent with this prompt")
+    parser.add_argument(
+        "--from",
+        dest="source",
+        metavar="ID[@K]",
+        help="continue a stored session (its branch at round K) instead of a new one",
+    )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE:NAME",
+        help="a tool of the --agent (repeatable; default: the built-in tools)",
+    )
     parser.add_argument(
         "--to", metavar="BACKEND:DIR", help="place the session on a sandbox, e.g. local:./work"
     )

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from rath.cli.diff import diff_command
 from rath.cli.gc import parse_duration
 from rath.cli.lab import fork_record
+from rath.cli.view import view_command
 from rath.errors import ConfigError
 from rath.runtime.reconcile import reconcile
 from rath.runtime.runtime import get_runtime
@@ -204,6 +206,15 @@ def add_sessions_arguments(commands: Any) -> None:
         "--at", type=int, metavar="K", help="branch at round K (0: before the first answer)"
     )
     fork.set_defaults(func=fork_command)
+    diff = commands.add_parser("diff", help="where two sessions part, and what each did after")
+    diff.add_argument("a", help=ID_HELP)
+    diff.add_argument("b", help=ID_HELP)
+    diff.add_argument("--json", action="store_true")
+    diff.set_defaults(func=diff_command)
+    view = commands.add_parser("view", help="write a self-contained HTML page of a lineage")
+    view.add_argument("root", help=ID_HELP)
+    view.add_argument("--output", "-o", help="the file (default: ./rath-lineage-ID.html)")
+    view.set_defaults(func=view_command)
     prune = commands.add_parser("prune", help="remove old finished sessions")
     prune.add_argument("--older-than", type=parse_duration, required=True, help="e.g. 30d")
     prune.add_argument("--dry-run", action="store_true")

@@ -20,6 +20,7 @@ from rath.store.catalog import Catalog, SessionRecord
 
 _KINDS = {kind.value: kind for kind in LineageKind}
 _RUN_KINDS = (LineageKind.OP_WORKFLOW.value,)
+_LOOP = LineageKind.OP_SESSION_LOOP.value
 
 
 def record_node(record: SessionRecord) -> GraphNode:
@@ -41,9 +42,12 @@ def full_graph(catalog: Catalog, records: Iterable[SessionRecord] | None = None)
     """Every catalogued session, and every session the kept run graphs name."""
     known = catalog.records() if records is None else list(records)
     nodes: dict[UUID, GraphNode] = {}
-    for record in known:
-        if record.kind not in _RUN_KINDS:
-            continue
+    ids = {record.id for record in known}
+    # A forward's graph first; then an agent run's, kept when its input was a branch made
+    # in Python (a session with no record of its own).
+    kept = [r for r in known if r.kind in _RUN_KINDS]
+    kept += [r for r in known if r.kind == _LOOP and not set(r.parents) <= ids]
+    for record in kept:
         text = catalog.graph(record.id)
         if text is None:
             continue
@@ -55,21 +59,29 @@ def full_graph(catalog: Catalog, records: Iterable[SessionRecord] | None = None)
 
 
 def lineage_of(graph: SessionGraph, session_id: UUID) -> SessionGraph:
-    """``session_id`` with its ancestors and descendants in ``graph`` (in ``graph``'s order)."""
+    """``session_id``, its descendants, and their ancestors and its own (in ``graph``'s order).
+
+    The descendants' ancestors bring in what a later run took besides this lineage (the
+    prompt of an agent that continued a branch), so nothing it drew points outside the graph.
+    """
     by_id = graph.by_id
     children: dict[UUID, list[UUID]] = {}
     for node in graph.nodes:
         for parent in node.parent_session_ids:
             children.setdefault(parent, []).append(node.id)
-    keep = _reach(session_id, lambda sid: by_id[sid].parent_session_ids if sid in by_id else ())
-    keep |= _reach(session_id, lambda sid: tuple(children.get(sid, ())))
+
+    def parents(sid: UUID) -> tuple[UUID, ...]:
+        return by_id[sid].parent_session_ids if sid in by_id else ()
+
+    descendants = _reach([session_id], lambda sid: tuple(children.get(sid, ())))
+    keep = _reach(descendants, parents)  # with a later run's own inputs (its prompt)
     return SessionGraph(nodes=tuple(node for node in graph.nodes if node.id in keep))
 
 
-def _reach(start: UUID, step: Callable[[UUID], tuple[UUID, ...]]) -> set[UUID]:
-    """``start`` and every id ``step`` leads to from it (parents absent from a graph end it)."""
-    seen = {start}
-    todo = [start]
+def _reach(starts: Iterable[UUID], step: Callable[[UUID], tuple[UUID, ...]]) -> set[UUID]:
+    """``starts`` and every id ``step`` leads to from them (absent parents end a path)."""
+    seen = set(starts)
+    todo = list(seen)
     while todo:
         for nxt in step(todo.pop()):
             if nxt not in seen:
@@ -83,3 +95,20 @@ def catalog_graph(
 ) -> SessionGraph:
     """The lineage of one session, as the catalog and the kept run graphs know it."""
     return lineage_of(full_graph(catalog, records), session_id)
+
+
+def models_of(
+    catalog: Catalog, record: SessionRecord, records: Iterable[SessionRecord] | None = None
+) -> list[str]:
+    """The models that made a session: its own, its run's agents', or its source's (a fork)."""
+    if record.model is not None:
+        return [record.model]
+    by_id = {r.id: r for r in (catalog.records() if records is None else records)}
+    if record.kind == LineageKind.OP_FORK.value:
+        source = by_id.get(record.parents[0]) if record.parents else None
+        return models_of(catalog, source, by_id.values()) if source is not None else []
+    text = catalog.graph(record.id) if record.kind in _RUN_KINDS else None
+    if text is None:
+        return []
+    agents = (by_id.get(node.id) for node in SessionGraph.from_jsonl(text).nodes)
+    return sorted({a.model for a in agents if a is not None and a.model is not None})
