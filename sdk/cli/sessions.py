@@ -68,8 +68,10 @@ def show_command(args: argparse.Namespace) -> int:
     (record,) = _reconciled([_record(args.id)])
     loaded = load_recorded(record)
     if args.json:
+        family = _family(record)
         body = record.model_dump(mode="json") | {
-            "rows": [row.model_dump(mode="json") for row in loaded.chunk_table.rows]
+            "rows": [row.model_dump(mode="json") for row in loaded.chunk_table.rows],
+            "children": [str(sid) for role, sid, _ in family if role == "child"],
         }
         print(json.dumps(body, indent=1))
         return 0
@@ -257,20 +259,28 @@ def _ancestor_ids(record: SessionRecord, records: list[SessionRecord]) -> set[UU
     return seen
 
 
-def _tree(record: SessionRecord) -> str:
+def _family(record: SessionRecord) -> list[tuple[str, UUID, str]]:
+    """``(parent|child, id, what it is)`` for each parent then each child of ``record``."""
     records = current_catalog().records()
     by_id = {r.id: r for r in records}
     graph = full_graph(current_catalog(), records)
     nodes = graph.by_id
     this = nodes.get(record.id)
     parents = this.parent_session_ids if this is not None else record.parents
-    lines = [f"  parent {parent} ({_what(parent, by_id, nodes)})" for parent in parents]
-    lines.append(f"  this   {record.id} ({record.kind}, {record.agent or '-'})")
-    lines += [
-        f"  child  {node.id} ({_what(node.id, by_id, nodes)})"
+    family = [("parent", parent, _what(parent, by_id, nodes)) for parent in parents]
+    family += [
+        ("child", node.id, _what(node.id, by_id, nodes))
         for node in graph.nodes
         if record.id in node.parent_session_ids
     ]
+    return family
+
+
+def _tree(record: SessionRecord) -> str:
+    family = _family(record)
+    lines = [f"  parent {sid} ({what})" for role, sid, what in family if role == "parent"]
+    lines.append(f"  this   {record.id} ({record.kind}, {record.agent or '-'})")
+    lines += [f"  child  {sid} ({what})" for role, sid, what in family if role == "child"]
     return "\n".join(lines)
 
 

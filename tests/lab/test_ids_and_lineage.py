@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -51,6 +52,8 @@ def test_squad_export_equals_the_api_graph_and_ids_resolve(
     assert lineage.count("  parent ") == 2
     for fork in forks:
         assert f"  child  {fork} (op_fork, -, inside a run)" in lineage
+    as_json = json.loads(rath("sessions", "show", str(planner.id), "--json").stdout)
+    assert sorted(as_json["children"]) == sorted(map(str, forks))
 
 
 def test_prefixes_ambiguous_unknown_and_malformed(
