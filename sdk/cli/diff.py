@@ -116,12 +116,12 @@ def diff_text(report: dict[str, Any]) -> list[str]:
     shared = report["common_rows"]
     lines = [_headline(name, report[side]) for side, name in (("a", "A"), ("b", "B"))]
     lines.append(
-        f"common prefix: {shared} rows ({report['common_rounds']} rounds); "
+        f"common prefix: {_count(shared, 'row')} ({_count(report['common_rounds'], 'round')}); "
         + (f"they diverge at row {shared}" if _differ(report) else "no difference")
     )
     for side, mark in (("a", "-"), ("b", "+")):
         after = report[side]["after"]
-        lines.append(f"{mark * 3} {side.upper()} after row {shared}: {len(after)} rows")
+        lines.append(f"{mark * 3} {side.upper()} after row {shared}: {_count(len(after), 'row')}")
         for row in after:
             parsed = ChunkRow(kind=row["kind"], payload=row["payload"])
             brief = format_chunk_row_brief(row["index"], parsed, max_payload=160)
@@ -146,8 +146,13 @@ def _headline(name: str, side: dict[str, Any]) -> str:
     models = ", ".join(side["models"]) or "-"
     return (
         f"{name} {side['id']}  {side['agent'] or '-'} · model {models} · {side['status']} · "
-        f"{side['rows']} rows, {side['rounds']} rounds · run {side['workflow_id'] or '-'}"
+        f"{_count(side['rows'], 'row')}, {_count(side['rounds'], 'round')} · "
+        f"run {side['workflow_id'] or '-'}"
     )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _differ(report: dict[str, Any]) -> bool:

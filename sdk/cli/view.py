@@ -181,7 +181,7 @@ def _svg(graph: SessionGraph, nodes: dict[str, dict[str, Any]], root: UUID) -> s
         tokens = (data["usage"] or {}).get("total_tokens")
         facts = [data["status"]]
         if data["rounds"] is not None:
-            facts.append(f"{data['rounds']} rounds")
+            facts.append(f"{data['rounds']} round" + ("" if data["rounds"] == 1 else "s"))
         if tokens:
             facts.append(f"{tokens:,} tok")
         css = f"node kind-{html.escape(data['kind'])}" + (" root" if node.id == root else "")

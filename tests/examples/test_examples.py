@@ -133,7 +133,7 @@ def test_14_branch_and_rerun_diffs_and_draws_the_lineage(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert "branched at the planner's round" in result.stdout
     assert "{'fork.at_round': 1, 'fork.rounds': 5}" in result.stdout
-    assert "common prefix: 2 rows (1 rounds); they diverge at row 2" in result.stdout
+    assert "common prefix: 2 rows (1 round); they diverge at row 2" in result.stdout
     assert "model gpt-4o-mini" in result.stdout and "model gpt-4.1-mini" in result.stdout
     page = (tmp_path / "lineage.html").read_text()
     # the Squad's 13; the branch, 3 prompts, 3 agent runs, 2 forks, a merge, the output

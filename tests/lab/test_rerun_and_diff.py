@@ -62,7 +62,7 @@ def test_run_from_a_round_then_diff(rath_env: Settings, tmp_path: Path) -> None:
 
     text = rath("sessions", "diff", str(source.id), str(out_id))
     assert text.returncode == 0, text.stderr
-    assert "common prefix: 2 rows (1 rounds); they diverge at row 2" in text.stdout
+    assert "common prefix: 2 rows (1 round); they diverge at row 2" in text.stdout
     assert "model fake-model" in text.stdout and "model other-model" in text.stdout
     assert "files written coder_a.txt, coder_b.txt" in text.stdout
     assert "files written rerun.txt" in text.stdout
