@@ -67,8 +67,12 @@ class SessionActivities:
                 placement=placement,
                 workflow_id=args.workflow_id,
                 error=args.error,
+                model=args.model if args.model is not None else getattr(earlier, "model", None),
+                extras=args.extras or (earlier.extras if earlier is not None else {}),
             )
         )
+        if args.graph is not None:
+            self._catalog.put_graph(args.session_id, args.graph.to_jsonl())
         return root
 
     @READ_ROWS.implement

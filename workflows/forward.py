@@ -104,6 +104,7 @@ class ForwardWorkflow:
             table=out.table,
             usage=out.usage,
             placement=out.sandbox,
+            graph=self.graph(),
         )
         return out
 

@@ -155,12 +155,14 @@ class SessionLoopWorkflow:
             f"**{input.agent_name}** · done · {tokens} tokens · output session {out.id}  \n"
             f"last reply: {preview(self._last_reply, 300) or '(none)'}"
         )
+        branched = "fork.at_round" in dict(input.user.lineage_extras)
         await record_session(
             **self._record(input),
             status="completed",
             table=out.table,
             usage=out.usage,
             placement=out.sandbox,
+            graph=self._graph if branched else None,  # a branch made in Python: no record
         )
         return LoopResult(**dict(out), last_reply=self._last_reply or None, rows=self._rows)
 
@@ -196,6 +198,7 @@ class SessionLoopWorkflow:
             "kind": LineageKind.OP_SESSION_LOOP.value,
             "operator": "run_session_loop",
             "agent": input.agent_name,
+            "model": input.provider.label(),
             "closed": workflow.now(),
         }
 

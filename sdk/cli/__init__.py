@@ -125,7 +125,9 @@ _SESSION_COMMANDS = {
     "show": "a session's transcript, usage and lineage",
     "export": "a session as --format jsonl|md, its lineage as mermaid|dot",
     "import": "catalog an OpenRath session file",
-    "fork": "a new session with the same transcript",
+    "fork": "a new session with the same transcript (--at K: up to round K)",
+    "view": "write one self-contained HTML page drawing a session's lineage DAG",
+    "diff": "where two sessions part: rows, usage, tool calls, files written (--json)",
     "prune": "remove finished sessions older than --older-than 30d (--dry-run)",
     "reconcile": "make records of runs that ended unannounced agree with Temporal",
 }
@@ -173,11 +175,24 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``rath run`` (the command lives in :mod:`rath.cli.run`)."""
     parser.add_argument(
         "words",
-        nargs="+",
+        nargs="*",
         metavar="[MODULE:CLASS] MESSAGE",
         help="the Workflow class to run (built as Class(provider)) and the user message",
     )
     parser.add_argument("--agent", metavar="PROMPT", help="run one agent with this prompt")
+    parser.add_argument(
+        "--from",
+        dest="source",
+        metavar="ID[@K]",
+        help="continue a stored session (its branch at round K) instead of a new one",
+    )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE:NAME",
+        help="a tool of the --agent (repeatable; default: the built-in tools)",
+    )
     parser.add_argument(
         "--to", metavar="BACKEND:DIR", help="place the session on a sandbox, e.g. local:./work"
     )
@@ -267,17 +282,34 @@ def main(argv: list[str] | None = None) -> None:
         args = build_parser().parse_args(argv)
     try:
         code = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `rath ... | head` closed the pipe: what was wanted was printed
+        code = quiet_broken_pipe()
     except RathError as exc:  # a failed run, bad input, an unknown id: one line, not a traceback
         print(f"rath {args.command}: {exc}", file=sys.stderr)
         code = 1
     except KeyboardInterrupt:
         code = 130
     _flush_telemetry()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = quiet_broken_pipe()
     # Skip interpreter finalisation: the Temporal core can abort there (sdk-python#300) and
     # turn a successful command into a failed one.
     os._exit(code)
+
+
+def quiet_broken_pipe() -> int:
+    """Point stdout at /dev/null after its reader went away; the exit code of SIGPIPE.
+
+    Python would otherwise try to flush the dead pipe again at exit and print a traceback.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 def _flush_telemetry() -> None:

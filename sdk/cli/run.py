@@ -19,12 +19,14 @@ import sys
 from typing import Any
 
 from rath import flow
+from rath.cli.rerun import branch_input, note_rerun, parse_from, rerun_changes
 from rath.errors import ConfigError
 from rath.runtime.devserver import server_status
 from rath.runtime.interrupt import reattach_hint
 from rath.runtime.runtime import get_runtime
 from rath.runtime.watch import WAITING, RunEvent, watch_run
 from rath.session import Session
+from rath.session.branch import FORK_ROUND, FORK_ROUNDS
 from rath.session.chunk import format_chunk_row_brief
 from rath.settings import Settings
 from rath.store import current_store
@@ -39,14 +41,37 @@ DETACHED = 130
 def run_command(args: argparse.Namespace) -> int:
     """Start the run, then show it as :func:`follow_command` does."""
     target, message = _target_and_message(args)
-    session = Session.from_user_message(message)
+    changes: dict[str, Any] = {}
+    if args.source is not None:
+        source, at = parse_from(args.source)
+        changes = rerun_changes(
+            source,
+            model=args.model,
+            base_url=args.base_url,
+            agent="agent" if args.agent is not None else type(target).__name__,
+            prompt=args.agent,
+            tools=args.tools,
+        )
+        session = branch_input(source, at, message, changes)
+        _say(args, "start", f"branch {session.id} of {source.id} (round {_round(session)})")
+    else:
+        assert message is not None
+        session = Session.from_user_message(message)
     if args.to:
         backend, _, directory = args.to.partition(":")
         session = session.to(backend, spec=directory or None)
     out = target(session)
     assert out.run_id is not None
     _say(args, "start", f"session {out.id}  run {out.run_id}{_ui_link(out.run_id)}")
-    return _follow(args, out.run_id, out, start_wait=START_SECONDS)
+    code = _follow(args, out.run_id, out, start_wait=START_SECONDS)
+    if changes and code == 0:
+        note_rerun(out.id, changes)
+    return code
+
+
+def _round(session: Session) -> str:
+    extras = dict(session.lineage_extras)
+    return f"{extras[FORK_ROUND]} of {extras[FORK_ROUNDS]}" if FORK_ROUND in extras else "all"
 
 
 def follow_command(args: argparse.Namespace) -> int:
@@ -55,21 +80,28 @@ def follow_command(args: argparse.Namespace) -> int:
     return _follow(args, args.run, None)
 
 
-def _target_and_message(args: argparse.Namespace) -> tuple[Any, str]:
+def _target_and_message(args: argparse.Namespace) -> tuple[Any, str | None]:
     provider = flow.Provider(model=args.model, base_url=args.base_url)
+    rerun = args.source is not None  # the message is optional: the branch is the input
+    words = list(args.words)
     if args.agent is not None:
-        if len(args.words) != 1:
+        if len(words) != 1 and not (rerun and not words):
             raise ConfigError('rath run --agent "PROMPT" takes one MESSAGE argument')
-        return flow.Agent(args.agent, provider=provider, name="agent"), args.words[0]
-    if len(args.words) != 2:
+        tools = [import_option("rath run --tools", t, "package.module:name") for t in args.tools]
+        agent = flow.Agent(args.agent, provider=provider, tools=tools or None, name="agent")
+        return agent, words[0] if words else None
+    if len(words) != 2 and not (rerun and len(words) == 1):
         raise ConfigError(
-            'rath run needs MODULE:CLASS and MESSAGE (or --agent "PROMPT" and MESSAGE)'
+            'rath run needs MODULE:CLASS and MESSAGE (or --agent "PROMPT" and MESSAGE; '
+            "with --from ID[@K] the MESSAGE is optional)"
         )
-    cls = import_option("rath run", args.words[0], "package.module:ClassName")
+    if args.tools:
+        raise ConfigError("rath run --tools goes with --agent (a Workflow class names its own)")
+    cls = import_option("rath run", words[0], "package.module:ClassName")
     if not (isinstance(cls, type) and issubclass(cls, flow.Workflow)):
-        raise ConfigError(f"rath run {args.words[0]!r}: not a rath.flow.Workflow class")
+        raise ConfigError(f"rath run {words[0]!r}: not a rath.flow.Workflow class")
     workflow_class: Any = cls
-    return workflow_class(provider), args.words[1]
+    return workflow_class(provider), words[1] if len(words) == 2 else None
 
 
 def _follow(

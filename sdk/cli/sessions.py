@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from rath.cli.diff import diff_command
 from rath.cli.gc import parse_duration
-from rath.errors import ConfigError, RunNotFoundError
+from rath.cli.lab import fork_record
+from rath.cli.view import view_command
+from rath.errors import ConfigError
 from rath.runtime.reconcile import reconcile
 from rath.runtime.runtime import get_runtime
 from rath.session.chunk import ChunkRow, format_chunk_row_brief
@@ -29,14 +32,17 @@ from rath.session.persistence.loader import read_session_file
 from rath.session.session import Session
 from rath.session.table_ref import TableRef
 from rath.store import SessionRecord, current_catalog, current_store
-from rath.utils.ids import new_id
+from rath.store.lineage import catalog_graph, full_graph
+from rath.store.lookup import find_record
 
+ID_HELP = "a session id, a unique prefix of one (as print(session) shows), or a workflow id"
 STATUSES = ("running", "completed", "failed", "cancelled", "terminated", "timed_out", "unknown")
 
 
 def ls_command(args: argparse.Namespace) -> int:
     """A table of catalogued sessions (filters: agent, status, since, root)."""
     records = _reconciled(current_catalog().records())
+    root = find_record(records, args.root).id if args.root else None
     since = datetime.now(UTC) - args.since if args.since else None
     keep = [
         r
@@ -44,7 +50,7 @@ def ls_command(args: argparse.Namespace) -> int:
         if (args.agent is None or r.agent == args.agent)
         and (args.status is None or r.status == args.status)
         and (since is None or r.created >= since)
-        and (args.root is None or args.root in _ancestor_ids(r, records))
+        and (root is None or root in _ancestor_ids(r, records))
     ]
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in keep], indent=1))
@@ -62,8 +68,10 @@ def show_command(args: argparse.Namespace) -> int:
     (record,) = _reconciled([_record(args.id)])
     loaded = load_recorded(record)
     if args.json:
+        family = _family(record)
         body = record.model_dump(mode="json") | {
-            "rows": [row.model_dump(mode="json") for row in loaded.chunk_table.rows]
+            "rows": [row.model_dump(mode="json") for row in loaded.chunk_table.rows],
+            "children": [str(sid) for role, sid, _ in family if role == "child"],
         }
         print(json.dumps(body, indent=1))
         return 0
@@ -135,23 +143,8 @@ def import_command(args: argparse.Namespace) -> int:
 
 
 def fork_command(args: argparse.Namespace) -> int:
-    """A new catalogued session with the same transcript, its parent the given one."""
-    record = _record(args.id)
-    load_session(record.id)  # the rows must be readable
-    fork = SessionRecord(
-        id=new_id(),
-        parents=(record.id,),
-        kind="op_fork",
-        operator="rath sessions fork",
-        agent=record.agent,
-        closed=datetime.now(UTC),
-        status="completed",
-        usage={},
-        root=record.root,
-        placement=record.placement,
-    )
-    current_catalog().put(fork)
-    print(fork.id)
+    """A new catalogued session with the transcript (up to round ``--at``); parent: the given."""
+    print(fork_record(_record(args.id), args.at).id)
     return 0
 
 
@@ -192,17 +185,17 @@ def add_sessions_arguments(commands: Any) -> None:
     ls.add_argument("--agent", help="only this agent's")
     ls.add_argument("--status", choices=STATUSES, help="only these")
     ls.add_argument("--since", type=parse_duration, help="only those created this recently (7d)")
-    ls.add_argument("--root", type=UUID, help="only those descending from this session")
+    ls.add_argument("--root", help="only this session and those descending from it")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=ls_command)
     show = commands.add_parser("show", help="a session's transcript, usage and lineage")
-    show.add_argument("id", help="a session id")
+    show.add_argument("id", help=ID_HELP)
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=show_command)
     export = commands.add_parser(
         "export", help="a session as jsonl or md, its lineage as mermaid or dot"
     )
-    export.add_argument("id")
+    export.add_argument("id", help=ID_HELP)
     export.add_argument("--format", choices=("jsonl", "md", "mermaid", "dot"), default="md")
     export.add_argument("--output", "-o", help="write here (default: stdout; jsonl needs it)")
     export.set_defaults(func=export_command)
@@ -210,8 +203,20 @@ def add_sessions_arguments(commands: Any) -> None:
     imported.add_argument("file")
     imported.set_defaults(func=import_command)
     fork = commands.add_parser("fork", help="a new session with the same transcript")
-    fork.add_argument("id")
+    fork.add_argument("id", help=ID_HELP)
+    fork.add_argument(
+        "--at", type=int, metavar="K", help="branch at round K (0: before the first answer)"
+    )
     fork.set_defaults(func=fork_command)
+    diff = commands.add_parser("diff", help="where two sessions part, and what each did after")
+    diff.add_argument("a", help=ID_HELP)
+    diff.add_argument("b", help=ID_HELP)
+    diff.add_argument("--json", action="store_true")
+    diff.set_defaults(func=diff_command)
+    view = commands.add_parser("view", help="write a self-contained HTML page of a lineage")
+    view.add_argument("root", help=ID_HELP)
+    view.add_argument("--output", "-o", help="the file (default: ./rath-lineage-ID.html)")
+    view.set_defaults(func=view_command)
     prune = commands.add_parser("prune", help="remove old finished sessions")
     prune.add_argument("--older-than", type=parse_duration, required=True, help="e.g. 30d")
     prune.add_argument("--dry-run", action="store_true")
@@ -232,33 +237,13 @@ def _reconciled(records: list[SessionRecord]) -> list[SessionRecord]:
 
 
 def _record(key: str) -> SessionRecord:
-    try:
-        session_id = UUID(key)
-    except ValueError:
-        raise ConfigError(f"{key!r} is not a session id (`rath sessions ls` lists them)") from None
-    record = current_catalog().get(session_id)
-    if record is None:
-        raise RunNotFoundError(f"no session {key} in the catalog (`rath sessions ls` lists them)")
-    return record
-
-
-def _node(record: SessionRecord) -> GraphNode:
-    return GraphNode(
-        id=record.id,
-        parent_session_ids=record.parents,
-        lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
-        lineage_operator=record.operator,
-        agent=record.agent,
-        run_id=record.workflow_id,
-    )
+    """The record ``key`` names: a full id, a unique prefix, or a run's workflow id."""
+    return find_record(current_catalog().records(), key)
 
 
 def lineage_graph(records: list[SessionRecord], session_id: UUID) -> SessionGraph:
-    """The catalogued ancestors and descendants of ``session_id``, as a graph."""
-    by_id = {r.id: r for r in records}
-    keep = {session_id} | _ancestor_ids(by_id[session_id], records)
-    keep |= {r.id for r in records if session_id in _ancestor_ids(r, records)}
-    return SessionGraph(nodes=tuple(_node(by_id[i]) for i in sorted(keep, key=str) if i in by_id))
+    """The ancestors and descendants of ``session_id``: runs' kept graphs, then records."""
+    return catalog_graph(current_catalog(), session_id, records)
 
 
 def _ancestor_ids(record: SessionRecord, records: list[SessionRecord]) -> set[UUID]:
@@ -274,19 +259,39 @@ def _ancestor_ids(record: SessionRecord, records: list[SessionRecord]) -> set[UU
     return seen
 
 
-def _tree(record: SessionRecord) -> str:
+def _family(record: SessionRecord) -> list[tuple[str, UUID, str]]:
+    """``(parent|child, id, what it is)`` for each parent then each child of ``record``."""
     records = current_catalog().records()
     by_id = {r.id: r for r in records}
-    lines = []
-    for parent in record.parents:
-        known = by_id.get(parent)
-        what = f"{known.kind}, {known.agent or '-'}" if known else "not catalogued"
-        lines.append(f"  parent {parent} ({what})")
+    graph = full_graph(current_catalog(), records)
+    nodes = graph.by_id
+    this = nodes.get(record.id)
+    parents = this.parent_session_ids if this is not None else record.parents
+    family = [("parent", parent, _what(parent, by_id, nodes)) for parent in parents]
+    family += [
+        ("child", node.id, _what(node.id, by_id, nodes))
+        for node in graph.nodes
+        if record.id in node.parent_session_ids
+    ]
+    return family
+
+
+def _tree(record: SessionRecord) -> str:
+    family = _family(record)
+    lines = [f"  parent {sid} ({what})" for role, sid, what in family if role == "parent"]
     lines.append(f"  this   {record.id} ({record.kind}, {record.agent or '-'})")
-    for child in records:
-        if record.id in child.parents:
-            lines.append(f"  child  {child.id} ({child.kind}, {child.agent or '-'})")
+    lines += [f"  child  {sid} ({what})" for role, sid, what in family if role == "child"]
     return "\n".join(lines)
+
+
+def _what(session_id: UUID, by_id: dict[UUID, SessionRecord], nodes: dict[UUID, GraphNode]) -> str:
+    known = by_id.get(session_id)
+    if known is not None:
+        return f"{known.kind}, {known.agent or '-'}"
+    node = nodes.get(session_id)
+    if node is not None:
+        return f"{node.lineage_kind.value}, {node.agent or '-'}, inside a run"
+    return "not catalogued"
 
 
 def _markdown(record: SessionRecord, rows: tuple[ChunkRow, ...]) -> str:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from rath.contracts._contract import ActivityContract
 from rath.llm._usage import TokenUsage
 from rath.session.chunk import ChunkRow
+from rath.session.graph import SessionGraph
 from rath.session.placement import Placement
 from rath.session.table_ref import TableRef
 
@@ -86,6 +87,11 @@ class CatalogArgs(BaseModel):
     placement: Placement | None = None
     workflow_id: str
     error: str | None = None
+    model: str | None = None
+    extras: dict[str, Any] = {}
+    graph: SessionGraph | None = None
+    """A durable forward's session graph, kept beside its output's record (forks and merges
+    inside ``forward`` have no run, hence no record, of their own)."""
 
 
 class CatalogResult(BaseModel):

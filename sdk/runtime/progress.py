@@ -116,9 +116,32 @@ async def _ask(runtime: Runtime, run_id: str, workflow: str) -> str:
         return "compressing" if workflow == COMPRESS_RUN.name else "running"
     graph = await _query(client, run_id, "graph", SessionGraph)
     usage = await _query(client, run_id, "usage", TokenUsage | None)
+    description = await client.get_workflow_handle(run_id).describe()
+    started = {child.workflow_id for child in description.raw_description.pending_children}
+    return f"{agent_counts(graph, started)} · {_tokens(usage)}"
+
+
+def agent_counts(graph: SessionGraph, running_runs: set[str]) -> str:
+    """``agents: R running, D done[, W waiting]`` for a forward's graph.
+
+    An agent call is in the graph as soon as ``forward`` makes it, long before its inputs
+    are ready; only those whose child run Temporal lists as pending really run. A call is
+    done once its result came back (its usage or rows are known), waiting otherwise.
+
+    Args:
+        graph: The forward's ``graph`` query.
+        running_runs: Workflow ids of the run's pending child workflows (``describe``).
+    """
     loops = [n for n in graph.nodes if n.lineage_kind is LineageKind.OP_SESSION_LOOP]
-    done = sum(1 for n in loops if n.chunk_count is not None)
-    return f"agents: {len(loops) - done} running, {done} done · {_tokens(usage)}"
+    running = sum(1 for n in loops if n.run_id in running_runs)
+    done = sum(
+        1
+        for n in loops
+        if n.run_id not in running_runs
+        and (n.chunk_count is not None or n.cumulative_usage is not None)
+    )
+    waiting = len(loops) - running - done
+    return f"agents: {running} running, {done} done" + (f", {waiting} waiting" if waiting else "")
 
 
 async def _query(client: Client, run_id: str, name: str, result_type: Any) -> Any:

@@ -32,6 +32,7 @@ from rath.sandbox._spec import SandboxSpec
 from rath.session._diff import SessionDiff
 from rath.session._graph_mode import stamped
 from rath.session._handles import NO_SANDBOX, open_handle
+from rath.session.branch import branch_fields
 from rath.session.chunk import (
     ChunkKind,
     ChunkRow,
@@ -411,11 +412,26 @@ class Session(BaseModel):
         result._rows = rows
         return result
 
-    def fork(self) -> Session:
+    def fork(self, at: int | None = None) -> Session:
         """A new session with the same rows (shared by reference) and sandbox; parent = self.
 
         O(1): no rows are copied. On a lazy session it returns at once, lazily.
+
+        Args:
+            at: Branch at this round instead: the rows up to and including round ``at``'s
+                tool results (``0``: before the first model answer; negative: from the end;
+                see :mod:`rath.session.branch`). Shares the rows; waits for a lazy session.
+
+        Raises:
+            ValueError: ``at`` is out of range (the message names the number of rounds).
         """
+        if at is not None:
+            rows = self.chunk_table.rows
+            fields, kept = branch_fields(self.id, self.table, rows, at)
+            out = Session(sandbox=self.sandbox, **fields)
+            out._rows = kept
+            current_host().record(out, inputs=(self,))
+            return out
         return self._derive(
             parent_session_ids=(self.id,),
             lineage_kind=LineageKind.OP_FORK,

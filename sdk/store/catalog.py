@@ -22,6 +22,8 @@ from rath.store.objects import ObjectStore
 
 CATALOG_PREFIX = "catalog/"
 """Key prefix of every catalog record."""
+GRAPH_PREFIX = "graphs/"
+"""Key prefix of the session graphs durable forwards leave (JSONL, one per output session)."""
 
 SessionStatus = Literal[
     "running", "completed", "failed", "cancelled", "terminated", "timed_out", "unknown"
@@ -52,6 +54,8 @@ class SessionRecord(BaseModel):
         workflow_id: The Temporal workflow that made it (re-attach and lineage by this id).
         error: One line naming the failure of a failed session, or why any other run
             closed that did not complete (a terminate's reason, a timeout).
+        model: The model (or provider kind) an agent run called, when one did.
+        extras: Lineage extras worth keeping (a fork's round, what a rerun changed).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -69,11 +73,18 @@ class SessionRecord(BaseModel):
     placement: dict[str, Any] | None = None
     workflow_id: str | None = None
     error: str | None = None
+    model: str | None = None
+    extras: dict[str, Any] = Field(default_factory=dict)
 
 
 def record_key(session_id: UUID | str) -> str:
     """The object key of a session's record."""
     return f"{CATALOG_PREFIX}{UUID(str(session_id))}.json"
+
+
+def graph_key(session_id: UUID | str) -> str:
+    """The object key of the session graph a run left beside its output's record."""
+    return f"{GRAPH_PREFIX}{UUID(str(session_id))}.jsonl"
 
 
 class Catalog:
@@ -107,8 +118,24 @@ class Catalog:
         return self._parse(key, data)
 
     def delete(self, session_id: UUID | str) -> None:
-        """Remove a session's record (its chunks are left to garbage collection)."""
+        """Remove a session's record and graph (its chunks are left to garbage collection)."""
         self.objects.delete(record_key(session_id))
+        self.objects.delete(graph_key(session_id))
+
+    def put_graph(self, session_id: UUID | str, jsonl: str) -> None:
+        """Keep the session graph (``SessionGraph.to_jsonl()``) of the run that made a session.
+
+        A durable forward's forks and merges are sessions no run of their own records; its
+        graph names them, so the catalog can draw what the run drew.
+        """
+        self.objects.put(graph_key(session_id), jsonl.encode(), overwrite=True)
+
+    def graph(self, session_id: UUID | str) -> str | None:
+        """The session graph JSONL kept for a session, or None."""
+        try:
+            return self.objects.get(graph_key(session_id)).decode()
+        except FileNotFoundError:
+            return None
 
     def __iter__(self) -> Iterator[SessionRecord]:
         """Every record, in no particular order (unreadable records are skipped)."""

@@ -126,3 +126,16 @@ def test_13_trading_desk_runs_the_nested_desk_as_one_tree(tmp_path: Path) -> Non
     assert 'My instructions: "You are the risk manager.' in out
     assert "TradingDesk.forward (op_workflow)" in out
     assert "Traceback" not in result.stderr
+
+
+def test_14_branch_and_rerun_diffs_and_draws_the_lineage(tmp_path: Path) -> None:
+    result = run_example("14_branch_and_rerun.py", tmp_path, tmp_path / "home")
+    assert result.returncode == 0, result.stderr
+    assert "branched at the planner's round" in result.stdout
+    assert "{'fork.at_round': 1, 'fork.rounds': 5}" in result.stdout
+    assert "common prefix: 2 rows (1 round); they diverge at row 2" in result.stdout
+    assert "model gpt-4o-mini" in result.stdout and "model gpt-4.1-mini" in result.stdout
+    page = (tmp_path / "lineage.html").read_text()
+    # the Squad's 13; the branch, 3 prompts, 3 agent runs, 2 forks, a merge, the output
+    assert page.count('class="node') == 13 + 11
+    assert "Traceback" not in result.stderr

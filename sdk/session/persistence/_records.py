@@ -17,9 +17,11 @@ from uuid import UUID
 from rath.errors import PersistenceError
 from rath.llm.dto import RathLLMTokenUsage
 from rath.sandbox._spec import SandboxSpec
+from rath.session.branch import row_digest
 from rath.session.chunk import ChunkKind, ChunkTable
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
+from rath.session.table_ref import TableRef
 
 CURRENT_SCHEMA_VERSION = 1
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
@@ -143,6 +145,38 @@ class PersistedSession:
     closed: bool
     path: Path | None
     trailer_raw: dict[str, Any] | None = field(default=None)
+
+    def fork(self, at: int | None = None) -> Session:
+        """A new session branching this one (parent: this one), as ``Session.fork(at=...)``.
+
+        Args:
+            at: A round to branch at (see :mod:`rath.session.branch`); all of it by default.
+        """
+        return self.as_session().fork(at=at)
+
+    def as_session(self) -> Session:
+        """This stored session as a :class:`Session` (same id, lineage, rows and sandbox).
+
+        Rows that came from the chunk store are named by their digests, so a branch of it
+        shares them instead of copying them.
+        """
+        header, rows = self.header, self.chunk_table.rows
+        stored = self.path is None and self.closed and bool(rows)
+        session = Session(
+            id=header.id,
+            table=TableRef(rows=tuple(map(row_digest, rows))) if stored else None,
+            chunk_table=None if stored else self.chunk_table,
+            parent_session_ids=header.parent_session_ids,
+            lineage_kind=header.lineage_kind,
+            lineage_operator=header.lineage_operator,
+            cumulative_usage=self.cumulative_usage,
+        )
+        session._rows = rows
+        if header.sandbox_backend is not None:
+            session.to(
+                header.sandbox_backend, spec=rath_spec(header.sandbox_backend, header.sandbox_spec)
+            )
+        return session
 
     def to_resumable_pair(self, *, agent_prompt: str | None = None) -> tuple[Session, Session]:
         """``(user, agent)`` sessions that continue this conversation with a new agent call.

@@ -48,13 +48,15 @@ def read_session_file(path: Path) -> PersistedSession:
                 migrate(record, version, header=True, where=where), where
             )
         elif header is None:
-            raise PersistenceError(f"{where}: {kind} record before the header")
+            raise PersistenceError(f"{where}: {_not_a_header(record)}")
         elif kind == "chunk":
             rows.append(_row(migrate(record, version, header=False, where=where), where))
         elif kind == "trailer":
             trailer = record
         else:
-            raise PersistenceError(f"{where}: unknown record_type {kind!r}")
+            raise PersistenceError(
+                f"{where}: unknown record_type {kind!r} (expected 'chunk' or 'trailer')"
+            )
     if header is None:
         raise PersistenceError(f"{path}: no header record")
     usage = (
@@ -95,6 +97,20 @@ def _record(line: str, where: str) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise PersistenceError(f"{where}: a record must be a JSON object")
     return record
+
+
+def _not_a_header(record: dict[str, Any]) -> str:
+    """Why the first record of a file is not what a session file starts with."""
+    expected = (
+        'expected the header record ({"record_type": "header", "id": ..., ...}) that a '
+        "session file starts with (`rath sessions export ID --format jsonl -o FILE` writes one)"
+    )
+    kind = record.get("record_type")
+    if kind is None and "lineage_kind" in record and "parent_session_ids" in record:
+        return f"a session graph row (lineage JSONL), not a session file; {expected}"
+    if kind is None:
+        return f"a record without record_type; {expected}"
+    return f"a {kind} record before the header; {expected}"
 
 
 def _row(record: dict[str, Any], where: str) -> ChunkRow:
