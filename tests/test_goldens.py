@@ -37,7 +37,8 @@ from rath.flow.tool import (
 from rath.llm import Provider, RathLLMFunctionTool, TokenUsage
 from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
 from rath.llm.anthropic import RathAnthropicChatClient
-from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse, RathLLMMessage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import SAMPLING_FIELDS
 from rath.sandbox import LocalSandbox, SandboxLimits, SandboxSpec

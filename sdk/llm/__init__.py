@@ -21,12 +21,6 @@ if TYPE_CHECKING:
     from rath.llm._errors import ProviderError
     from rath.llm._registry import ChatClients, register_chat_client, registered_kinds
     from rath.llm._stream import RathLLMStreamDelta, StreamFold
-    from rath.llm._sync_clients import (
-        ChatClient,
-        ChatClientFactory,
-        StreamingChatClient,
-        chat_client_for,
-    )
     from rath.llm._usage import TokenUsage
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
@@ -36,14 +30,17 @@ if TYPE_CHECKING:
         build_anthropic_stream_kwargs,
         normalize_anthropic_response,
     )
-    from rath.llm.dto import (
-        RathLLMAssistantMessage,
-        RathLLMChatChoice,
+    from rath.llm.chat_request import (
         RathLLMChatRequest,
-        RathLLMChatResponse,
-        RathLLMFinishReason,
+        RathLLMFunctionTool,
         RathLLMMessage,
         RathLLMRole,
+    )
+    from rath.llm.chat_response import (
+        RathLLMAssistantMessage,
+        RathLLMChatChoice,
+        RathLLMChatResponse,
+        RathLLMFinishReason,
         RathLLMTokenUsage,
         RathLLMToolCallFunction,
         RathLLMToolCallPart,
@@ -54,9 +51,14 @@ if TYPE_CHECKING:
         EmbeddingProvider,
         RathOpenAIEmbeddingClient,
     )
-    from rath.llm.function_tool import RathLLMFunctionTool
     from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
     from rath.llm.provider import Provider, ProviderSpec
+    from rath.llm.registry import (
+        ChatClient,
+        ChatClientFactory,
+        StreamingChatClient,
+        chat_client_for,
+    )
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
@@ -111,8 +113,8 @@ __all__ = [
 # name -> defining module
 _EXPORTS: dict[str, str] = {
     "BudgetExceededError": "rath.errors",
-    "ChatClient": "rath.llm._sync_clients",
-    "ChatClientFactory": "rath.llm._sync_clients",
+    "ChatClient": "rath.llm.registry",
+    "ChatClientFactory": "rath.llm.registry",
     "ChatClients": "rath.llm._registry",
     "ChatRequest": "rath.llm._client",
     "Completion": "rath.llm._wire",
@@ -122,30 +124,30 @@ _EXPORTS: dict[str, str] = {
     "ProviderError": "rath.llm._errors",
     "ProviderSpec": "rath.llm.provider",
     "RathAnthropicChatClient": "rath.llm.anthropic",
-    "RathLLMAssistantMessage": "rath.llm.dto",
-    "RathLLMChatChoice": "rath.llm.dto",
-    "RathLLMChatRequest": "rath.llm.dto",
-    "RathLLMChatResponse": "rath.llm.dto",
-    "RathLLMFinishReason": "rath.llm.dto",
-    "RathLLMFunctionTool": "rath.llm.function_tool",
-    "RathLLMMessage": "rath.llm.dto",
-    "RathLLMRole": "rath.llm.dto",
+    "RathLLMAssistantMessage": "rath.llm.chat_response",
+    "RathLLMChatChoice": "rath.llm.chat_response",
+    "RathLLMChatRequest": "rath.llm.chat_request",
+    "RathLLMChatResponse": "rath.llm.chat_response",
+    "RathLLMFinishReason": "rath.llm.chat_response",
+    "RathLLMFunctionTool": "rath.llm.chat_request",
+    "RathLLMMessage": "rath.llm.chat_request",
+    "RathLLMRole": "rath.llm.chat_request",
     "RathLLMStreamDelta": "rath.llm._stream",
-    "RathLLMTokenUsage": "rath.llm.dto",
-    "RathLLMToolCallFunction": "rath.llm.dto",
-    "RathLLMToolCallPart": "rath.llm.dto",
+    "RathLLMTokenUsage": "rath.llm.chat_response",
+    "RathLLMToolCallFunction": "rath.llm.chat_response",
+    "RathLLMToolCallPart": "rath.llm.chat_response",
     "RathOpenAIChatClient": "rath.llm.openai",
     "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
     "RathOpenAIVLMClient": "rath.llm.vlm_provider",
     "StreamFold": "rath.llm._stream",
-    "StreamingChatClient": "rath.llm._sync_clients",
+    "StreamingChatClient": "rath.llm.registry",
     "TokenUsage": "rath.llm._usage",
     "VLMProvider": "rath.llm.vlm_provider",
     "WireToolCall": "rath.llm._wire",
-    "add_usage": "rath.llm.dto",
+    "add_usage": "rath.llm.chat_response",
     "build_anthropic_kwargs": "rath.llm.anthropic",
     "build_anthropic_stream_kwargs": "rath.llm.anthropic",
-    "chat_client_for": "rath.llm._sync_clients",
+    "chat_client_for": "rath.llm.registry",
     "describe_image": "rath.llm._vlm",
     "describe_image_async": "rath.llm._vlm",
     "embedder_for": "rath.llm._embedding",

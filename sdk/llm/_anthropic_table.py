@@ -16,18 +16,16 @@ from typing import Any
 from rath.errors import ConfigError
 from rath.llm._stream import RathLLMStreamDelta
 from rath.llm._usage import TokenUsage
-from rath.llm.dto import (
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
+from rath.llm.chat_response import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
-    RathLLMChatRequest,
     RathLLMChatResponse,
     RathLLMFinishReason,
-    RathLLMMessage,
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
-from rath.llm.function_tool import RathLLMFunctionTool
 from rath.llm.tool_args import parse_tool_arguments
 
 _DEFAULT_MAX_TOKENS = 4096

@@ -20,8 +20,8 @@ from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._usage import TokenUsage
 from rath.llm._wire import Completion, WireToolCall
-from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse, RathLLMMessage
-from rath.llm.function_tool import RathLLMFunctionTool
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.provider import Provider, ProviderSpec, provider_from_spec
 
 _REQUEST_FIELDS = frozenset(RathLLMChatRequest.__dataclass_fields__) - {

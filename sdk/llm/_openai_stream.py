@@ -48,9 +48,12 @@ class OpenAIStreamAnswer:
             if choice.get("index", 0) == 0:
                 out += self._choice(choice)
         usage = chunk.get("usage")
-        if isinstance(usage, dict) and usage:  # OpenRath's shape: an empty block is no delta
+        if isinstance(usage, dict) and usage:
             self._usage = usage
-            out.append(RathLLMStreamDelta(usage=_token_usage(usage)))
+            # OpenRath's rule: a block without counts (the SDK dumps ``{}`` as all-None
+            # fields) is no delta.
+            if usage.get("prompt_tokens") or usage.get("completion_tokens"):
+                out.append(RathLLMStreamDelta(usage=_token_usage(usage)))
         return out
 
     def _choice(self, choice: dict[str, Any]) -> list[RathLLMStreamDelta]:

@@ -1,18 +1,12 @@
-"""OpenRath's module path ``rath.llm.chat_response``: the chat response values.
+"""OpenRath's ``rath.llm.chat_response``: a normalised chat response and its usage, as values."""
 
-Re-exported from ``rath.llm.dto``.
-"""
+from __future__ import annotations
 
-from rath.llm.dto import (
-    RathLLMAssistantMessage,
-    RathLLMChatChoice,
-    RathLLMChatResponse,
-    RathLLMFinishReason,
-    RathLLMTokenUsage,
-    RathLLMToolCallFunction,
-    RathLLMToolCallPart,
-    add_usage,
-)
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+RathLLMFinishReason = Literal["stop", "length", "tool_calls", "content_filter", "function_call"]
 
 __all__ = [
     "RathLLMAssistantMessage",
@@ -24,3 +18,103 @@ __all__ = [
     "RathLLMToolCallPart",
     "add_usage",
 ]
+
+
+@dataclass(frozen=True)
+class RathLLMTokenUsage:
+    """Token counts of one response."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    completion_tokens_details: Mapping[str, Any] | None = None
+    prompt_tokens_details: Mapping[str, Any] | None = None
+
+    def __add__(self, other: RathLLMTokenUsage) -> RathLLMTokenUsage:
+        """The field-by-field sum; the per-call detail dicts do not add up and are dropped."""
+        return RathLLMTokenUsage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.total_tokens + other.total_tokens,
+        )
+
+
+def add_usage(a: RathLLMTokenUsage | None, b: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:
+    """The field-by-field sum of two usages (OpenRath's ``add_usage``).
+
+    ``None`` only when both are; when one is ``None`` the other is returned as it is. The sum
+    drops the detail dicts, since per-call breakdowns do not add up.
+    """
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+@dataclass(frozen=True)
+class RathLLMToolCallFunction:
+    """A tool call's function: name, raw arguments, and the arguments parsed if they could be."""
+
+    name: str
+    arguments: str
+    arguments_parsed: dict[str, Any] | None
+    arguments_parse_error: bool
+
+
+@dataclass(frozen=True)
+class RathLLMToolCallPart:
+    """One tool call of an assistant message."""
+
+    id: str
+    type: str
+    function: RathLLMToolCallFunction
+
+
+@dataclass(frozen=True)
+class RathLLMAssistantMessage:
+    """The assistant's message of a choice."""
+
+    role: str = "assistant"
+    content: str | None = None
+    refusal: str | None = None
+    reasoning_content: str | None = None
+    tool_calls: tuple[RathLLMToolCallPart, ...] | None = None
+    function_call: Mapping[str, Any] | None = None
+    annotations: tuple[Any, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RathLLMChatChoice:
+    """One choice of a response."""
+
+    index: int
+    finish_reason: RathLLMFinishReason
+    message: RathLLMAssistantMessage
+    logprobs: Any = None
+
+
+@dataclass(frozen=True)
+class RathLLMChatResponse:
+    """A normalised Chat Completions response."""
+
+    id: str
+    choices: tuple[RathLLMChatChoice, ...]
+    created: int
+    model: str
+    object_type: str = "chat.completion"
+    service_tier: str | None = None
+    system_fingerprint: str | None = None
+    usage: RathLLMTokenUsage | None = None
+    raw: Any = None
+
+    @property
+    def primary_choice(self) -> RathLLMChatChoice:
+        """The first choice.
+
+        Raises:
+            IndexError: The response has no choices.
+        """
+        if not self.choices:
+            raise IndexError("the response has no choices")
+        return self.choices[0]

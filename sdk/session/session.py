@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from rath.errors import ConfigError, NotReadyError, RunError, StoreError
 from rath.llm._usage import TokenUsage, add_usage
-from rath.llm.dto import RathLLMTokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.llm.provider import Provider
 from rath.sandbox._spec import SandboxSpec
 from rath.session._diff import SessionDiff
@@ -57,9 +57,9 @@ _PREVIEW_CHARS = 256  # per row (tool arguments: 160), as OpenRath's preview
 class SessionTokenUsage(RathLLMTokenUsage):
     """OpenRath's token usage, as a session reports it (:attr:`Session.cumulative_usage`).
 
-    A :class:`~rath.llm.dto.RathLLMTokenUsage` that compares equal to, and adds (``+``) with,
-    any usage of the same three counts: OpenRath's type or Rath's ``TokenUsage``. The detail
-    dicts are not kept (Rath records only the counts).
+    A :class:`~rath.llm.chat_response.RathLLMTokenUsage` that compares equal to, and adds
+    (``+``) with, any usage of the same three counts: OpenRath's type or Rath's ``TokenUsage``.
+    The detail dicts are not kept (Rath records only the counts).
     """
 
     def counts(self) -> tuple[int, int, int]:

@@ -284,7 +284,7 @@ NAMES: dict[str, list[str]] = {
         "DEFAULT_EMBEDDING_MODEL",
         "add_usage",
     ],
-    "rath.llm.dto": ["add_usage"],
+    "rath.llm.chat_response": ["add_usage"],
     "rath.llm.openai": ["to_create_kwargs_stream", "OPENAI_RETRYABLE"],
     "rath.llm.anthropic": ["ANTHROPIC_RETRYABLE", "anthropic_event_to_deltas"],
     "rath.llm.retry": ["retry_with_backoff"],

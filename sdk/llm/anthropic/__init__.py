@@ -23,10 +23,8 @@ from rath.llm._anthropic_table import (
 )
 from rath.llm._direct import direct_target
 from rath.llm._direct_client import DirectChatClient
-from rath.llm.dto import (
-    RathLLMChatRequest,
-    RathLLMChatResponse,
-)
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.provider import Provider
 
 __all__ = [
@@ -55,7 +53,7 @@ class RathAnthropicChatClient(DirectChatClient):
     model. A server given by a base URL needs no key.
 
     Raises:
-        ConfigError: No key and no base URL (a ``ValueError``: "No API key found").
+        ConfigError: No key and no base URL (a ``ValueError``: "No Anthropic api_key found").
     """
 
     def __init__(self, provider: Provider) -> None:

@@ -1,9 +1,9 @@
 """OpenRath's direct OpenAI client and its pure helpers (``rath.llm.openai``).
 
 :class:`RathOpenAIChatClient` calls an OpenAI-compatible Chat Completions endpoint from plain
-Python with OpenRath's data types (:mod:`rath.llm.dto`) and retries; failures are
-:class:`~rath.llm.ProviderError`, classified as Rath's durable calls classify them. Rath's
-agents call models through activities instead.
+Python with OpenRath's data types (:mod:`rath.llm.chat_request`, :mod:`rath.llm.chat_response`)
+and retries; failures are :class:`~rath.llm.ProviderError`, classified as Rath's durable calls
+classify them. Rath's agents call models through activities instead.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from rath.llm._direct_client import DirectChatClient
 from rath.llm._openai_client import OPENAI_ERRORS
 from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm._wire import _KNOWN_REASONS
-from rath.llm.dto import (
+from rath.llm.chat_request import RathLLMChatRequest, strip_additional_properties
+from rath.llm.chat_response import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
-    RathLLMChatRequest,
     RathLLMChatResponse,
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
@@ -182,22 +182,10 @@ def _message(message: Any) -> dict[str, Any]:
     return out
 
 
-def _strip_additional_properties(schema: Any) -> Any:
-    if isinstance(schema, Mapping):
-        return {
-            k: _strip_additional_properties(v)
-            for k, v in schema.items()
-            if k != "additionalProperties"
-        }
-    if isinstance(schema, list):
-        return [_strip_additional_properties(v) for v in schema]
-    return schema
-
-
 def _tool(tool: Any) -> dict[str, Any]:
     function: dict[str, Any] = {
         "name": tool.name,
-        "parameters": _strip_additional_properties(tool.parameters),
+        "parameters": strip_additional_properties(tool.parameters),
     }
     if tool.description is not None:
         function["description"] = tool.description

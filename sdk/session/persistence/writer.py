@@ -22,7 +22,7 @@ from uuid import UUID
 
 from rath.errors import PersistenceError
 from rath.llm._usage import TokenUsage
-from rath.llm.dto import RathLLMTokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.session.chunk import ChunkRow
 from rath.session.persistence._records import (
     CURRENT_SCHEMA_VERSION,

@@ -14,7 +14,8 @@ from rath.llm.anthropic import (
     build_anthropic_kwargs,
     normalize_anthropic_response,
 )
-from rath.llm.dto import RathLLMChatRequest, RathLLMMessage, RathLLMTokenUsage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.testing import FakeAnthropicServer, error_reply, text_reply, tool_call_reply
 
 REQUEST = RathLLMChatRequest(
@@ -82,7 +83,7 @@ def test_a_streamed_answer_comes_as_deltas() -> None:
 
 
 def test_no_key_and_no_server_is_refused() -> None:
-    with pytest.raises(ConfigError, match="No API key found"):
+    with pytest.raises(ConfigError, match="No Anthropic api_key found"):
         RathAnthropicChatClient(Provider(model="c", provider_kind="anthropic"))
 
 

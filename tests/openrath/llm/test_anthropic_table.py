@@ -19,7 +19,7 @@ from rath.llm.anthropic import (
     build_anthropic_stream_kwargs,
     normalize_anthropic_response,
 )
-from rath.llm.dto import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
 
 MODEL = "claude-opus-4-7"
 

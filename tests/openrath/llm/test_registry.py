@@ -26,14 +26,9 @@ from rath.llm import (
     registered_kinds,
 )
 from rath.llm.aio import async_chat_client_for
-from rath.llm.dto import (
-    RathLLMAssistantMessage,
-    RathLLMChatChoice,
-    RathLLMChatRequest,
-    RathLLMChatResponse,
-    RathLLMMessage,
-)
-from rath.session import Session
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_response import RathLLMAssistantMessage, RathLLMChatChoice, RathLLMChatResponse
+from rath.session import Session, run_session_loop
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply
 
@@ -114,3 +109,17 @@ def test_a_kind_with_only_an_async_client_says_where_to_get_it() -> None:
     register_chat_client("echo-async", lambda spec, key: async_chat_client_for(spec))
     with pytest.raises(ConfigError, match=r"async_chat_client_for\(provider\)"):
         chat_client_for(Provider(model="echo-async:m"))
+
+
+def test_on_event_with_a_client_that_cannot_stream_is_a_type_error() -> None:
+    # Issue 29 item 6: refused before anything runs (OpenRath's resolve_executor), when read.
+    register_chat_client("shouting-quiet", Shouting)
+    provider = Provider(provider_kind="shouting-quiet", model="loud-1", api_key="test-key")
+    out = run_session_loop(
+        Session.from_user_message("hello"),
+        Session.from_agent_prompt("x"),
+        agent_provider=provider,
+        on_event=lambda delta: None,
+    )
+    with pytest.raises(TypeError, match="on_event requires a streaming client: the Shouting"):
+        out.synchronize()

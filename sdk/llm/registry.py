@@ -1,4 +1,4 @@
-"""OpenRath's synchronous chat clients: the protocols and ``chat_client_for``.
+"""OpenRath's ``rath.llm.registry``: the synchronous chat-client protocols and ``chat_client_for``.
 
 These are the clients a script calls directly (``client.complete(RathLLMChatRequest(...))``
 returns a ``RathLLMChatResponse``), and what a loop executor wraps. Rath's durable runs use
@@ -11,12 +11,22 @@ from collections.abc import Callable, Iterator
 from typing import Protocol, runtime_checkable
 
 from rath.errors import ConfigError
-from rath.llm._registry import registered_kinds, sync_factory
+from rath.llm._registry import register_chat_client, registered_kinds, sync_factory
 from rath.llm._stream import RathLLMStreamDelta
 from rath.llm.anthropic import RathAnthropicChatClient
-from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import Provider
+
+__all__ = [
+    "ChatClient",
+    "ChatClientFactory",
+    "StreamingChatClient",
+    "chat_client_for",
+    "register_chat_client",
+    "registered_kinds",
+]
 
 
 @runtime_checkable
@@ -77,4 +87,28 @@ def chat_client_for(provider: Provider) -> ChatClient:
     raise ConfigError(
         f"unknown provider_kind={kind!r}; registered kinds: {', '.join(registered_kinds())} "
         "(see rath.llm.register_chat_client)"
+    )
+
+
+def cannot_stream(provider: Provider) -> TypeError | None:
+    """The ``TypeError`` of ``on_event`` with ``provider``'s kind, if its client cannot stream.
+
+    Only a kind registered with OpenRath's ``factory(provider)`` may lack
+    ``complete_stream`` (the built-in clients and Rath's async ones stream); its client is
+    built to look, as OpenRath's loop builds it before the first call.
+    """
+    factory = sync_factory(provider.provider_kind or "openai")
+    if factory is None:
+        return None
+    client = factory(provider)
+    if isinstance(client, StreamingChatClient):
+        return None
+    return not_streaming(client, provider)
+
+
+def not_streaming(client: object, provider: Provider) -> TypeError:
+    """The error of ``on_event`` with a client that has no ``complete_stream``."""
+    return TypeError(
+        f"on_event requires a streaming client: the {type(client).__name__} of provider "
+        f"kind {provider.provider_kind!r} has no complete_stream"
     )
