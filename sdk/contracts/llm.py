@@ -9,9 +9,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from rath.contracts._contract import ActivityContract
-from rath.llm._stream import StreamOptions
 from rath.llm._usage import TokenUsage
 from rath.llm.provider import ProviderSpec
+from rath.llm.stream import StreamOptions
 from rath.llm.vlm import DEFAULT_IMAGE_PROMPT
 from rath.session.table_ref import TableRef
 

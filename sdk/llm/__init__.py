@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from rath.llm._embedding import embedder_for, register_embedder
     from rath.llm._errors import ProviderError
     from rath.llm._registry import ChatClients, register_chat_client, registered_kinds
-    from rath.llm._stream import RathLLMStreamDelta, StreamFold
     from rath.llm._usage import TokenUsage
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
         build_anthropic_stream_kwargs,
         normalize_anthropic_response,
     )
+    from rath.llm.base import ChatClient, ChatClientFactory, StreamingChatClient
     from rath.llm.chat_request import (
         RathLLMChatRequest,
         RathLLMFunctionTool,
@@ -53,12 +53,8 @@ if TYPE_CHECKING:
     )
     from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
     from rath.llm.provider import Provider, ProviderSpec
-    from rath.llm.registry import (
-        ChatClient,
-        ChatClientFactory,
-        StreamingChatClient,
-        chat_client_for,
-    )
+    from rath.llm.registry import chat_client_for
+    from rath.llm.stream import RathLLMStreamDelta, StreamFold
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
@@ -113,8 +109,8 @@ __all__ = [
 # name -> defining module
 _EXPORTS: dict[str, str] = {
     "BudgetExceededError": "rath.errors",
-    "ChatClient": "rath.llm.registry",
-    "ChatClientFactory": "rath.llm.registry",
+    "ChatClient": "rath.llm.base",
+    "ChatClientFactory": "rath.llm.base",
     "ChatClients": "rath.llm._registry",
     "ChatRequest": "rath.llm._client",
     "Completion": "rath.llm._wire",
@@ -132,15 +128,15 @@ _EXPORTS: dict[str, str] = {
     "RathLLMFunctionTool": "rath.llm.chat_request",
     "RathLLMMessage": "rath.llm.chat_request",
     "RathLLMRole": "rath.llm.chat_request",
-    "RathLLMStreamDelta": "rath.llm._stream",
+    "RathLLMStreamDelta": "rath.llm.stream",
     "RathLLMTokenUsage": "rath.llm.chat_response",
     "RathLLMToolCallFunction": "rath.llm.chat_response",
     "RathLLMToolCallPart": "rath.llm.chat_response",
     "RathOpenAIChatClient": "rath.llm.openai",
     "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
     "RathOpenAIVLMClient": "rath.llm.vlm_provider",
-    "StreamFold": "rath.llm._stream",
-    "StreamingChatClient": "rath.llm.registry",
+    "StreamFold": "rath.llm.stream",
+    "StreamingChatClient": "rath.llm.base",
     "TokenUsage": "rath.llm._usage",
     "VLMProvider": "rath.llm.vlm_provider",
     "WireToolCall": "rath.llm._wire",

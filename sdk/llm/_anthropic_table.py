@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rath.errors import ConfigError
-from rath.llm._stream import RathLLMStreamDelta
 from rath.llm._usage import TokenUsage
 from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
 from rath.llm.chat_response import (
@@ -26,6 +25,7 @@ from rath.llm.chat_response import (
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
+from rath.llm.stream import RathLLMStreamDelta
 from rath.llm.tool_args import parse_tool_arguments
 
 _DEFAULT_MAX_TOKENS = 4096

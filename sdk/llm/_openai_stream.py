@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from rath.llm._errors import ProviderError
-from rath.llm._stream import RathLLMStreamDelta
 from rath.llm._usage import TokenUsage
 from rath.llm._wire import _KNOWN_REASONS
+from rath.llm.stream import RathLLMStreamDelta
 
 
 class OpenAIStreamAnswer:

@@ -1,59 +1,23 @@
-"""OpenRath's ``rath.llm.registry``: the synchronous chat-client protocols and ``chat_client_for``.
+"""OpenRath's ``rath.llm.registry``: which synchronous chat client serves a provider's kind.
 
-These are the clients a script calls directly (``client.complete(RathLLMChatRequest(...))``
-returns a ``RathLLMChatResponse``), and what a loop executor wraps. Rath's durable runs use
-the async clients of :func:`rath.llm.aio.async_chat_client_for` in their activities instead.
+Rath's durable runs use the async face instead (:func:`rath.llm.aio.async_chat_client_for`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Protocol, runtime_checkable
-
 from rath.errors import ConfigError
 from rath.llm._registry import register_chat_client, registered_kinds, sync_factory
-from rath.llm._stream import RathLLMStreamDelta
 from rath.llm.anthropic import RathAnthropicChatClient
-from rath.llm.chat_request import RathLLMChatRequest
-from rath.llm.chat_response import RathLLMChatResponse
+from rath.llm.base import ChatClient, ChatClientFactory, StreamingChatClient
 from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import Provider
 
 __all__ = [
-    "ChatClient",
-    "ChatClientFactory",
-    "StreamingChatClient",
     "chat_client_for",
     "register_chat_client",
     "registered_kinds",
 ]
 
-
-@runtime_checkable
-class ChatClient(Protocol):
-    """A synchronous chat client: its provider, and one call at a time."""
-
-    @property
-    def provider(self) -> Provider:
-        """The provider this client calls."""
-        ...
-
-    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
-        """Run one chat call and return the whole answer."""
-        ...
-
-
-@runtime_checkable
-class StreamingChatClient(ChatClient, Protocol):
-    """A synchronous chat client that can also stream."""
-
-    def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]:
-        """Run one chat call, yielding its deltas as they come."""
-        ...
-
-
-ChatClientFactory = Callable[[Provider], ChatClient]
-"""OpenRath's factory: builds a synchronous client for a provider."""
 
 _BUILT_IN: dict[str, ChatClientFactory] = {
     "openai": RathOpenAIChatClient,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast, get_args, runtime_checkable
 
 from rath.errors import ConfigError
-from rath.llm._stream import RathLLMStreamDelta, StreamFold
+from rath.llm.base import ChatClient, StreamingChatClient
 from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool
 from rath.llm.chat_response import (
     RathLLMAssistantMessage,
@@ -26,12 +26,8 @@ from rath.llm.chat_response import (
     RathLLMToolCallPart,
 )
 from rath.llm.provider import Provider
-from rath.llm.registry import (
-    ChatClient,
-    StreamingChatClient,
-    chat_client_for,
-    not_streaming,
-)
+from rath.llm.registry import chat_client_for, not_streaming
+from rath.llm.stream import RathLLMStreamDelta, StreamFold
 from rath.llm.tool_args import parse_tool_arguments
 from rath.session._loop import run_session_loop
 from rath.session.session import Session

@@ -170,7 +170,7 @@ def test_a_retry_voids_the_round_and_stale_attempts_are_ignored() -> None:
 
 
 def test_coalescing_merges_pieces_but_keeps_order_and_meaning() -> None:
-    from rath.llm._stream import coalesce
+    from rath.llm.stream import coalesce
 
     events = [
         D(content_delta="a"),
