@@ -34,7 +34,7 @@ from rath.flow.tool import (
     flow_tool_files_write,
     global_system_tools,
 )
-from rath.llm import Provider, RathLLMFunctionTool, TokenUsage
+from rath.llm import Provider, RathLLMFunctionTool, RathLLMTokenUsage
 from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
 from rath.llm.anthropic import RathAnthropicChatClient
 from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
@@ -406,7 +406,7 @@ def test_session_and_placement_json(tmp_path: Path) -> None:
     user = Session.from_user_message("hi")
     prompt = Session.from_agent_prompt("You are terse.")
     used = Session.from_user_message("u")
-    used.cumulative_usage = TokenUsage(prompt_tokens=3, completion_tokens=2, total_tokens=5)
+    used.cumulative_usage = RathLLMTokenUsage(3, 2, 5)
     docker = SandboxSpec(
         backend="docker",
         image="python:3.12-slim",

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from rath.llm._embedding import embedder_for, register_embedder
     from rath.llm._errors import ProviderError
     from rath.llm._registry import ChatClients, register_chat_client, registered_kinds
-    from rath.llm._usage import TokenUsage
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
     from rath.llm.anthropic import (
@@ -87,7 +86,6 @@ __all__ = [
     "RathOpenAIVLMClient",
     "StreamFold",
     "StreamingChatClient",
-    "TokenUsage",
     "VLMProvider",
     "WireToolCall",
     "add_usage",
@@ -137,7 +135,6 @@ _EXPORTS: dict[str, str] = {
     "RathOpenAIVLMClient": "rath.llm.vlm_provider",
     "StreamFold": "rath.llm.stream",
     "StreamingChatClient": "rath.llm.base",
-    "TokenUsage": "rath.llm._usage",
     "VLMProvider": "rath.llm.vlm_provider",
     "WireToolCall": "rath.llm._wire",
     "add_usage": "rath.llm.chat_response",

@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rath.errors import ConfigError
-from rath.llm._usage import TokenUsage
 from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
 from rath.llm.chat_response import (
     RathLLMAssistantMessage,
@@ -291,7 +290,7 @@ def _message_delta(data: Mapping[str, Any]) -> list[RathLLMStreamDelta]:
         prompt = int(usage.get("input_tokens") or 0)
         completion = int(usage.get("output_tokens") or 0)
         if prompt or completion:
-            tokens = TokenUsage(
+            tokens = RathLLMTokenUsage(
                 prompt_tokens=prompt,
                 completion_tokens=completion,
                 total_tokens=prompt + completion,

@@ -15,7 +15,7 @@ Requests (:func:`anthropic_request`):
 
 Responses (:func:`anthropic_completion`): text blocks join into the content, ``tool_use``
 blocks become tool calls, ``stop_reason`` maps onto OpenAI's finish reasons, and
-``input_tokens`` (plus cache reads and writes) / ``output_tokens`` onto :class:`TokenUsage`.
+``input_tokens`` (plus cache reads and writes) / ``output_tokens`` onto :class:`RathLLMTokenUsage`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rath.llm._usage import TokenUsage
 from rath.llm._wire import Completion, WireToolCall, parse_arguments
+from rath.llm.chat_response import RathLLMTokenUsage
 
 DEFAULT_MAX_TOKENS = 4096
 CONTINUE_TEXT = "(continue)"
@@ -256,7 +256,7 @@ def _tool_choice(choice: Any, parallel: Any) -> dict[str, Any] | None:
     return mapped
 
 
-def _usage(usage: Any) -> TokenUsage | None:
+def _usage(usage: Any) -> RathLLMTokenUsage | None:
     if not isinstance(usage, dict):
         return None
     # With prompt caching, input_tokens counts only the uncached part of the prompt.
@@ -265,6 +265,6 @@ def _usage(usage: Any) -> TokenUsage | None:
         for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     )
     completion = int(usage.get("output_tokens") or 0)
-    return TokenUsage(
+    return RathLLMTokenUsage(
         prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
     )

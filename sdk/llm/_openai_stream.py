@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from rath.llm._errors import ProviderError
-from rath.llm._usage import TokenUsage
-from rath.llm._wire import _KNOWN_REASONS
+from rath.llm._wire import _KNOWN_REASONS, counted_usage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.llm.stream import RathLLMStreamDelta
 
 
@@ -126,9 +126,7 @@ class OpenAIStreamAnswer:
         }
 
 
-def _token_usage(usage: dict[str, Any]) -> TokenUsage:
-    return TokenUsage(
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or 0),
-        total_tokens=int(usage.get("total_tokens") or 0),
+def _token_usage(usage: dict[str, Any]) -> RathLLMTokenUsage:
+    return counted_usage(
+        usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("total_tokens")
     )

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import CoreSchema, core_schema
 
 RathLLMFinishReason = Literal["stop", "length", "tool_calls", "content_filter", "function_call"]
 
@@ -17,6 +20,8 @@ __all__ = [
     "RathLLMToolCallFunction",
     "RathLLMToolCallPart",
     "add_usage",
+    "usage_from_json",
+    "usage_json",
 ]
 
 
@@ -37,6 +42,40 @@ class RathLLMTokenUsage:
             self.completion_tokens + other.completion_tokens,
             self.total_tokens + other.total_tokens,
         )
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        # In Rath's payloads and records the absent details are left out, so a usage is the
+        # three counts that recorded histories hold.
+        serialization = core_schema.plain_serializer_function_ser_schema(usage_json)
+        return cast(CoreSchema, {**handler(source), "serialization": serialization})
+
+
+def usage_from_json(data: Mapping[str, Any]) -> RathLLMTokenUsage:
+    """The usage :func:`usage_json` wrote (a recorded three-count dict reads back too)."""
+    return RathLLMTokenUsage(
+        int(data.get("prompt_tokens") or 0),
+        int(data.get("completion_tokens") or 0),
+        int(data.get("total_tokens") or 0),
+        data.get("completion_tokens_details"),
+        data.get("prompt_tokens_details"),
+    )
+
+
+def usage_json(usage: RathLLMTokenUsage) -> dict[str, Any]:
+    """``usage`` as JSON: the three counts, and the detail dicts that are set."""
+    out: dict[str, Any] = {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+    if usage.completion_tokens_details is not None:
+        out["completion_tokens_details"] = dict(usage.completion_tokens_details)
+    if usage.prompt_tokens_details is not None:
+        out["prompt_tokens_details"] = dict(usage.prompt_tokens_details)
+    return out
 
 
 def add_usage(a: RathLLMTokenUsage | None, b: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:

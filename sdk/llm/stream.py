@@ -19,7 +19,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 
 TOPIC = "rath.llm.delta"
 """The workflow-stream topic a run's model deltas are published on."""
@@ -69,7 +69,7 @@ class RathLLMStreamDelta(BaseModel):
     tool_call_name_delta: str | None = None
     tool_call_args_delta: str | None = None
     finish_reason: str | None = None
-    usage: TokenUsage | None = None
+    usage: RathLLMTokenUsage | None = None
     round: int = 0
     attempt: int = 1
     retry: bool = False
@@ -143,7 +143,7 @@ class FoldedRound:
     content: str = ""
     tool_calls: dict[int, FoldedCall] = field(default_factory=dict)
     finish_reason: str | None = None
-    usage: TokenUsage | None = None
+    usage: RathLLMTokenUsage | None = None
 
 
 class StreamFold:

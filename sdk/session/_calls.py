@@ -22,7 +22,7 @@ from rath.contracts import (
     SessionLoopInput,
     ToolSet,
 )
-from rath.llm._usage import add_usage
+from rath.llm.chat_response import add_usage
 from rath.llm.provider import Provider, ProviderSpec
 from rath.llm.stream import RathLLMStreamDelta, StreamOptions
 from rath.session.session import Session

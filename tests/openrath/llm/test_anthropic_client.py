@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from rath.errors import ConfigError
-from rath.llm import Provider, ProviderError, RathLLMFunctionTool, RathLLMStreamDelta, TokenUsage
+from rath.llm import (
+    Provider,
+    ProviderError,
+    RathLLMFunctionTool,
+    RathLLMStreamDelta,
+    RathLLMTokenUsage,
+)
 from rath.llm.anthropic import (
     RathAnthropicChatClient,
     anthropic_event_to_deltas,
@@ -15,7 +21,6 @@ from rath.llm.anthropic import (
     normalize_anthropic_response,
 )
 from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
-from rath.llm.chat_response import RathLLMTokenUsage
 from rath.testing import FakeAnthropicServer, error_reply, text_reply, tool_call_reply
 
 REQUEST = RathLLMChatRequest(
@@ -117,7 +122,7 @@ def test_events_and_payloads_map_on_their_own() -> None:
     }
     assert anthropic_event_to_deltas(end) == [  # the stop reason, then the usage, apart
         RathLLMStreamDelta(finish_reason="tool_calls"),
-        RathLLMStreamDelta(usage=TokenUsage(completion_tokens=5, total_tokens=5)),
+        RathLLMStreamDelta(usage=RathLLMTokenUsage(0, 5, 5)),
     ]
     assert anthropic_event_to_deltas({"type": "ping"}) == []
     payload = {

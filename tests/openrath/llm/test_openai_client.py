@@ -9,10 +9,16 @@ from openai._models import construct_type
 from openai.types.chat import ChatCompletionChunk
 
 from rath.errors import ConfigError
-from rath.llm import Provider, ProviderError, RathLLMFunctionTool, RathLLMStreamDelta, TokenUsage
+from rath.llm import (
+    Provider,
+    ProviderError,
+    RathLLMFunctionTool,
+    RathLLMStreamDelta,
+    RathLLMTokenUsage,
+)
 from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
-from rath.llm.chat_response import RathLLMChatResponse, RathLLMTokenUsage, add_usage
+from rath.llm.chat_response import RathLLMChatResponse, add_usage
 from rath.llm.openai import (
     RathOpenAIChatClient,
     normalize_chat_completion,
@@ -91,7 +97,7 @@ def test_a_streamed_answer_comes_as_deltas() -> None:
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     assert "".join(d.content_delta or "" for d in deltas) == "Hello there."
     assert RathLLMStreamDelta(finish_reason="stop") in deltas
-    assert deltas[-1] == RathLLMStreamDelta(usage=TokenUsage(prompt_tokens=4, completion_tokens=2))
+    assert deltas[-1] == RathLLMStreamDelta(usage=RathLLMTokenUsage(4, 2, 6))
 
 
 def test_no_key_and_no_server_is_refused() -> None:
