@@ -13,7 +13,7 @@ from typing import Any
 
 import anthropic
 
-from rath.llm._anthropic_client import ANTHROPIC_ERRORS
+from rath.llm._anthropic_client import ANTHROPIC_ERRORS, anthropic_sdk
 from rath.llm._anthropic_stream import AnthropicStreamAnswer
 from rath.llm._anthropic_table import (
     anthropic_event_to_deltas,
@@ -61,11 +61,8 @@ class RathAnthropicChatClient(DirectChatClient):
             provider, "anthropic", label="Anthropic", key_envs=lambda url: ("ANTHROPIC_API_KEY",)
         )
         super().__init__(provider, target)
-        self._client = anthropic.Anthropic(
-            api_key=target.key or "unused",
-            base_url=target.base_url,
-            max_retries=0,
-            timeout=target.timeout,
+        self._client = anthropic_sdk(
+            target.base_url, target.key or "unused", target.timeout, asynchronous=False
         )
 
     errors = ANTHROPIC_ERRORS

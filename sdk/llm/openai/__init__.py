@@ -14,10 +14,10 @@ from typing import Any
 import openai
 
 from rath.errors import ConfigError
-from rath.llm._azure import AZURE_KEY_ENVS, azure_api_version, azure_endpoint, azure_style
+from rath.llm._azure import AZURE_KEY_ENVS, azure_style
 from rath.llm._direct import direct_target
 from rath.llm._direct_client import DirectChatClient
-from rath.llm._openai_client import OPENAI_ERRORS
+from rath.llm._openai_client import OPENAI_ERRORS, openai_sdk
 from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm._wire import _KNOWN_REASONS
 from rath.llm.chat_request import RathLLMChatRequest, strip_additional_properties
@@ -132,20 +132,9 @@ class RathOpenAIChatClient(DirectChatClient):
             url_envs=("OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT"),
         )
         super().__init__(provider, target)
-        key, base_url = target.key or "unused", target.base_url
-        self._client: openai.OpenAI
-        if azure_style(base_url) == "legacy" and base_url:
-            self._client = openai.AzureOpenAI(
-                api_key=key,
-                azure_endpoint=azure_endpoint(base_url),
-                api_version=azure_api_version(),
-                max_retries=0,
-                timeout=target.timeout,
-            )
-        else:
-            self._client = openai.OpenAI(
-                api_key=key, base_url=base_url, max_retries=0, timeout=target.timeout
-            )
+        self._client = openai_sdk(
+            target.base_url, target.key or "unused", target.timeout, asynchronous=False
+        )
 
     errors = OPENAI_ERRORS
 
