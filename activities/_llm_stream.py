@@ -22,7 +22,8 @@ from contextlib import asynccontextmanager
 from temporalio import activity
 from temporalio.contrib.workflow_streams import WorkflowStreamClient
 
-from rath.llm.stream import TOPIC, RathLLMStreamDelta, StreamOptions, coalesce
+from rath.llm.chat_response import RathLLMStreamDelta
+from rath.llm.stream import TOPIC, StreamOptions, coalesce
 
 _CLOSE_TIMEOUT = 10.0
 

@@ -27,14 +27,8 @@ plain Python: inside a durable ``forward`` the callback could not reach the call
 """
 
 from rath.llm._stream_clients import AsyncStreamingChatClient, stream_completion
-from rath.llm.stream import (
-    TOPIC,
-    FoldedCall,
-    FoldedRound,
-    RathLLMStreamDelta,
-    StreamFold,
-    StreamOptions,
-)
+from rath.llm.chat_response import RathLLMStreamDelta
+from rath.llm.stream import TOPIC, FoldedCall, FoldedRound, StreamFold, StreamOptions
 from rath.runtime.follow import EventCallback, EventFollower, follow_events, stream_events
 
 __all__ = [

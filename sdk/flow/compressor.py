@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 from rath.flow.agent_param import AgentParam
 from rath.flow.workflow import Workflow
+from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
-from rath.llm.stream import RathLLMStreamDelta
 from rath.session._compress import run_session_compress
 from rath.session.session import Session
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         RathLLMChatChoice,
         RathLLMChatResponse,
         RathLLMFinishReason,
+        RathLLMStreamDelta,
         RathLLMTokenUsage,
         RathLLMToolCallFunction,
         RathLLMToolCallPart,
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
     from rath.llm.provider import Provider, ProviderSpec
     from rath.llm.registry import chat_client_for
-    from rath.llm.stream import RathLLMStreamDelta, StreamFold
+    from rath.llm.stream import StreamFold
     from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
 
 __all__ = [
@@ -126,7 +127,7 @@ _EXPORTS: dict[str, str] = {
     "RathLLMFunctionTool": "rath.llm.chat_request",
     "RathLLMMessage": "rath.llm.chat_request",
     "RathLLMRole": "rath.llm.chat_request",
-    "RathLLMStreamDelta": "rath.llm.stream",
+    "RathLLMStreamDelta": "rath.llm.chat_response",
     "RathLLMTokenUsage": "rath.llm.chat_response",
     "RathLLMToolCallFunction": "rath.llm.chat_response",
     "RathLLMToolCallPart": "rath.llm.chat_response",

@@ -20,11 +20,11 @@ from rath.llm.chat_response import (
     RathLLMChatChoice,
     RathLLMChatResponse,
     RathLLMFinishReason,
+    RathLLMStreamDelta,
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
-from rath.llm.stream import RathLLMStreamDelta
 from rath.llm.tool_args import parse_tool_arguments
 
 _DEFAULT_MAX_TOKENS = 4096

@@ -11,8 +11,7 @@ from typing import Any
 
 from rath.llm._errors import ProviderError
 from rath.llm._wire import _KNOWN_REASONS, counted_usage
-from rath.llm.chat_response import RathLLMTokenUsage
-from rath.llm.stream import RathLLMStreamDelta
+from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
 
 
 class OpenAIStreamAnswer:

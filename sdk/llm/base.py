@@ -10,9 +10,8 @@ from collections.abc import Callable, Iterator
 from typing import Protocol, runtime_checkable
 
 from rath.llm.chat_request import RathLLMChatRequest
-from rath.llm.chat_response import RathLLMChatResponse
+from rath.llm.chat_response import RathLLMChatResponse, RathLLMStreamDelta
 from rath.llm.provider import Provider
-from rath.llm.stream import RathLLMStreamDelta
 
 __all__ = ["ChatClient", "ChatClientFactory", "StreamingChatClient"]
 

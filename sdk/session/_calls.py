@@ -22,9 +22,9 @@ from rath.contracts import (
     SessionLoopInput,
     ToolSet,
 )
-from rath.llm.chat_response import add_usage
+from rath.llm.chat_response import RathLLMStreamDelta, add_usage
 from rath.llm.provider import Provider, ProviderSpec
-from rath.llm.stream import RathLLMStreamDelta, StreamOptions
+from rath.llm.stream import StreamOptions
 from rath.session.session import Session
 from rath.utils.text import markdown_fields, preview
 

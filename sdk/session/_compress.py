@@ -14,8 +14,8 @@ from typing import Any
 from temporalio import workflow
 
 from rath.errors import ConfigError
+from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
-from rath.llm.stream import RathLLMStreamDelta
 from rath.runtime.launch import start_compress
 from rath.session._calls import CompressJob, slug
 from rath.session._graph_mode import stamped

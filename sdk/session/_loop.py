@@ -19,9 +19,9 @@ from temporalio import workflow
 from rath.budget import Budget
 from rath.contracts import AgentMemory, LoopOptions
 from rath.errors import ConfigError
+from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
 from rath.llm.registry import cannot_stream
-from rath.llm.stream import RathLLMStreamDelta
 from rath.runtime.launch import start_loop
 from rath.session._calls import LoopCall, slug
 from rath.session._graph_mode import stamped

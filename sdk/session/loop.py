@@ -21,13 +21,14 @@ from rath.llm.chat_response import (
     RathLLMChatChoice,
     RathLLMChatResponse,
     RathLLMFinishReason,
+    RathLLMStreamDelta,
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
 from rath.llm.provider import Provider
 from rath.llm.registry import chat_client_for, not_streaming
-from rath.llm.stream import RathLLMStreamDelta, StreamFold
+from rath.llm.stream import StreamFold
 from rath.llm.tool_args import parse_tool_arguments
 from rath.session._loop import run_session_loop
 from rath.session.session import Session

@@ -298,6 +298,7 @@ NAMES: dict[str, list[str]] = {
         "RathLLMFinishReason",
         "RathLLMChatChoice",
         "RathLLMChatResponse",
+        "RathLLMStreamDelta",
         "add_usage",
     ],
     "rath.llm.base": ["ChatClient", "StreamingChatClient", "ChatClientFactory"],
