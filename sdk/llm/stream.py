@@ -1,14 +1,6 @@
-"""Streaming events: the pieces of a model's answer a run sends its caller while it is written.
+"""Rath's stream machinery: topic, options, fold and coalescing of model deltas.
 
-A run started with ``on_event`` streams every loop round's completion from the provider and
-publishes :class:`RathLLMStreamDelta` events to its workflow stream (``TOPIC``); the caller's
-callback receives them in order. The durable result does not change: each round still
-appends exactly one assistant row, built from the whole answer.
-
-Every event names its loop ``round`` and the LLM activity ``attempt`` that produced it. An
-attempt after the first begins with a ``retry`` event, which voids whatever earlier attempts
-of that round streamed; :class:`StreamFold` applies that rule when folding events back into
-answers.
+Retry events void a round's earlier attempts (docs/providers.md, "Streaming").
 """
 
 from __future__ import annotations
