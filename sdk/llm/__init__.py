@@ -52,10 +52,11 @@ if TYPE_CHECKING:
         RathOpenAIEmbeddingClient,
     )
     from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
+    from rath.llm.openai.vlm import RathOpenAIVLMClient
     from rath.llm.provider import Provider, ProviderSpec
     from rath.llm.registry import chat_client_for
     from rath.llm.stream import StreamFold
-    from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
+    from rath.llm.vlm import VLMProvider
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
@@ -133,10 +134,10 @@ _EXPORTS: dict[str, str] = {
     "RathLLMToolCallPart": "rath.llm.chat_response",
     "RathOpenAIChatClient": "rath.llm.openai",
     "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
-    "RathOpenAIVLMClient": "rath.llm.vlm_provider",
+    "RathOpenAIVLMClient": "rath.llm.openai.vlm",
     "StreamFold": "rath.llm.stream",
     "StreamingChatClient": "rath.llm.base",
-    "VLMProvider": "rath.llm.vlm_provider",
+    "VLMProvider": "rath.llm.vlm",
     "WireToolCall": "rath.llm._wire",
     "add_usage": "rath.llm.chat_response",
     "build_anthropic_kwargs": "rath.llm.anthropic",
