@@ -46,12 +46,9 @@ if TYPE_CHECKING:
         RathLLMToolCallPart,
         add_usage,
     )
-    from rath.llm.embedding_provider import (
-        DEFAULT_EMBEDDING_MODEL,
-        EmbeddingProvider,
-        RathOpenAIEmbeddingClient,
-    )
+    from rath.llm.embedding import DEFAULT_EMBEDDING_MODEL, EmbeddingProvider
     from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
+    from rath.llm.openai.embedding import RathOpenAIEmbeddingClient
     from rath.llm.openai.vlm import RathOpenAIVLMClient
     from rath.llm.provider import Provider, ProviderSpec
     from rath.llm.registry import chat_client_for
@@ -114,8 +111,8 @@ _EXPORTS: dict[str, str] = {
     "ChatClients": "rath.llm._registry",
     "ChatRequest": "rath.llm._client",
     "Completion": "rath.llm._wire",
-    "DEFAULT_EMBEDDING_MODEL": "rath.llm.embedding_provider",
-    "EmbeddingProvider": "rath.llm.embedding_provider",
+    "DEFAULT_EMBEDDING_MODEL": "rath.llm.embedding",
+    "EmbeddingProvider": "rath.llm.embedding",
     "Provider": "rath.llm.provider",
     "ProviderError": "rath.llm._errors",
     "ProviderSpec": "rath.llm.provider",
@@ -133,7 +130,7 @@ _EXPORTS: dict[str, str] = {
     "RathLLMToolCallFunction": "rath.llm.chat_response",
     "RathLLMToolCallPart": "rath.llm.chat_response",
     "RathOpenAIChatClient": "rath.llm.openai",
-    "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
+    "RathOpenAIEmbeddingClient": "rath.llm.openai.embedding",
     "RathOpenAIVLMClient": "rath.llm.openai.vlm",
     "StreamFold": "rath.llm.stream",
     "StreamingChatClient": "rath.llm.base",
