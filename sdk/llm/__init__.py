@@ -1,14 +1,7 @@
 """Model providers: chat clients, their registry, and the types that describe LLM calls.
 
-Chat clients exist for any OpenAI-compatible server and for Anthropic, in two faces:
-OpenRath's synchronous ones, here (:func:`chat_client_for`, :class:`ChatClient`), and the
-async ones Rath's activities use, in :mod:`rath.llm.aio` (this package's public names stay
-synchronous, as OpenRath's rule asks). Image description and embedders are built on the same
-providers. Streamed answers arrive as :class:`RathLLMStreamDelta` events (also in
-:mod:`rath.streaming`, with the API for following a run).
-
-The names load on first use (PEP 562), so value modules such as ``rath.llm.provider``
-import without loading the vendor SDKs.
+OpenRath's synchronous names; the async face is :mod:`rath.llm.aio` (docs/providers.md). The
+names load on first use (PEP 562), so value modules import without the vendor SDKs.
 """
 
 import importlib

@@ -1,10 +1,6 @@
 """OpenRath's Anthropic translation table: requests, responses and stream events, as pure functions.
 
-It follows OpenRath's table exactly, which differs on purpose from the durable loop's wire
-(:mod:`rath.llm._anthropic_wire`, shaped for the live API): turns of one role are not merged,
-no ``(continue)`` turn is added, plain text stays a string, ``metadata`` passes as given, and
-``tool_choice`` is mapped whether or not the request has tools. Public through
-:mod:`rath.llm.anthropic`.
+Exactly OpenRath's, apart on purpose from the durable loop's wire (docs/openrath.md).
 """
 
 from __future__ import annotations

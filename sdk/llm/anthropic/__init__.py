@@ -1,10 +1,6 @@
 """OpenRath's direct Anthropic client and its pure helpers (``rath.llm.anthropic``).
 
-The helpers follow OpenRath's translation table exactly, which differs on purpose from the
-durable loop's wire (:mod:`rath.llm._anthropic_wire`, shaped for the live API): turns of one
-role are not merged, no ``(continue)`` turn is added, plain text stays a string, ``metadata``
-passes as given, and ``tool_choice`` is mapped whether or not the request has tools. Client
-failures are :class:`~rath.llm.ProviderError`, retried when retrying may help.
+They follow OpenRath's table, not the durable loop's live-API wire (docs/openrath.md).
 """
 
 from __future__ import annotations
