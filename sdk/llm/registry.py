@@ -58,21 +58,23 @@ def cannot_stream(provider: Provider) -> TypeError | None:
     """The ``TypeError`` of ``on_event`` with ``provider``'s kind, if its client cannot stream.
 
     Only a kind registered with OpenRath's ``factory(provider)`` may lack
-    ``complete_stream`` (the built-in clients and Rath's async ones stream); its client is
-    built to look, as OpenRath's loop builds it before the first call.
+    ``complete_stream`` (the built-in clients and Rath's async ones stream). A class is read,
+    not built; another factory's client is built to look, as OpenRath's loop builds it.
     """
     factory = sync_factory(provider.provider_kind or "openai")
     if factory is None:
         return None
-    client = factory(provider)
-    if isinstance(client, StreamingChatClient):
-        return None
-    return not_streaming(client, provider)
+    if isinstance(factory, type):
+        streams, name = callable(getattr(factory, "complete_stream", None)), factory.__name__
+    else:
+        client = factory(provider)
+        streams, name = isinstance(client, StreamingChatClient), type(client).__name__
+    return None if streams else not_streaming(name, provider)
 
 
-def not_streaming(client: object, provider: Provider) -> TypeError:
+def not_streaming(client_name: str, provider: Provider) -> TypeError:
     """The error of ``on_event`` with a client that has no ``complete_stream``."""
     return TypeError(
-        f"on_event requires a streaming client: the {type(client).__name__} of provider "
+        f"on_event requires a streaming client: the {client_name} of provider "
         f"kind {provider.provider_kind!r} has no complete_stream"
     )

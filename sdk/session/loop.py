@@ -142,7 +142,7 @@ def resolve_executor(
     if on_event is None:
         return DefaultSessionLoopExecutor(client)
     if not isinstance(client, StreamingChatClient):
-        raise not_streaming(client, agent_provider)
+        raise not_streaming(type(client).__name__, agent_provider)
     return StreamingExecutor(client, on_event)
 
 

@@ -123,3 +123,18 @@ def test_on_event_with_a_client_that_cannot_stream_is_a_type_error() -> None:
     )
     with pytest.raises(TypeError, match="on_event requires a streaming client: the Shouting"):
         out.synchronize()
+
+    # A factory function's client is built to look (a class is only read).
+    def build(provider: Provider) -> Shouting:
+        return Shouting(provider)
+
+    register_chat_client("shouting-built", build)
+    built = Provider(provider_kind="shouting-built", model="loud-1", api_key="test-key")
+    out = run_session_loop(
+        Session.from_user_message("hello"),
+        Session.from_agent_prompt("x"),
+        agent_provider=built,
+        on_event=lambda delta: None,
+    )
+    with pytest.raises(TypeError, match="the Shouting of provider kind 'shouting-built'"):
+        out.synchronize()
