@@ -10,6 +10,8 @@ run's model calls on the worker, with the provider rebuilt there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from support import FAST
 
@@ -111,30 +113,23 @@ def test_a_kind_with_only_an_async_client_says_where_to_get_it() -> None:
         chat_client_for(Provider(model="echo-async:m"))
 
 
-def test_on_event_with_a_client_that_cannot_stream_is_a_type_error() -> None:
+def _build(provider: Provider) -> Shouting:
+    return Shouting(provider)
+
+
+@pytest.mark.parametrize("factory", [Shouting, _build], ids=["class", "function"])
+def test_on_event_with_a_client_that_cannot_stream_is_a_type_error(
+    factory: Callable[[Provider], Shouting],
+) -> None:
     # Issue 29 item 6: refused before anything runs (OpenRath's resolve_executor), when read.
-    register_chat_client("shouting-quiet", Shouting)
-    provider = Provider(provider_kind="shouting-quiet", model="loud-1", api_key="test-key")
+    # A class is only read; a factory function's client is built to look.
+    kind = f"shouting-quiet-{factory.__name__}"
+    register_chat_client(kind, factory)
     out = run_session_loop(
         Session.from_user_message("hello"),
         Session.from_agent_prompt("x"),
-        agent_provider=provider,
+        agent_provider=Provider(provider_kind=kind, model="loud-1", api_key="test-key"),
         on_event=lambda delta: None,
     )
-    with pytest.raises(TypeError, match="on_event requires a streaming client: the Shouting"):
-        out.synchronize()
-
-    # A factory function's client is built to look (a class is only read).
-    def build(provider: Provider) -> Shouting:
-        return Shouting(provider)
-
-    register_chat_client("shouting-built", build)
-    built = Provider(provider_kind="shouting-built", model="loud-1", api_key="test-key")
-    out = run_session_loop(
-        Session.from_user_message("hello"),
-        Session.from_agent_prompt("x"),
-        agent_provider=built,
-        on_event=lambda delta: None,
-    )
-    with pytest.raises(TypeError, match="the Shouting of provider kind 'shouting-built'"):
+    with pytest.raises(TypeError, match=f"the Shouting of provider kind '{kind}'"):
         out.synchronize()
