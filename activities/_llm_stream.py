@@ -2,7 +2,7 @@
 
 Deltas are stamped with the agent, the loop round and this activity attempt, merged while they
 wait (neighbouring text pieces become one event) and published on
-:data:`~rath.llm._stream.TOPIC` through ``temporalio.contrib.workflow_streams``: one signal per
+:data:`~rath.llm.stream.TOPIC` through ``temporalio.contrib.workflow_streams``: one signal per
 batch, so history grows with batches, not tokens. The first batch of an attempt goes out at
 once (the time to the first token is what a reader notices); later ones every
 ``batch_seconds``; the rest before the activity returns.
@@ -22,7 +22,8 @@ from contextlib import asynccontextmanager
 from temporalio import activity
 from temporalio.contrib.workflow_streams import WorkflowStreamClient
 
-from rath.llm._stream import TOPIC, RathLLMStreamDelta, StreamOptions, coalesce
+from rath.llm.chat_response import RathLLMStreamDelta
+from rath.llm.stream import TOPIC, StreamOptions, coalesce
 
 _CLOSE_TIMEOUT = 10.0
 

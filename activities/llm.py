@@ -52,9 +52,10 @@ from rath.llm._errors import ProviderError
 from rath.llm._executor import EXECUTORS, ExecutorChatClient
 from rath.llm._registry import ChatClients
 from rath.llm._stream_clients import stream_completion
-from rath.llm._usage import TokenUsage
 from rath.llm._vlm import image_message
 from rath.llm._wire import Completion, WireToolCall, parse_arguments
+from rath.llm.chat_request import openrath_tool_list
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.llm.credentials import CredentialVault
 from rath.llm.embedding import Embedder, EmbeddingError
 from rath.llm.provider import ProviderSpec
@@ -128,7 +129,7 @@ class LLMActivities:
             messages = wire_messages(system_rows + transcript_rows)
             request = ChatRequest(
                 messages=messages,
-                tools=tool_schemas(args.tool_names) + extra,
+                tools=openrath_tool_list(tool_schemas(args.tool_names) + extra),
                 options=dict(args.provider.options),
                 round_index=args.round,
             )
@@ -210,7 +211,7 @@ class LLMActivities:
         wanted: str = "text",
         error_type: str = "CompressError",
         executor: ExecutorRef | None = None,
-    ) -> tuple[str, TokenUsage | None]:
+    ) -> tuple[str, RathLLMTokenUsage | None]:
         """One tool-less completion, for activities that want text back (call it from one).
 
         Raises:

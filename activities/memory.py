@@ -46,7 +46,7 @@ from rath.contracts.memory import (
     RememberResult,
 )
 from rath.errors import ConfigError, MemoryStoreError
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.memory import (
     EmbeddingError,
     ExtractedFact,
@@ -77,7 +77,7 @@ class _Extraction(BaseModel):
     """What a commit attempt records in its heartbeat details for the attempts after it."""
 
     facts: list[ExtractedFact]
-    usage: TokenUsage | None = None
+    usage: RathLLMTokenUsage | None = None
 
 
 class MemoryActivities:
@@ -207,7 +207,7 @@ class MemoryActivities:
 
     async def _chat(
         self, args: CommitArgs, messages: list[dict[str, str]]
-    ) -> tuple[str, TokenUsage | None]:
+    ) -> tuple[str, RathLLMTokenUsage | None]:
         if self._llm is None:
             raise ConfigError(
                 "this worker's MemoryActivities has no LLMActivities, so it cannot commit: "

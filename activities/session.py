@@ -26,6 +26,7 @@ from rath.contracts.session import (
     ReadArgs,
     ReadResult,
 )
+from rath.llm.chat_response import usage_json
 from rath.session.chunk import canonical_json
 from rath.session.merge import interleave_by_time
 from rath.session.table_ref import TableRef
@@ -50,7 +51,7 @@ class SessionActivities:
         root = self._store.seal(args.table) if args.table is not None else None
         earlier = self._catalog.get(args.session_id)
         created = earlier.created if earlier is not None else args.created  # across runs
-        usage = args.usage.model_dump() if args.usage is not None else {}
+        usage = usage_json(args.usage) if args.usage is not None else {}
         placement = args.placement.model_dump(mode="json") if args.placement else None
         self._catalog.put(
             SessionRecord(

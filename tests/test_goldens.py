@@ -34,10 +34,11 @@ from rath.flow.tool import (
     flow_tool_files_write,
     global_system_tools,
 )
-from rath.llm import Provider, RathLLMFunctionTool, TokenUsage
+from rath.llm import Provider, RathLLMFunctionTool, RathLLMTokenUsage
 from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
 from rath.llm.anthropic import RathAnthropicChatClient
-from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse, RathLLMMessage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import SAMPLING_FIELDS
 from rath.sandbox import LocalSandbox, SandboxLimits, SandboxSpec
@@ -405,7 +406,7 @@ def test_session_and_placement_json(tmp_path: Path) -> None:
     user = Session.from_user_message("hi")
     prompt = Session.from_agent_prompt("You are terse.")
     used = Session.from_user_message("u")
-    used.cumulative_usage = TokenUsage(prompt_tokens=3, completion_tokens=2, total_tokens=5)
+    used.cumulative_usage = RathLLMTokenUsage(3, 2, 5)
     docker = SandboxSpec(
         backend="docker",
         image="python:3.12-slim",

@@ -84,7 +84,6 @@ def test_public_names_are_pinned() -> None:
         "RathOpenAIVLMClient",
         "StreamFold",
         "StreamingChatClient",
-        "TokenUsage",
         "VLMProvider",
         "WireToolCall",
         "add_usage",

@@ -52,7 +52,7 @@ def test_lazy_names_import_each_name_once_from_its_module() -> None:
         "False",
         "True",
         "True",
-        "rath.llm.vlm_provider",
+        "rath.llm.vlm",
         "rath.session.graph.legacy",
     ]
 

@@ -36,7 +36,7 @@ from rath.contracts import (
     exceeded_session,
 )
 from rath.errors import BudgetExceededError, ConfigError, NotReadyError, RunFailedError, UserError
-from rath.llm._usage import TokenUsage, add_usage
+from rath.llm.chat_response import RathLLMTokenUsage, add_usage
 from rath.llm.provider import Provider, spec_from_provider
 from rath.session._calls import CompressJob, LoopCall, slug
 from rath.session.chunk import ChunkRow
@@ -108,7 +108,7 @@ class WorkflowScope:
     demo_fallback: bool = False
     tasks: RunTasks = field(default_factory=lambda: RunTasks(fail_fast=False))
     nodes: dict[UUID, GraphNode] = field(default_factory=dict)
-    usage: TokenUsage | None = None
+    usage: RathLLMTokenUsage | None = None
     runs: dict[str, tuple[str, bool]] = field(default_factory=dict)
     keeper: TreeKeeper | None = None
     old_children: OldChildren = field(default_factory=OldChildren)
@@ -154,7 +154,7 @@ class WorkflowScope:
         ]
         return "\n".join(lines)
 
-    def add_usage(self, usage: TokenUsage | None) -> None:
+    def add_usage(self, usage: RathLLMTokenUsage | None) -> None:
         """Roll one child's usage into the run's total."""
         self.usage = add_usage(self.usage, usage)
 

@@ -18,7 +18,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from rath.budget import Budget, Spent, exceeded, tool_calls_left
     from rath.contracts.budget import ASK_SIGNAL, BudgetAsk, BudgetGate, BudgetGrant
-    from rath.llm._usage import TokenUsage
+    from rath.llm.chat_response import RathLLMTokenUsage
 
 ASK_TIMEOUT = timedelta(minutes=10)
 
@@ -111,7 +111,7 @@ class TreeKeeper:
             tool_calls_left=tool_calls_left(self.budget, self.total()),
         )
 
-    def finished(self, child_id: str, usage: TokenUsage | None) -> None:
+    def finished(self, child_id: str, usage: RathLLMTokenUsage | None) -> None:
         """A child ended: its final usage replaces its last report's tokens."""
         last = self._spent.get(child_id, Spent())
         tokens = usage.total_tokens if usage is not None else last.tokens

@@ -13,7 +13,7 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from rath.contracts import COMPRESS, COMPRESS_RUN, CompressArgs, CompressInput, CompressResult
-    from rath.llm._usage import add_usage
+    from rath.llm.chat_response import add_usage
     from rath.session.session import Session
     from rath.session.table_ref import TableRef
 

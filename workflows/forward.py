@@ -28,7 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from rath.contracts.modules import decode_call, registered_targets, registered_workflow_class
     from rath.contracts.queues import code_of
     from rath.errors import BudgetExceededError, UserError
-    from rath.llm._usage import TokenUsage
+    from rath.llm.chat_response import RathLLMTokenUsage
     from rath.session.graph import SessionGraph
     from rath.session.graph.kind import LineageKind
     from rath.session.session import Session
@@ -56,7 +56,7 @@ class ForwardWorkflow:
         return self._scope.graph() if self._scope is not None else SessionGraph()
 
     @workflow.query
-    def usage(self) -> TokenUsage | None:
+    def usage(self) -> RathLLMTokenUsage | None:
         """Tokens used so far by every agent of the run."""
         return self._scope.usage if self._scope is not None else None
 

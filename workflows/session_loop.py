@@ -50,7 +50,7 @@ with workflow.unsafe.imports_passed_through():
         ToolCatalog,
         budget_exceeded,
     )
-    from rath.llm._usage import add_usage
+    from rath.llm.chat_response import add_usage
     from rath.session.graph import GraphNode, SessionGraph
     from rath.session.graph.kind import LineageKind
     from rath.session.placement import Placement

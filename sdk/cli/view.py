@@ -22,6 +22,7 @@ from uuid import UUID
 
 from rath.cli.view_page import PAGE
 from rath.errors import RathError
+from rath.llm.chat_response import usage_json
 from rath.runtime.devserver import server_status
 from rath.session.branch import count_rounds
 from rath.session.chunk import format_chunk_row_brief
@@ -92,7 +93,7 @@ def _node_data(
     run = record.workflow_id if record is not None else node.run_id
     usage = record.usage if record is not None and record.usage else None
     if usage is None and node.cumulative_usage is not None:
-        usage = node.cumulative_usage.model_dump()
+        usage = usage_json(node.cumulative_usage)
     data: dict[str, Any] = {
         "id": str(node.id),
         "short": node.id.hex[:8],

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from rath.contracts._contract import ActivityContract
-from rath.llm._stream import StreamOptions
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.llm.provider import ProviderSpec
+from rath.llm.stream import StreamOptions
 from rath.llm.vlm import DEFAULT_IMAGE_PROMPT
 from rath.session.table_ref import TableRef
 
@@ -73,7 +73,7 @@ class CompleteResult(BaseModel):
     assistant: str
     tool_calls: tuple[ToolCallPlan, ...]
     finish_reason: str
-    usage: TokenUsage | None
+    usage: RathLLMTokenUsage | None
     model: str
     preview: str
     context_tokens: int = 0
@@ -103,7 +103,7 @@ class CompressResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     row: str
-    usage: TokenUsage | None
+    usage: RathLLMTokenUsage | None
     preview: str
 
 
@@ -130,7 +130,7 @@ class DescribeImageResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: str
-    usage: TokenUsage | None
+    usage: RathLLMTokenUsage | None
 
 
 class EmbedArgs(BaseModel):

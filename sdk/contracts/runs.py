@@ -18,9 +18,9 @@ from rath.contracts.budget import BudgetGate
 from rath.contracts.catalog import ToolCatalog, ToolSet
 from rath.contracts.llm import CompressArgs, ExecutorRef
 from rath.contracts.memory import AgentMemory
-from rath.llm._stream import StreamOptions
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.llm.provider import ProviderSpec
+from rath.llm.stream import StreamOptions
 from rath.sandbox._lease import Lease
 from rath.session.placement import Placement
 from rath.session.session import Session
@@ -62,7 +62,7 @@ class LoopCarry(BaseModel):
 
     transcript: TableRef
     rounds: int = 0
-    usage: TokenUsage | None = None
+    usage: RathLLMTokenUsage | None = None
     runs: int = 1
     compressions: int = 0
     tool_calls: int = 0

@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 
 from rath.contracts._contract import ActivityContract
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.session.chunk import ChunkRow
 from rath.session.graph import SessionGraph
 from rath.session.placement import Placement
@@ -82,7 +82,7 @@ class CatalogArgs(BaseModel):
     created: datetime
     closed: datetime | None = None
     status: str = "running"
-    usage: TokenUsage | None = None
+    usage: RathLLMTokenUsage | None = None
     table: TableRef | None = None
     placement: Placement | None = None
     workflow_id: str

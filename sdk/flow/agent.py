@@ -16,7 +16,7 @@ from rath.flow._agent_memory import AgentMemoryMethods, MemoryArg
 from rath.flow.agent_param import AgentParam
 from rath.flow.memory_inject import DefaultRecallInjection
 from rath.flow.workflow import Workflow
-from rath.llm._stream import RathLLMStreamDelta
+from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
 from rath.session._loop import run_session_loop
 from rath.session.session import Session

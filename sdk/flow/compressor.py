@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from rath.flow.agent_param import AgentParam
 from rath.flow.workflow import Workflow
-from rath.llm._stream import RathLLMStreamDelta
+from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
 from rath.session._compress import run_session_compress
 from rath.session.session import Session

@@ -1,14 +1,7 @@
 """Model providers: chat clients, their registry, and the types that describe LLM calls.
 
-Chat clients exist for any OpenAI-compatible server and for Anthropic, in two faces:
-OpenRath's synchronous ones, here (:func:`chat_client_for`, :class:`ChatClient`), and the
-async ones Rath's activities use, in :mod:`rath.llm.aio` (this package's public names stay
-synchronous, as OpenRath's rule asks). Image description and embedders are built on the same
-providers. Streamed answers arrive as :class:`RathLLMStreamDelta` events (also in
-:mod:`rath.streaming`, with the API for following a run).
-
-The names load on first use (PEP 562), so value modules such as ``rath.llm.provider``
-import without loading the vendor SDKs.
+OpenRath's synchronous names; the async face is :mod:`rath.llm.aio` (docs/providers.md). The
+names load on first use (PEP 562), so value modules import without the vendor SDKs.
 """
 
 import importlib
@@ -20,14 +13,6 @@ if TYPE_CHECKING:
     from rath.llm._embedding import embedder_for, register_embedder
     from rath.llm._errors import ProviderError
     from rath.llm._registry import ChatClients, register_chat_client, registered_kinds
-    from rath.llm._stream import RathLLMStreamDelta, StreamFold
-    from rath.llm._sync_clients import (
-        ChatClient,
-        ChatClientFactory,
-        StreamingChatClient,
-        chat_client_for,
-    )
-    from rath.llm._usage import TokenUsage
     from rath.llm._vlm import describe_image, describe_image_async, image_message
     from rath.llm._wire import Completion, WireToolCall
     from rath.llm.anthropic import (
@@ -36,28 +21,32 @@ if TYPE_CHECKING:
         build_anthropic_stream_kwargs,
         normalize_anthropic_response,
     )
-    from rath.llm.dto import (
-        RathLLMAssistantMessage,
-        RathLLMChatChoice,
+    from rath.llm.base import ChatClient, ChatClientFactory, StreamingChatClient
+    from rath.llm.chat_request import (
         RathLLMChatRequest,
-        RathLLMChatResponse,
-        RathLLMFinishReason,
+        RathLLMFunctionTool,
         RathLLMMessage,
         RathLLMRole,
+    )
+    from rath.llm.chat_response import (
+        RathLLMAssistantMessage,
+        RathLLMChatChoice,
+        RathLLMChatResponse,
+        RathLLMFinishReason,
+        RathLLMStreamDelta,
         RathLLMTokenUsage,
         RathLLMToolCallFunction,
         RathLLMToolCallPart,
         add_usage,
     )
-    from rath.llm.embedding_provider import (
-        DEFAULT_EMBEDDING_MODEL,
-        EmbeddingProvider,
-        RathOpenAIEmbeddingClient,
-    )
-    from rath.llm.function_tool import RathLLMFunctionTool
+    from rath.llm.embedding import DEFAULT_EMBEDDING_MODEL, EmbeddingProvider
     from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
+    from rath.llm.openai.embedding import RathOpenAIEmbeddingClient
+    from rath.llm.openai.vlm import RathOpenAIVLMClient
     from rath.llm.provider import Provider, ProviderSpec
-    from rath.llm.vlm_provider import RathOpenAIVLMClient, VLMProvider
+    from rath.llm.registry import chat_client_for
+    from rath.llm.stream import StreamFold
+    from rath.llm.vlm import VLMProvider
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
@@ -89,7 +78,6 @@ __all__ = [
     "RathOpenAIVLMClient",
     "StreamFold",
     "StreamingChatClient",
-    "TokenUsage",
     "VLMProvider",
     "WireToolCall",
     "add_usage",
@@ -111,41 +99,40 @@ __all__ = [
 # name -> defining module
 _EXPORTS: dict[str, str] = {
     "BudgetExceededError": "rath.errors",
-    "ChatClient": "rath.llm._sync_clients",
-    "ChatClientFactory": "rath.llm._sync_clients",
+    "ChatClient": "rath.llm.base",
+    "ChatClientFactory": "rath.llm.base",
     "ChatClients": "rath.llm._registry",
     "ChatRequest": "rath.llm._client",
     "Completion": "rath.llm._wire",
-    "DEFAULT_EMBEDDING_MODEL": "rath.llm.embedding_provider",
-    "EmbeddingProvider": "rath.llm.embedding_provider",
+    "DEFAULT_EMBEDDING_MODEL": "rath.llm.embedding",
+    "EmbeddingProvider": "rath.llm.embedding",
     "Provider": "rath.llm.provider",
     "ProviderError": "rath.llm._errors",
     "ProviderSpec": "rath.llm.provider",
     "RathAnthropicChatClient": "rath.llm.anthropic",
-    "RathLLMAssistantMessage": "rath.llm.dto",
-    "RathLLMChatChoice": "rath.llm.dto",
-    "RathLLMChatRequest": "rath.llm.dto",
-    "RathLLMChatResponse": "rath.llm.dto",
-    "RathLLMFinishReason": "rath.llm.dto",
-    "RathLLMFunctionTool": "rath.llm.function_tool",
-    "RathLLMMessage": "rath.llm.dto",
-    "RathLLMRole": "rath.llm.dto",
-    "RathLLMStreamDelta": "rath.llm._stream",
-    "RathLLMTokenUsage": "rath.llm.dto",
-    "RathLLMToolCallFunction": "rath.llm.dto",
-    "RathLLMToolCallPart": "rath.llm.dto",
+    "RathLLMAssistantMessage": "rath.llm.chat_response",
+    "RathLLMChatChoice": "rath.llm.chat_response",
+    "RathLLMChatRequest": "rath.llm.chat_request",
+    "RathLLMChatResponse": "rath.llm.chat_response",
+    "RathLLMFinishReason": "rath.llm.chat_response",
+    "RathLLMFunctionTool": "rath.llm.chat_request",
+    "RathLLMMessage": "rath.llm.chat_request",
+    "RathLLMRole": "rath.llm.chat_request",
+    "RathLLMStreamDelta": "rath.llm.chat_response",
+    "RathLLMTokenUsage": "rath.llm.chat_response",
+    "RathLLMToolCallFunction": "rath.llm.chat_response",
+    "RathLLMToolCallPart": "rath.llm.chat_response",
     "RathOpenAIChatClient": "rath.llm.openai",
-    "RathOpenAIEmbeddingClient": "rath.llm.embedding_provider",
-    "RathOpenAIVLMClient": "rath.llm.vlm_provider",
-    "StreamFold": "rath.llm._stream",
-    "StreamingChatClient": "rath.llm._sync_clients",
-    "TokenUsage": "rath.llm._usage",
-    "VLMProvider": "rath.llm.vlm_provider",
+    "RathOpenAIEmbeddingClient": "rath.llm.openai.embedding",
+    "RathOpenAIVLMClient": "rath.llm.openai.vlm",
+    "StreamFold": "rath.llm.stream",
+    "StreamingChatClient": "rath.llm.base",
+    "VLMProvider": "rath.llm.vlm",
     "WireToolCall": "rath.llm._wire",
-    "add_usage": "rath.llm.dto",
+    "add_usage": "rath.llm.chat_response",
     "build_anthropic_kwargs": "rath.llm.anthropic",
     "build_anthropic_stream_kwargs": "rath.llm.anthropic",
-    "chat_client_for": "rath.llm._sync_clients",
+    "chat_client_for": "rath.llm.registry",
     "describe_image": "rath.llm._vlm",
     "describe_image_async": "rath.llm._vlm",
     "embedder_for": "rath.llm._embedding",

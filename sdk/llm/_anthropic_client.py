@@ -6,7 +6,7 @@ the same rules as the OpenAI client. Translation lives in ``_anthropic_wire.py``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, overload
 
 import anthropic
 
@@ -26,6 +26,33 @@ ANTHROPIC_ERRORS = SDKErrors(
 )
 
 
+@overload
+def anthropic_sdk(
+    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[True]
+) -> anthropic.AsyncAnthropic: ...
+
+
+@overload
+def anthropic_sdk(
+    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[False]
+) -> anthropic.Anthropic: ...
+
+
+def anthropic_sdk(
+    base_url: str | None, api_key: str, timeout: float, *, asynchronous: bool
+) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
+    """The one place an ``anthropic`` SDK client is made: never retrying; async over aiohttp."""
+    if asynchronous:
+        return anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=anthropic.DefaultAioHttpClient(timeout=timeout),
+        )
+    return anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+
+
 class AnthropicChatClient(SDKChatClient):
     """Messages over ``POST {base_url}/v1/messages``.
 
@@ -37,12 +64,8 @@ class AnthropicChatClient(SDKChatClient):
     errors = ANTHROPIC_ERRORS
 
     def __init__(self, endpoint: Endpoint) -> None:
-        sdk = anthropic.AsyncAnthropic(
-            api_key=endpoint.api_key,
-            base_url=endpoint.base_url,
-            max_retries=0,
-            timeout=endpoint.timeout,
-            http_client=anthropic.DefaultAioHttpClient(timeout=endpoint.timeout),
+        sdk = anthropic_sdk(
+            endpoint.base_url, endpoint.api_key, endpoint.timeout, asynchronous=True
         )
         where = f"anthropic at {endpoint.base_url}" if endpoint.base_url else "anthropic"
         super().__init__(kind="anthropic", endpoint=endpoint, sdk=sdk, where=where)

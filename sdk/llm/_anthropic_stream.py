@@ -14,7 +14,7 @@ from typing import Any
 
 from rath.llm._anthropic_wire import RAW_INPUT, STOP_REASONS, _usage
 from rath.llm._errors import ProviderError
-from rath.llm._stream import RathLLMStreamDelta
+from rath.llm.chat_response import RathLLMStreamDelta
 
 
 class AnthropicStreamAnswer:

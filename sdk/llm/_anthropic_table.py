@@ -1,10 +1,6 @@
 """OpenRath's Anthropic translation table: requests, responses and stream events, as pure functions.
 
-It follows OpenRath's table exactly, which differs on purpose from the durable loop's wire
-(:mod:`rath.llm._anthropic_wire`, shaped for the live API): turns of one role are not merged,
-no ``(continue)`` turn is added, plain text stays a string, ``metadata`` passes as given, and
-``tool_choice`` is mapped whether or not the request has tools. Public through
-:mod:`rath.llm.anthropic`.
+Exactly OpenRath's, apart on purpose from the durable loop's wire (docs/openrath.md).
 """
 
 from __future__ import annotations
@@ -14,20 +10,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rath.errors import ConfigError
-from rath.llm._stream import RathLLMStreamDelta
-from rath.llm._usage import TokenUsage
-from rath.llm.dto import (
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
+from rath.llm.chat_response import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
-    RathLLMChatRequest,
     RathLLMChatResponse,
     RathLLMFinishReason,
-    RathLLMMessage,
+    RathLLMStreamDelta,
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
-from rath.llm.function_tool import RathLLMFunctionTool
 from rath.llm.tool_args import parse_tool_arguments
 
 _DEFAULT_MAX_TOKENS = 4096
@@ -293,7 +286,7 @@ def _message_delta(data: Mapping[str, Any]) -> list[RathLLMStreamDelta]:
         prompt = int(usage.get("input_tokens") or 0)
         completion = int(usage.get("output_tokens") or 0)
         if prompt or completion:
-            tokens = TokenUsage(
+            tokens = RathLLMTokenUsage(
                 prompt_tokens=prompt,
                 completion_tokens=completion,
                 total_tokens=prompt + completion,

@@ -1,21 +1,6 @@
 """Translation between Rath's chat messages (OpenAI form) and Anthropic's Messages API.
 
-Pure functions over JSON-shaped dicts: no client, no I/O.
-
-Requests (:func:`anthropic_request`):
-- every ``system``/``developer`` message, wherever it stands, joins the one ``system`` field;
-- assistant tool calls become ``tool_use`` blocks (``input`` = the parsed arguments);
-- ``tool`` messages become ``tool_result`` blocks in a *user* turn;
-- consecutive turns of one role merge into one (Anthropic requires alternation), with a
-  user turn's ``tool_result`` blocks first, as the API requires;
-- image parts (``image_url``, data URLs or http URLs) become ``image`` blocks;
-- a transcript that ends with an assistant turn gets a short user turn after it, because
-  Anthropic would otherwise *continue* that turn (prefill) instead of answering it;
-- tools become ``{name, description, input_schema}``; sampling fields are mapped or dropped.
-
-Responses (:func:`anthropic_completion`): text blocks join into the content, ``tool_use``
-blocks become tool calls, ``stop_reason`` maps onto OpenAI's finish reasons, and
-``input_tokens`` (plus cache reads and writes) / ``output_tokens`` onto :class:`TokenUsage`.
+Pure functions; the rules are docs/providers.md, "Anthropic".
 """
 
 from __future__ import annotations
@@ -23,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rath.llm._usage import TokenUsage
 from rath.llm._wire import Completion, WireToolCall, parse_arguments
+from rath.llm.chat_response import RathLLMTokenUsage
 
 DEFAULT_MAX_TOKENS = 4096
 CONTINUE_TEXT = "(continue)"
@@ -256,7 +241,7 @@ def _tool_choice(choice: Any, parallel: Any) -> dict[str, Any] | None:
     return mapped
 
 
-def _usage(usage: Any) -> TokenUsage | None:
+def _usage(usage: Any) -> RathLLMTokenUsage | None:
     if not isinstance(usage, dict):
         return None
     # With prompt caching, input_tokens counts only the uncached part of the prompt.
@@ -265,6 +250,6 @@ def _usage(usage: Any) -> TokenUsage | None:
         for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     )
     completion = int(usage.get("output_tokens") or 0)
-    return TokenUsage(
+    return RathLLMTokenUsage(
         prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
     )

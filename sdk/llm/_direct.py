@@ -37,15 +37,16 @@ def require_credentials(what: str, key: str | None, base_url: str | None, prefix
 
     Raises:
         ConfigError: Neither is given nor in ``<prefix>_API_KEY``/``<prefix>_BASE_URL`` (a
-            ``ValueError``, as OpenRath's "No API key found").
+            ``ValueError``, worded as OpenRath's: "No API key found", "No Anthropic api_key").
     """
     if key or base_url or os.environ.get(f"{prefix}_API_KEY"):
         return
     if os.environ.get(f"{prefix}_BASE_URL"):
         return
+    # OpenRath's own words per vendor (its tests match them), then the fix.
+    head = f"No {what} api_key found" if prefix == "ANTHROPIC" else f"No API key found for {what}"
     raise ConfigError(
-        f"No API key found for {what}: set api_key=... or {prefix}_API_KEY, or point base_url "
-        "at a compatible server"
+        f"{head}: set api_key=... or {prefix}_API_KEY, or point base_url at a compatible server"
     )
 
 

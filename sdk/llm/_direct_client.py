@@ -14,8 +14,8 @@ from typing import Any, ClassVar, Protocol
 
 from rath.llm._direct import DirectTarget, retried
 from rath.llm._http import SDKErrors, provider_errors
-from rath.llm._stream import RathLLMStreamDelta
-from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse, RathLLMStreamDelta
 from rath.llm.provider import Provider
 
 __all__ = ["DirectChatClient"]

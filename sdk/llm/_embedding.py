@@ -11,13 +11,11 @@ from collections.abc import Callable
 
 from rath.errors import ConfigError
 from rath.llm._openai_embedder import OpenAIEmbedder
-from rath.llm.embedding import Embedder
+from rath.llm.embedding import DEFAULT_EMBEDDING_MODEL, Embedder
 from rath.llm.provider import Provider, ProviderSpec, spec_from_provider
 
 EmbedderFactory = Callable[[ProviderSpec], Embedder]
 """Builds an embedder for a provider spec (the embedder reads its own key)."""
-
-DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 
 _EMBEDDERS: dict[str, EmbedderFactory] = {}
 

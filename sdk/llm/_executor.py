@@ -18,10 +18,9 @@ from typing import Any
 from rath.errors import ConfigError
 from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._errors import ProviderError
-from rath.llm._usage import TokenUsage
-from rath.llm._wire import Completion, WireToolCall
-from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse, RathLLMMessage
-from rath.llm.function_tool import RathLLMFunctionTool
+from rath.llm._wire import Completion, WireToolCall, counted_usage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.provider import Provider, ProviderSpec, provider_from_spec
 
 _REQUEST_FIELDS = frozenset(RathLLMChatRequest.__dataclass_fields__) - {
@@ -184,11 +183,7 @@ def completion_of(response: RathLLMChatResponse, *, round_index: int) -> Complet
         finish_reason=choice.finish_reason,
         usage=None
         if usage is None
-        else TokenUsage(
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            total_tokens=usage.total_tokens,
-        ),
+        else counted_usage(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens),
         model=response.model,
     )
 

@@ -1,9 +1,6 @@
 """Reading a model endpoint's failures and classifying them once, for every SDK alike.
 
-The ``openai`` and ``anthropic`` SDKs raise the same shapes (status, timeout, connection and
-validation errors); :func:`provider_errors` turns each into a :class:`ProviderError` that says
-whether retrying may help and how long the endpoint asked to wait. The memory embedder shares
-:func:`error_message` and :func:`retry_after_seconds`, so all honour ``Retry-After`` alike.
+The rules are docs/providers.md, "Retries and errors"; the memory embedder shares them.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ default one (docs/benchmarks.md, P5).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, overload
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -31,6 +31,39 @@ OPENAI_ERRORS = SDKErrors(
 _DEMO_KEY = "rath-demo-not-a-secret"
 
 
+@overload
+def openai_sdk(
+    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[True]
+) -> openai.AsyncOpenAI: ...
+
+
+@overload
+def openai_sdk(
+    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[False]
+) -> openai.OpenAI: ...
+
+
+def openai_sdk(
+    base_url: str | None, api_key: str, timeout: float, *, asynchronous: bool
+) -> openai.OpenAI | openai.AsyncOpenAI:
+    """The one place an ``openai`` SDK client is made, for both faces of the chat clients.
+
+    Never retrying (Temporal, or OpenRath's retry helper, owns retries); the async one over
+    ``aiohttp``. Azure's older ``/openai`` endpoints get its deployments client (the SDK puts
+    ``/deployments/<model>`` in the path and ``api-version`` in the query).
+    """
+    options: dict[str, Any] = {"api_key": api_key, "max_retries": 0, "timeout": timeout}
+    if asynchronous:
+        options["http_client"] = openai.DefaultAioHttpClient(timeout=timeout)
+    if base_url and azure_style(base_url) == "legacy":
+        azure = openai.AsyncAzureOpenAI if asynchronous else openai.AzureOpenAI
+        return azure(
+            azure_endpoint=azure_endpoint(base_url), api_version=azure_api_version(), **options
+        )
+    plain = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+    return plain(base_url=base_url, **options)
+
+
 class OpenAIChatClient(SDKChatClient):
     """Chat Completions over ``POST {base_url}/chat/completions``.
 
@@ -43,26 +76,7 @@ class OpenAIChatClient(SDKChatClient):
     errors = OPENAI_ERRORS
 
     def __init__(self, endpoint: Endpoint, *, kind: str = "openai") -> None:
-        sdk: openai.AsyncOpenAI
-        if azure_style(endpoint.base_url) == "legacy" and endpoint.base_url:
-            # Deployments: the SDK puts /deployments/<model> in the path and api-version in
-            # the query.
-            sdk = openai.AsyncAzureOpenAI(
-                api_key=endpoint.api_key,
-                azure_endpoint=azure_endpoint(endpoint.base_url),
-                api_version=azure_api_version(),
-                max_retries=0,
-                timeout=endpoint.timeout,
-                http_client=openai.DefaultAioHttpClient(timeout=endpoint.timeout),
-            )
-        else:
-            sdk = openai.AsyncOpenAI(
-                api_key=endpoint.api_key,
-                base_url=endpoint.base_url,
-                max_retries=0,
-                timeout=endpoint.timeout,
-                http_client=openai.DefaultAioHttpClient(timeout=endpoint.timeout),
-            )
+        sdk = openai_sdk(endpoint.base_url, endpoint.api_key, endpoint.timeout, asynchronous=True)
         where = "the demo model" if kind == "demo" else kind
         if endpoint.base_url and kind != "demo":
             where = f"{kind} at {endpoint.base_url}"

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from rath.llm._errors import ProviderError
-from rath.llm._stream import RathLLMStreamDelta
-from rath.llm._usage import TokenUsage
-from rath.llm._wire import _KNOWN_REASONS
+from rath.llm._wire import _KNOWN_REASONS, counted_usage
+from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
 
 
 class OpenAIStreamAnswer:
@@ -48,9 +47,12 @@ class OpenAIStreamAnswer:
             if choice.get("index", 0) == 0:
                 out += self._choice(choice)
         usage = chunk.get("usage")
-        if isinstance(usage, dict) and usage:  # OpenRath's shape: an empty block is no delta
+        if isinstance(usage, dict) and usage:
             self._usage = usage
-            out.append(RathLLMStreamDelta(usage=_token_usage(usage)))
+            # OpenRath's rule: a block without counts (the SDK dumps ``{}`` as all-None
+            # fields) is no delta.
+            if usage.get("prompt_tokens") or usage.get("completion_tokens"):
+                out.append(RathLLMStreamDelta(usage=_token_usage(usage)))
         return out
 
     def _choice(self, choice: dict[str, Any]) -> list[RathLLMStreamDelta]:
@@ -123,9 +125,7 @@ class OpenAIStreamAnswer:
         }
 
 
-def _token_usage(usage: dict[str, Any]) -> TokenUsage:
-    return TokenUsage(
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or 0),
-        total_tokens=int(usage.get("total_tokens") or 0),
+def _token_usage(usage: dict[str, Any]) -> RathLLMTokenUsage:
+    return counted_usage(
+        usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("total_tokens")
     )

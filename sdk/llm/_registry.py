@@ -1,11 +1,7 @@
-"""The chat-client registry: which client serves which ``provider_kind``.
+"""The async chat-client registry: which client serves which ``provider_kind``.
 
-Built in: ``"openai"`` (any OpenAI-compatible server), ``"anthropic"`` and ``"demo"``.
-``register_chat_client`` adds or replaces a kind (this is global state: one registry per
-process; a worker must register a custom kind before it runs the runs that use it).
-
-A provider may name several keys; :class:`ChatClients` then hands out a client that moves to
-the next key when the endpoint rejects one (HTTP 401/403) and fails only when all are refused.
+Built in: ``"openai"``, ``"anthropic"``, ``"demo"``; the worker's pool moves to the next key
+when an endpoint rejects one (docs/providers.md, "Custom kinds", "Credentials").
 """
 
 from __future__ import annotations

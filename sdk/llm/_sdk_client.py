@@ -16,10 +16,10 @@ from rath.errors import ConfigError
 from rath.llm._client import ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._http import CallSite, SDKErrors, mid_stream_errors, provider_errors
-from rath.llm._stream import Emit, StreamAnswer
 from rath.llm._wire import Completion
 from rath.llm.credentials import redact_secrets
 from rath.llm.provider import ProviderSpec
+from rath.llm.stream import Emit, StreamAnswer
 
 DEFAULT_TIMEOUT = 600.0
 DEFAULT_STREAM_IDLE = 60.0

@@ -12,8 +12,9 @@ from typing import Protocol, runtime_checkable
 
 from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._registry import KeyFallbackClient
-from rath.llm._stream import Emit, RathLLMStreamDelta
 from rath.llm._wire import Completion
+from rath.llm.chat_response import RathLLMStreamDelta
+from rath.llm.stream import Emit
 
 
 @runtime_checkable

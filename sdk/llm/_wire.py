@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 
 FINISHED_REASONS = frozenset({"stop", "length", "content_filter"})
 _KNOWN_REASONS = FINISHED_REASONS | {"tool_calls", "function_call"}
@@ -41,7 +41,7 @@ class Completion:
     content: str | None
     tool_calls: tuple[WireToolCall, ...]
     finish_reason: str
-    usage: TokenUsage | None
+    usage: RathLLMTokenUsage | None
     model: str
 
 
@@ -67,6 +67,18 @@ def build_request(
         request.pop("tool_choice", None)
         request.pop("parallel_tool_calls", None)
     return request
+
+
+def counted_usage(
+    prompt: int | None, completion: int | None, total: int | None
+) -> RathLLMTokenUsage:
+    """A durable call's usage; a missing total is the sum of its parts.
+
+    Some compatible servers omit the total, and budgets read it, so a zero there would never
+    trip a budget (OpenRath's own normalisers keep the zero).
+    """
+    prompt, completion = int(prompt or 0), int(completion or 0)
+    return RathLLMTokenUsage(prompt, completion, int(total or 0) or prompt + completion)
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -108,10 +120,10 @@ def normalize_completion(completion: Any, *, round_index: int) -> Completion:
     reason = choice.finish_reason or ("tool_calls" if calls else "stop")
     usage = None
     if completion.usage is not None:
-        usage = TokenUsage(
-            prompt_tokens=completion.usage.prompt_tokens or 0,
-            completion_tokens=completion.usage.completion_tokens or 0,
-            total_tokens=completion.usage.total_tokens or 0,
+        usage = counted_usage(
+            completion.usage.prompt_tokens,
+            completion.usage.completion_tokens,
+            completion.usage.total_tokens,
         )
     return Completion(
         content=message.content,

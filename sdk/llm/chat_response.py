@@ -1,26 +1,204 @@
-"""OpenRath's module path ``rath.llm.chat_response``: the chat response values.
+"""OpenRath's ``rath.llm.chat_response``: a normalised chat response and its usage, as values."""
 
-Re-exported from ``rath.llm.dto``.
-"""
+from __future__ import annotations
 
-from rath.llm.dto import (
-    RathLLMAssistantMessage,
-    RathLLMChatChoice,
-    RathLLMChatResponse,
-    RathLLMFinishReason,
-    RathLLMTokenUsage,
-    RathLLMToolCallFunction,
-    RathLLMToolCallPart,
-    add_usage,
-)
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
+from pydantic_core import CoreSchema, core_schema
+
+RathLLMFinishReason = Literal["stop", "length", "tool_calls", "content_filter", "function_call"]
 
 __all__ = [
     "RathLLMAssistantMessage",
     "RathLLMChatChoice",
     "RathLLMChatResponse",
     "RathLLMFinishReason",
+    "RathLLMStreamDelta",
     "RathLLMTokenUsage",
     "RathLLMToolCallFunction",
     "RathLLMToolCallPart",
     "add_usage",
+    "usage_from_json",
+    "usage_json",
 ]
+
+
+@dataclass(frozen=True)
+class RathLLMTokenUsage:
+    """Token counts of one response."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    completion_tokens_details: Mapping[str, Any] | None = None
+    prompt_tokens_details: Mapping[str, Any] | None = None
+
+    def __add__(self, other: RathLLMTokenUsage) -> RathLLMTokenUsage:
+        """The field-by-field sum; the per-call detail dicts do not add up and are dropped."""
+        return RathLLMTokenUsage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.total_tokens + other.total_tokens,
+        )
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        # In Rath's payloads and records the absent details are left out, so a usage is the
+        # three counts that recorded histories hold.
+        serialization = core_schema.plain_serializer_function_ser_schema(usage_json)
+        return cast(CoreSchema, {**handler(source), "serialization": serialization})
+
+
+def usage_from_json(data: Mapping[str, Any]) -> RathLLMTokenUsage:
+    """The usage :func:`usage_json` wrote (a recorded three-count dict reads back too)."""
+    return RathLLMTokenUsage(
+        int(data.get("prompt_tokens") or 0),
+        int(data.get("completion_tokens") or 0),
+        int(data.get("total_tokens") or 0),
+        data.get("completion_tokens_details"),
+        data.get("prompt_tokens_details"),
+    )
+
+
+def usage_json(usage: RathLLMTokenUsage) -> dict[str, Any]:
+    """``usage`` as JSON: the three counts, and the detail dicts that are set."""
+    out: dict[str, Any] = {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+    if usage.completion_tokens_details is not None:
+        out["completion_tokens_details"] = dict(usage.completion_tokens_details)
+    if usage.prompt_tokens_details is not None:
+        out["prompt_tokens_details"] = dict(usage.prompt_tokens_details)
+    return out
+
+
+def add_usage(a: RathLLMTokenUsage | None, b: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:
+    """The field-by-field sum of two usages (OpenRath's ``add_usage``).
+
+    ``None`` only when both are; when one is ``None`` the other is returned as it is. The sum
+    drops the detail dicts, since per-call breakdowns do not add up.
+    """
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+@dataclass(frozen=True)
+class RathLLMToolCallFunction:
+    """A tool call's function: name, raw arguments, and the arguments parsed if they could be."""
+
+    name: str
+    arguments: str
+    arguments_parsed: dict[str, Any] | None
+    arguments_parse_error: bool
+
+
+@dataclass(frozen=True)
+class RathLLMToolCallPart:
+    """One tool call of an assistant message."""
+
+    id: str
+    type: str
+    function: RathLLMToolCallFunction
+
+
+@dataclass(frozen=True)
+class RathLLMAssistantMessage:
+    """The assistant's message of a choice."""
+
+    role: str = "assistant"
+    content: str | None = None
+    refusal: str | None = None
+    reasoning_content: str | None = None
+    tool_calls: tuple[RathLLMToolCallPart, ...] | None = None
+    function_call: Mapping[str, Any] | None = None
+    annotations: tuple[Any, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RathLLMChatChoice:
+    """One choice of a response."""
+
+    index: int
+    finish_reason: RathLLMFinishReason
+    message: RathLLMAssistantMessage
+    logprobs: Any = None
+
+
+@dataclass(frozen=True)
+class RathLLMChatResponse:
+    """A normalised Chat Completions response."""
+
+    id: str
+    choices: tuple[RathLLMChatChoice, ...]
+    created: int
+    model: str
+    object_type: str = "chat.completion"
+    service_tier: str | None = None
+    system_fingerprint: str | None = None
+    usage: RathLLMTokenUsage | None = None
+    raw: Any = None
+
+    @property
+    def primary_choice(self) -> RathLLMChatChoice:
+        """The first choice.
+
+        Raises:
+            IndexError: The response has no choices.
+        """
+        if not self.choices:
+            raise IndexError("the response has no choices")
+        return self.choices[0]
+
+
+class RathLLMStreamDelta(BaseModel):
+    """One piece of a model's answer as it streams (OpenRath's ``RathLLMStreamDelta``).
+
+    Any subset of the delta fields is set. ``usage`` comes once the provider reports it
+    (OpenAI: after the finish reason; Anthropic: with it, input and output tokens both).
+
+    Attributes:
+        content_delta: More answer text.
+        tool_call_index: Which tool call (0, 1, ... in the answer) the tool fields extend.
+        tool_call_id: The call's id, on its first event (when the provider sends one).
+        tool_call_name_delta: The tool's name (usually whole, on the call's first event).
+        tool_call_args_delta: More of the call's JSON arguments, as the provider wrote them.
+        finish_reason: Why the answer ended (``stop``, ``tool_calls``, ``length``, ...).
+        usage: Tokens the call used.
+        round: The loop round (1, 2, ...; numbering goes on across continue-as-new).
+        attempt: The LLM activity attempt that produced the event (1, then 2, ... on retries).
+        retry: ``True`` on the event that starts attempt ``attempt`` (> 1) of ``round``:
+            everything earlier attempts of this round streamed is void.
+        agent: The agent's name.
+        offset: The event's position in the run's stream (set when it is delivered); follow
+            again from ``offset + 1`` to resume without repeats.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    content_delta: str | None = None
+    tool_call_index: int | None = None
+    tool_call_id: str | None = None
+    tool_call_name_delta: str | None = None
+    tool_call_args_delta: str | None = None
+    finish_reason: str | None = None
+    usage: RathLLMTokenUsage | None = None
+    round: int = 0
+    attempt: int = 1
+    retry: bool = False
+    agent: str = ""
+    offset: int | None = None
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """``(round, attempt)``: events are delivered only while this does not go back."""
+        return (self.round, self.attempt)

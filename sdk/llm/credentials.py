@@ -1,13 +1,7 @@
 """API keys: resolved on the worker from references, never carried in workflow payloads.
 
-A :class:`ProviderSpec` names its key by reference: ``env:NAME`` reads the worker's
-environment; ``local:<token>`` looks the key up in this process's :class:`CredentialVault`,
-which is how the embedded default hands a ``Provider(api_key=...)`` to its in-process worker.
-A provider may name several references (``Provider(api_key_env=("A", "B"))``): they are the
-keys to try in order when an endpoint rejects one.
-
-:func:`resolve_credential` is OpenRath's helper for code that picks a key itself: the first
-candidate that holds one wins, and ``""`` means none did.
+``env:NAME``, ``local:<token>``; OpenRath's :func:`resolve_credential` (docs/providers.md,
+"Credentials and fallback keys").
 """
 
 from __future__ import annotations

@@ -1,22 +1,23 @@
-"""Embeddings: the embedder interface (text in, vectors out) and its error; OpenRath's names.
+"""Embeddings: the embedder interface, its error, and OpenRath's ``EmbeddingProvider``.
 
 :class:`Embedder` and :class:`EmbeddingError` are public as :class:`rath.memory.Embedder` and
-:class:`rath.memory.EmbeddingError` (memory is what embeds); defined here, beside the
-providers, so :mod:`rath.llm` never imports memory. OpenRath's ``EmbeddingProvider``,
-``RathOpenAIEmbeddingClient`` and ``DEFAULT_EMBEDDING_MODEL`` load on first use (PEP 562)
-from :mod:`rath.llm.embedding_provider`, which loads the OpenAI SDK.
+:class:`rath.memory.EmbeddingError`; OpenRath's ``RathOpenAIEmbeddingClient`` loads on first use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
+from rath.config import ConfigStore, LLMProviderConfig, default_store
 from rath.errors import MemoryStoreError
 from rath.utils.lazy import lazy_names
 
-_OPENRATH = ("DEFAULT_EMBEDDING_MODEL", "EmbeddingProvider", "RathOpenAIEmbeddingClient")
-__getattr__ = lazy_names(__name__, dict.fromkeys(_OPENRATH, "rath.llm.embedding_provider"))
+__getattr__ = lazy_names(__name__, {"RathOpenAIEmbeddingClient": "rath.llm.openai.embedding"})
+
+DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
+"""The model an embedding provider without one uses (OpenRath's default)."""
 
 
 class EmbeddingError(MemoryStoreError):
@@ -70,3 +71,59 @@ class Embedder(Protocol):
                 again may help).
         """
         ...
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EmbeddingProvider:
+    """An OpenAI-compatible embeddings endpoint (OpenRath's fields)."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    dimensions: int | None = None
+    retry_max_attempts: int | None = None
+    retry_base_seconds: float | None = None
+
+    @classmethod
+    def from_config(
+        cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
+    ) -> EmbeddingProvider:
+        """The embedding provider the config file names (OpenRath's rules).
+
+        That is entry ``name``; else ``llm.embedding_provider`` if that entry exists; else the
+        default provider's endpoint and key with the model :data:`DEFAULT_EMBEDDING_MODEL` (a
+        chat model cannot embed); else, with nothing configured, that model alone. An entry
+        without a model gets :data:`DEFAULT_EMBEDDING_MODEL` too.
+
+        Args:
+            name: The ``llm.providers`` entry.
+            store: The config to read (default: :func:`rath.config.default_store`).
+            **overrides: Fields that win over the entry's.
+
+        Raises:
+            ConfigEntryNotFoundError: ``name`` is given and there is no such entry (a
+                ``KeyError`` listing the entries).
+        """
+        store = store or default_store()
+        entry, model = _embedding_entry(store, name)
+        fields: dict[str, Any] = {"model": model or DEFAULT_EMBEDDING_MODEL}
+        if entry is not None:
+            fields |= {"base_url": entry.base_url, "api_key": entry.api_key}
+        return cls(**(fields | overrides))
+
+
+def _embedding_entry(
+    store: ConfigStore, name: str | None
+) -> tuple[LLMProviderConfig | None, str | None]:
+    """The entry an embedding provider comes from, and the model it may take from it."""
+    llm = store.config.llm
+    if name is not None:
+        entry = store.find_llm_provider(name)
+        if entry is None:
+            raise store.missing("embedding provider", name, llm.providers, unset="")
+        return entry, entry.model
+    entry = store.find_llm_provider(llm.embedding_provider)
+    if entry is not None:
+        return entry, entry.model
+    # The chat default lends its endpoint and key, never its (chat) model.
+    return store.find_llm_provider(llm.default_provider), None

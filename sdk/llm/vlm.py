@@ -1,17 +1,68 @@
-"""Image description: the default prompt, and OpenRath's names at this path.
+"""Image description: the default prompt and OpenRath's ``VLMProvider`` (docs/providers.md).
 
-OpenRath's ``VLMProvider`` and ``RathOpenAIVLMClient`` load on first use (PEP 562) from
-:mod:`rath.llm.vlm_provider`, which calls a model; the prompt is a value the
-``rath.llm.describe_image`` activity's contract shares.
+OpenRath's ``RathOpenAIVLMClient`` loads on first use (PEP 562) from :mod:`rath.llm.openai.vlm`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
+from rath.config import ConfigStore, default_store
+from rath.errors import ConfigEntryNotFoundError
 from rath.utils.lazy import lazy_names
 
 DEFAULT_IMAGE_PROMPT = "Describe this image."
 """What :func:`rath.llm.describe_image` asks about an image when the caller gives no prompt."""
 
-__getattr__ = lazy_names(
-    __name__, dict.fromkeys(("RathOpenAIVLMClient", "VLMProvider"), "rath.llm.vlm_provider")
-)
+__getattr__ = lazy_names(__name__, {"RathOpenAIVLMClient": "rath.llm.openai.vlm"})
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class VLMProvider:
+    """A vision-capable OpenAI-compatible model (OpenRath's fields)."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    max_tokens: int | None = 512
+    temperature: float | None = None
+    retry_max_attempts: int | None = None
+    retry_base_seconds: float | None = None
+
+    @classmethod
+    def from_config(
+        cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
+    ) -> VLMProvider:
+        """The provider of config entry ``name``, else of ``llm.vlm_provider`` (OpenRath's rules).
+
+        There is no fallback to the default (chat) provider, which is rarely a vision model.
+        Only the entry's model, endpoint and key are taken; ``max_tokens`` stays 512 and
+        ``temperature`` unset unless ``overrides`` set them.
+
+        Args:
+            name: The ``llm.providers`` entry.
+            store: The config to read (default: :func:`rath.config.default_store`).
+            **overrides: Fields that win over the entry's.
+
+        Raises:
+            ConfigEntryNotFoundError: No VLM provider is named, there is no such entry, or the
+                entry names no model (a vision model has no safe default). A ``KeyError``.
+        """
+        store = store or default_store()
+        chosen = name if name is not None else store.config.llm.vlm_provider
+        if not chosen:
+            raise store.missing(
+                "VLM provider",
+                None,
+                store.config.llm.providers,
+                unset="(llm.vlm_provider is unset)",
+            )
+        entry = store.get_llm_provider(chosen)
+        if not entry.model:
+            raise ConfigEntryNotFoundError(
+                f"the VLM provider {chosen!r} in {store.path} names no model; set its model "
+                "(vision endpoints have no safe default)"
+            )
+        fields = {"model": entry.model, "base_url": entry.base_url, "api_key": entry.api_key}
+        return cls(**(fields | overrides))

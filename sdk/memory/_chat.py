@@ -22,8 +22,8 @@ from rath.errors import ConfigError
 from rath.llm._client import AsyncChatClient, ChatRequest
 from rath.llm._errors import ProviderError
 from rath.llm._registry import async_chat_client_for
-from rath.llm._usage import TokenUsage
 from rath.llm._wire import Completion
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.llm.provider import Provider
 from rath.memory._commit import Chat, ChatMessages
 from rath.memory.errors import ExtractionError
@@ -58,7 +58,7 @@ def provider_chat(provider: Provider) -> Iterator[Chat]:
     with ThreadPoolExecutor(1, thread_name_prefix="rath-memory-chat") as thread:
         try:
 
-            def chat(messages: ChatMessages) -> tuple[str, TokenUsage | None]:
+            def chat(messages: ChatMessages) -> tuple[str, RathLLMTokenUsage | None]:
                 request = ChatRequest(messages=list(messages), options=dict(options))
                 return thread.submit(loop.run_until_complete, _ask(client, request)).result()
 
@@ -68,7 +68,9 @@ def provider_chat(provider: Provider) -> Iterator[Chat]:
             loop.close()
 
 
-async def _ask(client: AsyncChatClient, request: ChatRequest) -> tuple[str, TokenUsage | None]:
+async def _ask(
+    client: AsyncChatClient, request: ChatRequest
+) -> tuple[str, RathLLMTokenUsage | None]:
     """The reply's text and usage.
 
     Raises:

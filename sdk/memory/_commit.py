@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.memory._extraction import (
     ExtractedFact,
     build_extraction_messages,
@@ -51,7 +51,7 @@ _QUERY_CHARS = 2_000
 _SAME_FACT_CANDIDATES = 5
 
 ChatMessages = list[dict[str, str]]
-Chat = Callable[[ChatMessages], tuple[str, TokenUsage | None]]
+Chat = Callable[[ChatMessages], tuple[str, RathLLMTokenUsage | None]]
 """A model call: chat messages in, the reply text and its usage out."""
 
 
@@ -78,7 +78,7 @@ def write_facts(
     facts: Sequence[ExtractedFact],
     *,
     session_id: str,
-    usage: TokenUsage | None = None,
+    usage: RathLLMTokenUsage | None = None,
 ) -> CommitResult:
     """Store ``facts`` learned in session ``session_id``, each once (see the module docstring).
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.memory._uri import check_scope, check_segment
 
 RecallMode = Literal["hybrid", "lexical", "embedding"]
@@ -144,5 +144,5 @@ class CommitResult(BaseModel):
     written: int = 0
     skipped: int = 0
     uris: tuple[str, ...] = ()
-    usage: TokenUsage | None = None
+    usage: RathLLMTokenUsage | None = None
     preview: str = "nothing to extract"

@@ -33,7 +33,8 @@ from temporalio.contrib.workflow_streams import WorkflowStreamClient
 from temporalio.service import RPCError, RPCStatusCode
 
 from rath.errors import ConfigError
-from rath.llm._stream import TOPIC, RathLLMStreamDelta
+from rath.llm.chat_response import RathLLMStreamDelta
+from rath.llm.stream import TOPIC
 from rath.runtime.runtime import get_runtime
 from rath.session.deferred import PendingResult
 from rath.session.session import Session

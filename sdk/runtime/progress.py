@@ -25,7 +25,7 @@ from temporalio.client import Client
 
 from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
 from rath.errors import WorkerUnavailableError
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.runtime.run_query import check_worker, query_run
 from rath.runtime.runtime import Runtime, notice
 from rath.session.graph import SessionGraph
@@ -115,7 +115,7 @@ async def _ask(runtime: Runtime, run_id: str, workflow: str) -> str:
         await check_worker(client, run_id, timeout=_QUERY_SECONDS)
         return "compressing" if workflow == COMPRESS_RUN.name else "running"
     graph = await _query(client, run_id, "graph", SessionGraph)
-    usage = await _query(client, run_id, "usage", TokenUsage | None)
+    usage = await _query(client, run_id, "usage", RathLLMTokenUsage | None)
     description = await client.get_workflow_handle(run_id).describe()
     started = {child.workflow_id for child in description.raw_description.pending_children}
     return f"{agent_counts(graph, started)} · {_tokens(usage)}"
@@ -148,5 +148,5 @@ async def _query(client: Client, run_id: str, name: str, result_type: Any) -> An
     return await query_run(client, run_id, name, result_type, timeout=_QUERY_SECONDS)
 
 
-def _tokens(usage: TokenUsage | None) -> str:
+def _tokens(usage: RathLLMTokenUsage | None) -> str:
     return f"{usage.total_tokens if usage is not None else 0:,} tokens"

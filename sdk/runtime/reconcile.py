@@ -25,6 +25,7 @@ from temporalio.client import Client, WorkflowExecution, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from rath.errors import RathError
+from rath.llm.chat_response import usage_json
 from rath.runtime.run_history import CLOSED_STATUS, close_reason, closed_output
 from rath.runtime.runtime import get_runtime
 from rath.store import Catalog, ChunkStore, SessionRecord
@@ -178,5 +179,5 @@ async def _update(
         output = await closed_output(client, run.id)
         if output is not None:
             fields["root"] = await asyncio.to_thread(store.seal, output.table)
-            fields["usage"] = output.usage.model_dump() if output.usage else record.usage
+            fields["usage"] = usage_json(output.usage) if output.usage else record.usage
     return record.model_copy(update=fields)

@@ -13,7 +13,7 @@ from uuid import UUID
 
 from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.errors import RunNotFoundError
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import usage_from_json
 from rath.runtime.launch import attach_run
 from rath.runtime.run_history import StartedRun, run_input
 from rath.runtime.runtime import get_runtime
@@ -101,7 +101,7 @@ def _from_record(record: SessionRecord, *, table: bool = True) -> Session:
         lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
         lineage_operator=record.operator,
         sandbox=Placement.model_validate(record.placement) if record.placement else None,
-        usage=TokenUsage.model_validate(record.usage) if record.usage else None,
+        usage=usage_from_json(record.usage) if record.usage else None,
     )
     if table and record.root is not None:
         session.table = TableRef.sealed(record.root)

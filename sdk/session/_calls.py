@@ -23,9 +23,9 @@ from rath.contracts import (
     SessionLoopInput,
     ToolSet,
 )
-from rath.llm._stream import RathLLMStreamDelta, StreamOptions
-from rath.llm._usage import add_usage
+from rath.llm.chat_response import RathLLMStreamDelta, add_usage
 from rath.llm.provider import Provider, ProviderSpec
+from rath.llm.stream import StreamOptions
 from rath.session.session import Session
 from rath.utils.text import markdown_fields, preview
 

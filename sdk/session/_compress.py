@@ -14,7 +14,7 @@ from typing import Any
 from temporalio import workflow
 
 from rath.errors import ConfigError
-from rath.llm._stream import RathLLMStreamDelta
+from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
 from rath.runtime.launch import start_compress
 from rath.session._calls import CompressJob, slug

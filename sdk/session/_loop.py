@@ -10,6 +10,7 @@ same workflow as a child, as a task of the parent, and returns a lazy session ju
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,9 @@ from temporalio import workflow
 from rath.budget import Budget
 from rath.contracts import AgentMemory, LoopOptions
 from rath.errors import ConfigError
-from rath.llm._stream import RathLLMStreamDelta
+from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
+from rath.llm.registry import cannot_stream
 from rath.runtime.launch import start_loop
 from rath.session._calls import LoopCall, slug
 from rath.session._graph_mode import stamped
@@ -151,6 +153,10 @@ def run_session_loop(
     if executor is not None and on_event is not None:
         out.attach_pending(Deferred((), _refuse_streaming_executor))
         return out
+    refusal = cannot_stream(agent_provider) if on_event is not None else None
+    if refusal is not None:
+        out.attach_pending(Deferred((), partial(_raise, refusal)))
+        return out
     if workflow.in_workflow():
         if executor is not None:
             raise ConfigError(
@@ -177,6 +183,10 @@ def _refuse_streaming_executor() -> Session:
         "on_event with a custom executor is not supported: stream with "
         "rath.session.loop.StreamingExecutor(client, on_event) as the executor instead"
     )
+
+
+def _raise(error: Exception) -> Session:
+    raise error
 
 
 def refuse_persist_in_workflow(persist: bool, persist_path: Path | None) -> None:

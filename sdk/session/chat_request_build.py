@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rath.llm.dto import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
 from rath.llm.provider import SAMPLING_FIELDS, Provider
 
 __all__ = ["provider_into_chat_request"]

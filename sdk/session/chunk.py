@@ -20,7 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from rath.llm.dto import RathLLMMessage, RathLLMToolCallPart
+from rath.llm.chat_request import RathLLMMessage
+from rath.llm.chat_response import RathLLMToolCallPart
 
 
 class ChunkKind(StrEnum):

@@ -14,20 +14,21 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast, get_args, runtime_checkable
 
 from rath.errors import ConfigError
-from rath.llm._stream import RathLLMStreamDelta, StreamFold
-from rath.llm._sync_clients import ChatClient, StreamingChatClient, chat_client_for
-from rath.llm.dto import (
+from rath.llm.base import ChatClient, StreamingChatClient
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool
+from rath.llm.chat_response import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
-    RathLLMChatRequest,
     RathLLMChatResponse,
     RathLLMFinishReason,
+    RathLLMStreamDelta,
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
-from rath.llm.function_tool import RathLLMFunctionTool
 from rath.llm.provider import Provider
+from rath.llm.registry import chat_client_for, not_streaming
+from rath.llm.stream import StreamFold
 from rath.llm.tool_args import parse_tool_arguments
 from rath.session._loop import run_session_loop
 from rath.session.session import Session
@@ -141,10 +142,7 @@ def resolve_executor(
     if on_event is None:
         return DefaultSessionLoopExecutor(client)
     if not isinstance(client, StreamingChatClient):
-        raise TypeError(
-            f"on_event requires a streaming client: the {type(client).__name__} of provider "
-            f"kind {agent_provider.provider_kind!r} has no complete_stream"
-        )
+        raise not_streaming(type(client).__name__, agent_provider)
     return StreamingExecutor(client, on_event)
 
 

@@ -25,8 +25,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from rath.errors import ConfigError, NotReadyError, RunError, StoreError
-from rath.llm._usage import TokenUsage, add_usage
-from rath.llm.dto import RathLLMTokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage, add_usage
 from rath.llm.provider import Provider
 from rath.sandbox._spec import SandboxSpec
 from rath.session._diff import SessionDiff
@@ -58,24 +57,24 @@ _PREVIEW_CHARS = 256  # per row (tool arguments: 160), as OpenRath's preview
 class SessionTokenUsage(RathLLMTokenUsage):
     """OpenRath's token usage, as a session reports it (:attr:`Session.cumulative_usage`).
 
-    A :class:`~rath.llm.dto.RathLLMTokenUsage` that compares equal to, and adds (``+``) with,
-    any usage of the same three counts: OpenRath's type or Rath's ``TokenUsage``. The detail
-    dicts are not kept (Rath records only the counts).
+    A :class:`~rath.llm.chat_response.RathLLMTokenUsage` that compares equal to, and adds
+    (``+``) with, any usage of the same three counts. The detail dicts are not kept (Rath
+    records only the counts).
     """
 
     def counts(self) -> tuple[int, int, int]:
         """``(prompt_tokens, completion_tokens, total_tokens)``."""
-        return (self.prompt_tokens, self.completion_tokens, self.total_tokens)
+        return _counts(self)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, RathLLMTokenUsage | TokenUsage):
+        if isinstance(other, RathLLMTokenUsage):
             return self.counts() == _counts(other)
         return NotImplemented
 
     def __hash__(self) -> int:
         return hash(self.counts())
 
-    def __add__(self, other: RathLLMTokenUsage | TokenUsage) -> SessionTokenUsage:
+    def __add__(self, other: RathLLMTokenUsage) -> SessionTokenUsage:
         prompt, completion, total = (
             a + b for a, b in zip(self.counts(), _counts(other), strict=True)
         )
@@ -88,25 +87,18 @@ class SessionTokenUsage(RathLLMTokenUsage):
         )
 
     @classmethod
-    def of(cls, usage: TokenUsage | None) -> SessionTokenUsage | None:
+    def of(cls, usage: RathLLMTokenUsage | None) -> SessionTokenUsage | None:
         """Rath's recorded usage as OpenRath's type (``None`` stays ``None``)."""
         return None if usage is None else cls(*_counts(usage))
 
 
-UsageLike = RathLLMTokenUsage | TokenUsage
-"""A usage a session accepts: OpenRath's type or Rath's."""
-
-
-def _counts(usage: UsageLike) -> tuple[int, int, int]:
+def _counts(usage: RathLLMTokenUsage) -> tuple[int, int, int]:
     return (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens)
 
 
-def _recorded_usage(usage: UsageLike | None) -> TokenUsage | None:
+def _recorded_usage(usage: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:
     """``usage`` as Rath records it (the three counts)."""
-    if usage is None or isinstance(usage, TokenUsage):
-        return usage
-    prompt, completion, total = _counts(usage)
-    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+    return None if usage is None else RathLLMTokenUsage(*_counts(usage))
 
 
 class Session(BaseModel):
@@ -121,7 +113,7 @@ class Session(BaseModel):
     lineage_operator: str = "implicit"
     lineage_extras: tuple[tuple[str, Any], ...] = ()
     sandbox: Placement | None = None
-    usage: TokenUsage | None = None
+    usage: RathLLMTokenUsage | None = None
 
     _pending: PendingResult[Session] | None = PrivateAttr(default=None)
     _rows: tuple[ChunkRow, ...] | None = PrivateAttr(default=None)
@@ -145,9 +137,9 @@ class Session(BaseModel):
         lineage_operator: str = "implicit",
         lineage_kind: LineageKind = LineageKind.UNKNOWN,
         lineage_extras: tuple[tuple[str, Any], ...] = (),
-        cumulative_usage: UsageLike | None = None,
+        cumulative_usage: RathLLMTokenUsage | None = None,
         table: TableRef | None = None,
-        usage: UsageLike | None = None,
+        usage: RathLLMTokenUsage | None = None,
         **subclass_fields: Any,
     ) -> None:
         """A session, as OpenRath builds one (``Session(chunk_table, ...)``) or Rath does.
@@ -363,14 +355,14 @@ class Session(BaseModel):
     def cumulative_usage(self) -> SessionTokenUsage | None:
         """Tokens used producing this session, as OpenRath's type (waits for a lazy session).
 
-        Equal to a ``RathLLMTokenUsage`` or a ``TokenUsage`` with the same counts; ``usage``
-        is the same counts as Rath's ``TokenUsage``, without waiting.
+        Equal to any ``RathLLMTokenUsage`` with the same counts; ``usage`` is the same counts,
+        without waiting.
         """
         self.synchronize()
         return SessionTokenUsage.of(self.usage)
 
     @cumulative_usage.setter
-    def cumulative_usage(self, value: UsageLike | None) -> None:
+    def cumulative_usage(self, value: RathLLMTokenUsage | None) -> None:
         self.usage = _recorded_usage(value)
 
     # -- branching ------------------------------------------------------------------------
@@ -397,7 +389,7 @@ class Session(BaseModel):
         self,
         table: TableRef,
         rows: tuple[ChunkRow, ...] | None,
-        usage: TokenUsage | None = None,
+        usage: RathLLMTokenUsage | None = None,
         *,
         sandbox: Placement | None = None,
     ) -> Session:
@@ -755,7 +747,7 @@ def concatenated(out: Session, ours: Session, theirs: Session) -> Session:
     return out._settled(table, rows, usage, sandbox=ours.sandbox or theirs.sandbox)
 
 
-def merged_usage(ours: Session, theirs: Session) -> TokenUsage | None:
+def merged_usage(ours: Session, theirs: Session) -> RathLLMTokenUsage | None:
     """The usage of a merge: both branches' summed."""
     return add_usage(ours.usage, theirs.usage)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from uuid import UUID
 
-from rath.llm import TokenUsage
+from rath.llm.chat_response import usage_from_json
 from rath.session.graph import GraphNode, SessionGraph
 from rath.session.graph.kind import LineageKind
 from rath.store.catalog import Catalog, SessionRecord
@@ -25,7 +25,7 @@ _LOOP = LineageKind.OP_SESSION_LOOP.value
 
 def record_node(record: SessionRecord) -> GraphNode:
     """A catalog record as a graph node (no rows are read: its chunk count stays unknown)."""
-    usage = TokenUsage.model_validate(record.usage) if record.usage else None
+    usage = usage_from_json(record.usage) if record.usage else None
     return GraphNode(
         id=record.id,
         parent_session_ids=record.parents,

@@ -16,7 +16,7 @@ from rath.contracts.llm import COMPLETE, COMPRESS, CompleteArgs, CompressArgs
 from rath.contracts.mcp import CALL_MCP_TOOL, McpCallArgs
 from rath.contracts.runs import CompressInput, ForwardInput, SessionLoopInput
 from rath.contracts.tools import RUN_CUSTOM_TOOL, RUN_TOOL, CustomToolArgs, RunToolArgs
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 
 Attributes = dict[str, AttributeValue]
 
@@ -98,7 +98,7 @@ def call_span(activity_type: str, args: Sequence[Any]) -> CallSpan | None:
     return None
 
 
-def usage_attributes(usage: TokenUsage | None) -> Attributes:
+def usage_attributes(usage: RathLLMTokenUsage | None) -> Attributes:
     """Token counts as GenAI attributes (none when the provider reported no usage)."""
     if usage is None:
         return {}

@@ -20,7 +20,7 @@ from temporalio.worker import Worker
 from rath.activities.llm import LLMActivities
 from rath.activities.memory import MemoryActivities
 from rath.contracts import CommitArgs
-from rath.llm import ProviderSpec, TokenUsage
+from rath.llm import ProviderSpec, RathLLMTokenUsage
 from rath.llm.credentials import VAULT
 from rath.memory import CommitResult, LocalMemoryStore, MemoryRecord, MemorySpec, memory_row
 from rath.session import TableRef, assistant_turn_chunk, tool_feedback_chunk, user_text_chunk
@@ -155,7 +155,7 @@ async def test_commit_extracts_facts_and_never_shows_injected_rows(
     with FakeChatServer([reply]) as server:
         result = await commit(bare_client, chunks, store, server, transcript)
     assert (result.written, result.skipped) == (2, 0)
-    assert result.usage == TokenUsage(prompt_tokens=40, completion_tokens=12, total_tokens=52)
+    assert result.usage == RathLLMTokenUsage(40, 12, 52)
     stored = store.list(category="profile")
     assert [r.content for r in stored][1:] == [
         "The user lives in Lisbon.",

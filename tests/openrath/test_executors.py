@@ -26,16 +26,15 @@ from workers import WorkerProcess
 from rath import flow
 from rath.errors import RunFailedError
 from rath.llm import Provider, RathLLMStreamDelta, RathOpenAIChatClient
-from rath.llm.dto import (
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool
+from rath.llm.chat_response import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
-    RathLLMChatRequest,
     RathLLMChatResponse,
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
-from rath.llm.function_tool import RathLLMFunctionTool
 from rath.session import (
     ChunkKind,
     DefaultSessionLoopExecutor,

@@ -17,10 +17,10 @@ from support import fake_provider
 
 from rath.errors import PersistenceError
 from rath.llm import Provider, RathLLMStreamDelta
-from rath.llm.dto import (
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
-    RathLLMChatRequest,
     RathLLMChatResponse,
     RathLLMTokenUsage,
 )

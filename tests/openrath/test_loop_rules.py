@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from support import FAST, fake_provider, tool_bodies
+from tool_app import add
 
 from rath import flow
 from rath.session import ChunkKind, Session
@@ -73,3 +74,14 @@ def test_usage_sums_the_loops_completions(rath_env: Settings, tmp_path: Path) ->
         usage = out.cumulative_usage
     assert usage is not None
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (30, 5, 35)
+
+
+def test_the_durable_loop_sends_tools_as_openrath_does(rath_env: Settings, tmp_path: Path) -> None:
+    # Issue 29 item 10: sorted by name (user tools among the built-ins), no additionalProperties.
+    with FakeChatServer([text_reply("ok")]) as server:
+        agent = flow.Agent("x", provider=fake_provider(server), tools=[add], options=FAST)
+        agent(Session.from_user_message("go").to("local", spec=tmp_path)).synchronize()
+        tools = server.requests[0].body["tools"]
+    names = [tool["function"]["name"] for tool in tools]
+    assert names == sorted(names) and "add" in names and "read_workspace_file" in names
+    assert "additionalProperties" not in json.dumps(tools)

@@ -10,7 +10,7 @@ import pytest
 
 import rath.backend as plane
 from rath.backend import BackendSandboxSpec
-from rath.llm import RathLLMTokenUsage, TokenUsage
+from rath.llm import RathLLMTokenUsage
 from rath.session import (
     ChunkKind,
     ChunkRow,
@@ -63,11 +63,11 @@ def test_an_unknown_keyword_is_a_type_error() -> None:
 
 
 def test_stored_sessions_with_keys_of_older_versions_still_load() -> None:
-    session = Session(_table("hi"), cumulative_usage=TokenUsage(total_tokens=4))
+    session = Session(_table("hi"), cumulative_usage=RathLLMTokenUsage(0, 0, 4))
     stored = session.model_dump(mode="json") | {"owner": None}
     loaded = Session.model_validate(stored)
     assert (loaded.id, loaded.chunk_table.rows) == (session.id, session.chunk_table.rows)
-    assert loaded.cumulative_usage == TokenUsage(total_tokens=4)
+    assert loaded.cumulative_usage == RathLLMTokenUsage(0, 0, 4)
     assert Session.model_validate_json(session.model_dump_json()).id == session.id
 
 
@@ -80,7 +80,7 @@ def test_the_chunk_table_setter_writes_the_rows() -> None:
 
 
 def test_cumulative_usage_is_openrath_usage_and_equals_rath_usage_of_the_same_counts() -> None:
-    usage = Session(_table("hi"), usage=TokenUsage(prompt_tokens=1, completion_tokens=2)).usage
+    usage = Session(_table("hi"), usage=RathLLMTokenUsage(1, 2, 3)).usage
     read = Session(_table("hi"), cumulative_usage=usage).cumulative_usage
     assert isinstance(read, RathLLMTokenUsage)
     assert read == RathLLMTokenUsage(1, 2, 3) and RathLLMTokenUsage(1, 2, 3) == read
@@ -92,7 +92,7 @@ def test_the_cumulative_usage_setter_takes_either_type() -> None:
     session = Session(_table("hi"))
     session.cumulative_usage = RathLLMTokenUsage(2, 3, 5)
     assert session.cumulative_usage == RathLLMTokenUsage(2, 3, 5)
-    assert session.usage == TokenUsage(prompt_tokens=2, completion_tokens=3, total_tokens=5)
+    assert session.usage == RathLLMTokenUsage(2, 3, 5)
     session.cumulative_usage = None
     assert session.cumulative_usage is None
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rath.llm import TokenUsage
+from rath.llm import RathLLMTokenUsage
 from rath.llm._anthropic_wire import CONTINUE_TEXT, anthropic_completion, anthropic_request
 
 TOOLS = [
@@ -216,7 +216,7 @@ def test_response_text_tool_use_stop_reason_and_usage() -> None:
         ("toolu_9", "f", {"path": "ü"})
     ]
     assert completion.finish_reason == "tool_calls"
-    assert completion.usage == TokenUsage(prompt_tokens=105, completion_tokens=7, total_tokens=112)
+    assert completion.usage == RathLLMTokenUsage(105, 7, 112)
     assert completion.model == "claude-x"
 
 

@@ -11,7 +11,7 @@ from support import FAST
 from rath import flow
 from rath.llm import Provider
 from rath.llm._azure import azure_style
-from rath.llm.dto import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
 from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import spec_from_provider
 from rath.session import Session

@@ -12,7 +12,7 @@ from uuid import UUID, uuid4
 import pytest
 
 from rath.errors import LineageConsistencyError, UserError
-from rath.llm import TokenUsage
+from rath.llm import RathLLMTokenUsage
 from rath.session import (
     GraphNode,
     LineageJournal,
@@ -158,7 +158,7 @@ def test_one_entry_per_id_latest_wins_and_union() -> None:
 
 def test_jsonl_rows_round_trip(tmp_path: Path, family: dict[str, Session]) -> None:
     merged = family["merged"]
-    merged.usage = TokenUsage(prompt_tokens=3, completion_tokens=4, total_tokens=7)
+    merged.usage = RathLLMTokenUsage(3, 4, 7)
     merged.lineage_extras = (("loop.truncated", True), ("note", "ünï ✓"))
     nodes = [GraphNode.from_session(s) for s in family.values()]
     nodes[3] = GraphNode.from_session(merged, agent="planner", run_id="rath-planner-1")
@@ -363,8 +363,8 @@ def test_from_session_reads_known_rows_and_usage(family: dict[str, Session]) -> 
     merged = GraphNode.from_session(family["merged"])
     assert merged.chunk_count == 2
     assert (merged.lineage_kind, merged.lineage_operator) == (LineageKind.OP_MERGE, "Session.merge")
-    family["root"].usage = TokenUsage(total_tokens=9)
-    assert GraphNode.from_session(family["root"]).cumulative_usage == TokenUsage(total_tokens=9)
+    family["root"].usage = RathLLMTokenUsage(0, 0, 9)
+    assert GraphNode.from_session(family["root"]).cumulative_usage == RathLLMTokenUsage(0, 0, 9)
 
 
 def test_journal_records_in_visit_order(family: dict[str, Session]) -> None:
@@ -407,11 +407,14 @@ def test_journal_refreshes_live_sessions_and_holds_them_weakly() -> None:
     assert journal.graph().by_id[out.id].chunk_count is None
     # The run finishes and the session is synchronised: the journal's graph sees it.
     finished = Session.from_rows([*user.chunk_table.rows, *user.chunk_table.rows])
-    finished.usage = TokenUsage(total_tokens=5)
+    finished.usage = RathLLMTokenUsage(0, 0, 5)
     out._pending = None
     out.table, out.usage = finished.table, finished.usage
     refreshed = journal.graph().by_id[out.id]
-    assert (refreshed.chunk_count, refreshed.cumulative_usage) == (2, TokenUsage(total_tokens=5))
+    assert (refreshed.chunk_count, refreshed.cumulative_usage) == (
+        2,
+        RathLLMTokenUsage(0, 0, 5),
+    )
     assert (refreshed.agent, refreshed.run_id) == ("writer", "rath-agent-fake")
     out_id = out.id
     del out, finished

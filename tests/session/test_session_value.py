@@ -8,7 +8,7 @@ import pytest
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from rath.errors import ConfigError
-from rath.llm import TokenUsage
+from rath.llm import RathLLMTokenUsage
 from rath.session import ChunkKind, LineageKind, Session, TableRef, user_text_chunk
 from rath.store import ChunkStore
 
@@ -45,13 +45,13 @@ def test_fork_detach_merge() -> None:
     detached = root.detach()
     assert detached.parent_session_ids == () and detached.lineage_kind is LineageKind.OP_DETACH
     other = Session.from_user_message("b")
-    other.usage = TokenUsage(prompt_tokens=1, completion_tokens=2, total_tokens=3)
-    root.usage = TokenUsage(prompt_tokens=10, completion_tokens=20, total_tokens=30)
+    other.usage = RathLLMTokenUsage(1, 2, 3)
+    root.usage = RathLLMTokenUsage(10, 20, 30)
     merged = root.merge(other)
     assert [r.payload["content"] for r in merged.chunk_table.rows] == ["a", "b"]
     assert merged.parent_session_ids == (root.id, other.id)
     assert merged.lineage_kind is LineageKind.OP_MERGE
-    assert merged.usage == TokenUsage(prompt_tokens=11, completion_tokens=22, total_tokens=33)
+    assert merged.usage == RathLLMTokenUsage(11, 22, 33)
     assert merged.sandbox == root.sandbox
 
 
@@ -94,7 +94,7 @@ def test_repr_is_readable_and_elides_long_transcripts() -> None:
 
 def test_session_round_trips_through_the_temporal_pydantic_converter() -> None:
     session = Session.from_user_message("hello").to("local", spec="/tmp/ws").fork()
-    session.usage = TokenUsage(prompt_tokens=1, completion_tokens=1, total_tokens=2)
+    session.usage = RathLLMTokenUsage(1, 1, 2)
     (payload,) = pydantic_data_converter.payload_converter.to_payloads([session])
     (back,) = pydantic_data_converter.payload_converter.from_payloads([payload], [Session])
     assert back == session

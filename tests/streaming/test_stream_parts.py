@@ -17,7 +17,7 @@ from rath.llm import (
     ChatRequest,
     Completion,
     ProviderError,
-    TokenUsage,
+    RathLLMTokenUsage,
     WireToolCall,
 )
 from rath.llm._openai_stream import OpenAIStreamAnswer
@@ -54,7 +54,7 @@ async def test_streamed_text_folds_to_the_completion(wire: str) -> None:
     completion, events = await _stream(wire, text_reply("The quick brown fox.", usage=(7, 3)))
     assert completion.content == "The quick brown fox."
     assert completion.finish_reason == "stop"
-    assert completion.usage == TokenUsage(prompt_tokens=7, completion_tokens=3, total_tokens=10)
+    assert completion.usage == RathLLMTokenUsage(7, 3, 10)
     assert len([e for e in events if e.content_delta]) == 3  # the fake sends three pieces
     folded = _fold(events).rounds[1]
     assert folded.content == completion.content
@@ -126,7 +126,7 @@ async def test_a_client_that_cannot_stream_sends_its_answer_as_deltas() -> None:
 
         async def complete(self, request: ChatRequest) -> Completion:
             call = WireToolCall("c1", "list_workspace_files", "{}")
-            return Completion("hello", (call,), "tool_calls", TokenUsage(total_tokens=3), "m")
+            return Completion("hello", (call,), "tool_calls", RathLLMTokenUsage(0, 0, 3), "m")
 
         async def aclose(self) -> None:
             pass
@@ -143,7 +143,7 @@ async def test_a_client_that_cannot_stream_sends_its_answer_as_deltas() -> None:
             "tool_call_args_delta": "{}",
         },
         {"finish_reason": "tool_calls"},
-        {"usage": {"total_tokens": 3}},
+        {"usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 3}},
     ]
 
 
@@ -170,7 +170,7 @@ def test_a_retry_voids_the_round_and_stale_attempts_are_ignored() -> None:
 
 
 def test_coalescing_merges_pieces_but_keeps_order_and_meaning() -> None:
-    from rath.llm._stream import coalesce
+    from rath.llm.stream import coalesce
 
     events = [
         D(content_delta="a"),
@@ -180,7 +180,7 @@ def test_coalescing_merges_pieces_but_keeps_order_and_meaning() -> None:
         D(tool_call_index=0, tool_call_args_delta=": 1}"),
         D(tool_call_index=1, tool_call_id="y", tool_call_name_delta="g"),
         D(finish_reason="tool_calls"),
-        D(usage=TokenUsage(total_tokens=2)),
+        D(usage=RathLLMTokenUsage(0, 0, 2)),
         D(attempt=2, retry=True),
         D(attempt=2, content_delta="c"),
         D(attempt=2, content_delta="d"),
@@ -196,7 +196,7 @@ def test_coalescing_merges_pieces_but_keeps_order_and_meaning() -> None:
         },
         {"tool_call_index": 1, "tool_call_id": "y", "tool_call_name_delta": "g"},
         {"finish_reason": "tool_calls"},
-        {"usage": {"total_tokens": 2}},
+        {"usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 2}},
         {"attempt": 2, "retry": True},
         {"attempt": 2, "content_delta": "cd"},
     ]
@@ -264,8 +264,8 @@ def test_openai_chunks_become_deltas_in_openrath_s_shape() -> None:
     # A stop and usage together: one delta each; a usage-only chunk: one usage delta.
     usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
     both = answer.feed({**_chunk(delta={}, finish_reason="stop"), "usage": usage})
-    assert both == [D(finish_reason="stop"), D(usage=TokenUsage(**usage))]
+    assert both == [D(finish_reason="stop"), D(usage=RathLLMTokenUsage(**usage))]
     usage_only = answer.feed({"id": "c1", "choices": [], "usage": usage})
-    assert usage_only == [D(usage=TokenUsage(**usage))]
+    assert usage_only == [D(usage=RathLLMTokenUsage(**usage))]
     # Only the first choice is read.
     assert answer.feed({"id": "c1", "choices": [{"index": 1, "delta": {"content": "x"}}]}) == []

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from rath.errors import ToolNameConflictError
 from rath.flow.tool.system_tool import global_system_tools
-from rath.llm.function_tool import RathLLMFunctionTool
+from rath.llm.chat_request import RathLLMFunctionTool
 from rath.tools import FlowToolCall
 
 __all__ = ["ToolNameConflictError", "merge_tools_for_loop", "tools_dict_to_schemas"]

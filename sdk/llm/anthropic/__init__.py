@@ -1,10 +1,6 @@
 """OpenRath's direct Anthropic client and its pure helpers (``rath.llm.anthropic``).
 
-The helpers follow OpenRath's translation table exactly, which differs on purpose from the
-durable loop's wire (:mod:`rath.llm._anthropic_wire`, shaped for the live API): turns of one
-role are not merged, no ``(continue)`` turn is added, plain text stays a string, ``metadata``
-passes as given, and ``tool_choice`` is mapped whether or not the request has tools. Client
-failures are :class:`~rath.llm.ProviderError`, retried when retrying may help.
+They follow OpenRath's table, not the durable loop's live-API wire (docs/openrath.md).
 """
 
 from __future__ import annotations
@@ -13,7 +9,7 @@ from typing import Any
 
 import anthropic
 
-from rath.llm._anthropic_client import ANTHROPIC_ERRORS
+from rath.llm._anthropic_client import ANTHROPIC_ERRORS, anthropic_sdk
 from rath.llm._anthropic_stream import AnthropicStreamAnswer
 from rath.llm._anthropic_table import (
     anthropic_event_to_deltas,
@@ -23,10 +19,8 @@ from rath.llm._anthropic_table import (
 )
 from rath.llm._direct import direct_target
 from rath.llm._direct_client import DirectChatClient
-from rath.llm.dto import (
-    RathLLMChatRequest,
-    RathLLMChatResponse,
-)
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.provider import Provider
 
 __all__ = [
@@ -55,7 +49,7 @@ class RathAnthropicChatClient(DirectChatClient):
     model. A server given by a base URL needs no key.
 
     Raises:
-        ConfigError: No key and no base URL (a ``ValueError``: "No API key found").
+        ConfigError: No key and no base URL (a ``ValueError``: "No Anthropic api_key found").
     """
 
     def __init__(self, provider: Provider) -> None:
@@ -63,11 +57,8 @@ class RathAnthropicChatClient(DirectChatClient):
             provider, "anthropic", label="Anthropic", key_envs=lambda url: ("ANTHROPIC_API_KEY",)
         )
         super().__init__(provider, target)
-        self._client = anthropic.Anthropic(
-            api_key=target.key or "unused",
-            base_url=target.base_url,
-            max_retries=0,
-            timeout=target.timeout,
+        self._client = anthropic_sdk(
+            target.base_url, target.key or "unused", target.timeout, asynchronous=False
         )
 
     errors = ANTHROPIC_ERRORS

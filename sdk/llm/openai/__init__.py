@@ -1,9 +1,9 @@
 """OpenRath's direct OpenAI client and its pure helpers (``rath.llm.openai``).
 
 :class:`RathOpenAIChatClient` calls an OpenAI-compatible Chat Completions endpoint from plain
-Python with OpenRath's data types (:mod:`rath.llm.dto`) and retries; failures are
-:class:`~rath.llm.ProviderError`, classified as Rath's durable calls classify them. Rath's
-agents call models through activities instead.
+Python with OpenRath's data types (:mod:`rath.llm.chat_request`, :mod:`rath.llm.chat_response`)
+and retries; failures are :class:`~rath.llm.ProviderError`, classified as Rath's durable calls
+classify them. Rath's agents call models through activities instead.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from typing import Any
 import openai
 
 from rath.errors import ConfigError
-from rath.llm._azure import AZURE_KEY_ENVS, azure_api_version, azure_endpoint, azure_style
+from rath.llm._azure import AZURE_KEY_ENVS, azure_style
 from rath.llm._direct import direct_target
 from rath.llm._direct_client import DirectChatClient
-from rath.llm._openai_client import OPENAI_ERRORS
+from rath.llm._openai_client import OPENAI_ERRORS, openai_sdk
 from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm._wire import _KNOWN_REASONS
-from rath.llm.dto import (
+from rath.llm.chat_request import RathLLMChatRequest, strip_additional_properties
+from rath.llm.chat_response import (
     RathLLMAssistantMessage,
     RathLLMChatChoice,
-    RathLLMChatRequest,
     RathLLMChatResponse,
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
@@ -132,20 +132,9 @@ class RathOpenAIChatClient(DirectChatClient):
             url_envs=("OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT"),
         )
         super().__init__(provider, target)
-        key, base_url = target.key or "unused", target.base_url
-        self._client: openai.OpenAI
-        if azure_style(base_url) == "legacy" and base_url:
-            self._client = openai.AzureOpenAI(
-                api_key=key,
-                azure_endpoint=azure_endpoint(base_url),
-                api_version=azure_api_version(),
-                max_retries=0,
-                timeout=target.timeout,
-            )
-        else:
-            self._client = openai.OpenAI(
-                api_key=key, base_url=base_url, max_retries=0, timeout=target.timeout
-            )
+        self._client = openai_sdk(
+            target.base_url, target.key or "unused", target.timeout, asynchronous=False
+        )
 
     errors = OPENAI_ERRORS
 
@@ -182,22 +171,10 @@ def _message(message: Any) -> dict[str, Any]:
     return out
 
 
-def _strip_additional_properties(schema: Any) -> Any:
-    if isinstance(schema, Mapping):
-        return {
-            k: _strip_additional_properties(v)
-            for k, v in schema.items()
-            if k != "additionalProperties"
-        }
-    if isinstance(schema, list):
-        return [_strip_additional_properties(v) for v in schema]
-    return schema
-
-
 def _tool(tool: Any) -> dict[str, Any]:
     function: dict[str, Any] = {
         "name": tool.name,
-        "parameters": _strip_additional_properties(tool.parameters),
+        "parameters": strip_additional_properties(tool.parameters),
     }
     if tool.description is not None:
         function["description"] = tool.description

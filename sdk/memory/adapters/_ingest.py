@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 
 import httpx
 
-from rath.llm.dto import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
 from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import Provider
 from rath.memory._extraction import json_list

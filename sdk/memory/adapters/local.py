@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rath.llm.embedding_provider import EmbeddingProvider, RathOpenAIEmbeddingClient
+from rath.llm.embedding import EmbeddingProvider
+from rath.llm.openai.embedding import RathOpenAIEmbeddingClient
 from rath.memory._handle import BackendMemoryStore
 from rath.memory.abc import MemoryBackend, MemoryCapabilities, MemoryStoreSpec, ScopeModel
 from rath.memory.adapters import _files

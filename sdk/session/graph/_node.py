@@ -8,7 +8,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage, usage_json
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
 
@@ -36,7 +36,7 @@ class GraphNode(BaseModel):
     lineage_operator: str = "implicit"
     lineage_extras: tuple[tuple[str, Any], ...] = ()
     chunk_count: int | None = None
-    cumulative_usage: TokenUsage | None = None
+    cumulative_usage: RathLLMTokenUsage | None = None
     agent: str | None = None
     run_id: str | None = None
 
@@ -76,7 +76,7 @@ class GraphNode(BaseModel):
             "lineage_kind": self.lineage_kind.value,
             "lineage_extras": [[str(key), _jsonable(value)] for key, value in self.lineage_extras],
             "chunk_count": self.chunk_count,
-            "cumulative_usage": None if usage is None else usage.model_dump(),
+            "cumulative_usage": None if usage is None else usage_json(usage),
             "agent": self.agent,
             "run_id": self.run_id,
         }

@@ -15,7 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from rath.errors import PersistenceError
-from rath.llm.dto import RathLLMTokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.sandbox._spec import SandboxSpec
 from rath.session.branch import row_digest
 from rath.session.chunk import ChunkKind, ChunkTable
@@ -133,7 +133,7 @@ class PersistedSessionMeta:
 class PersistedSession:
     """A loaded session: header, rows, usage, and whether it was closed cleanly.
 
-    ``cumulative_usage`` is OpenRath's :class:`~rath.llm.dto.RathLLMTokenUsage`, from the
+    ``cumulative_usage`` is OpenRath's :class:`~rath.llm.chat_response.RathLLMTokenUsage`, from the
     trailer (``None`` without one).
 
     ``closed=False`` is a crash (or a run still in flight): its writer never wrote the trailer.

@@ -21,8 +21,7 @@ from typing import IO, Any, Self
 from uuid import UUID
 
 from rath.errors import PersistenceError
-from rath.llm._usage import TokenUsage
-from rath.llm.dto import RathLLMTokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.session.chunk import ChunkRow
 from rath.session.persistence._records import (
     CURRENT_SCHEMA_VERSION,
@@ -88,7 +87,7 @@ class SessionWriter:
         self._line(record | {"payload": row.payload})
         self._count += 1
 
-    def close(self, usage: TokenUsage | RathLLMTokenUsage | None = None) -> None:
+    def close(self, usage: RathLLMTokenUsage | None = None) -> None:
         """Write the trailer and rename the file to its final name (idempotent).
 
         Args:
@@ -193,7 +192,7 @@ def _header(session: Session, sandbox_handle_id: str | None) -> PersistedSession
     )
 
 
-def _usage_json(usage: TokenUsage | RathLLMTokenUsage | None) -> dict[str, int] | None:
+def _usage_json(usage: RathLLMTokenUsage | None) -> dict[str, int] | None:
     if usage is None:
         return None
     return {

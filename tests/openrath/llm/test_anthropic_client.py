@@ -7,14 +7,20 @@ from pathlib import Path
 import pytest
 
 from rath.errors import ConfigError
-from rath.llm import Provider, ProviderError, RathLLMFunctionTool, RathLLMStreamDelta, TokenUsage
+from rath.llm import (
+    Provider,
+    ProviderError,
+    RathLLMFunctionTool,
+    RathLLMStreamDelta,
+    RathLLMTokenUsage,
+)
 from rath.llm.anthropic import (
     RathAnthropicChatClient,
     anthropic_event_to_deltas,
     build_anthropic_kwargs,
     normalize_anthropic_response,
 )
-from rath.llm.dto import RathLLMChatRequest, RathLLMMessage, RathLLMTokenUsage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
 from rath.testing import FakeAnthropicServer, error_reply, text_reply, tool_call_reply
 
 REQUEST = RathLLMChatRequest(
@@ -82,7 +88,7 @@ def test_a_streamed_answer_comes_as_deltas() -> None:
 
 
 def test_no_key_and_no_server_is_refused() -> None:
-    with pytest.raises(ConfigError, match="No API key found"):
+    with pytest.raises(ConfigError, match="No Anthropic api_key found"):
         RathAnthropicChatClient(Provider(model="c", provider_kind="anthropic"))
 
 
@@ -116,7 +122,7 @@ def test_events_and_payloads_map_on_their_own() -> None:
     }
     assert anthropic_event_to_deltas(end) == [  # the stop reason, then the usage, apart
         RathLLMStreamDelta(finish_reason="tool_calls"),
-        RathLLMStreamDelta(usage=TokenUsage(completion_tokens=5, total_tokens=5)),
+        RathLLMStreamDelta(usage=RathLLMTokenUsage(0, 5, 5)),
     ]
     assert anthropic_event_to_deltas({"type": "ping"}) == []
     payload = {

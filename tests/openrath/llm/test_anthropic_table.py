@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from rath.errors import ConfigError
-from rath.llm import Provider, RathLLMFunctionTool, RathLLMStreamDelta, TokenUsage
+from rath.llm import Provider, RathLLMFunctionTool, RathLLMStreamDelta, RathLLMTokenUsage
 from rath.llm.anthropic import (
     anthropic_event_to_deltas,
     build_anthropic_kwargs,
     build_anthropic_stream_kwargs,
     normalize_anthropic_response,
 )
-from rath.llm.dto import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
 
 MODEL = "claude-opus-4-7"
 
@@ -334,7 +334,7 @@ def test_message_delta_without_a_stop_reason_yields_no_finish() -> None:
 
 def test_message_delta_usage_yields_prompt_and_completion_tokens() -> None:
     usage = {"input_tokens": 10, "output_tokens": 4}
-    expected = [RathLLMStreamDelta(usage=TokenUsage(prompt_tokens=10, completion_tokens=4))]
+    expected = [RathLLMStreamDelta(usage=RathLLMTokenUsage(10, 4, 14))]
     assert _deltas({"type": "message_delta", "delta": {"usage": usage}}) == expected
     # The live API reports usage beside ``delta``, not inside it.
     assert _deltas({"type": "message_delta", "delta": {}, "usage": usage}) == expected
@@ -348,7 +348,7 @@ def test_stop_and_usage_in_one_message_delta_yield_two_deltas() -> None:
     }
     assert _deltas(event) == [
         RathLLMStreamDelta(finish_reason="tool_calls"),
-        RathLLMStreamDelta(usage=TokenUsage(completion_tokens=5, total_tokens=5)),
+        RathLLMStreamDelta(usage=RathLLMTokenUsage(0, 5, 5)),
     ]
 
 

@@ -15,6 +15,7 @@ import pytest
 from openai.types.chat import ChatCompletion
 
 import rath.llm
+import rath.llm.chat_response
 from rath.config import ConfigStore
 from rath.llm import (
     DEFAULT_EMBEDDING_MODEL,
@@ -165,7 +166,7 @@ def test_a_providers_repr_is_its_str_and_hides_the_key() -> None:
 
 
 def test_rath_llm_add_usage_is_openraths() -> None:
-    assert rath.llm.add_usage is rath.llm.dto.add_usage
+    assert rath.llm.add_usage is rath.llm.chat_response.add_usage
     detailed = RathLLMTokenUsage(1, 2, 3, completion_tokens_details={"reasoning_tokens": 1})
     assert rath.llm.add_usage(None, None) is None
     assert rath.llm.add_usage(None, detailed) is detailed

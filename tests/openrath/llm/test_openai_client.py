@@ -5,16 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from openai._models import construct_type
+from openai.types.chat import ChatCompletionChunk
 
 from rath.errors import ConfigError
-from rath.llm import Provider, ProviderError, RathLLMFunctionTool, RathLLMStreamDelta, TokenUsage
-from rath.llm.dto import (
-    RathLLMChatRequest,
-    RathLLMChatResponse,
-    RathLLMMessage,
+from rath.llm import (
+    Provider,
+    ProviderError,
+    RathLLMFunctionTool,
+    RathLLMStreamDelta,
     RathLLMTokenUsage,
-    add_usage,
 )
+from rath.llm._openai_stream import OpenAIStreamAnswer
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_response import RathLLMChatResponse, add_usage
 from rath.llm.openai import (
     RathOpenAIChatClient,
     normalize_chat_completion,
@@ -93,7 +97,7 @@ def test_a_streamed_answer_comes_as_deltas() -> None:
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     assert "".join(d.content_delta or "" for d in deltas) == "Hello there."
     assert RathLLMStreamDelta(finish_reason="stop") in deltas
-    assert deltas[-1] == RathLLMStreamDelta(usage=TokenUsage(prompt_tokens=4, completion_tokens=2))
+    assert deltas[-1] == RathLLMStreamDelta(usage=RathLLMTokenUsage(4, 2, 6))
 
 
 def test_no_key_and_no_server_is_refused() -> None:
@@ -120,3 +124,13 @@ def test_the_pure_helpers() -> None:
     assert add_usage(None, None) is None
     total = add_usage(RathLLMTokenUsage(1, 2, 3), RathLLMTokenUsage(4, 5, 9))
     assert total == RathLLMTokenUsage(5, 7, 12)
+
+
+def test_a_usage_only_chunk_without_counts_yields_no_delta() -> None:
+    # The SDK dumps ``"usage": {}`` as a block of None counts (issue 29, item 5).
+    raw = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    chunk = construct_type(type_=ChatCompletionChunk, value={**raw, "choices": [], "usage": {}})
+    answer = OpenAIStreamAnswer(where="test", model="m")
+    assert answer.feed(chunk.model_dump()) == []
+    counted = {**raw, "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0}}
+    assert len(answer.feed(counted)) == 1

@@ -10,6 +10,8 @@ run's model calls on the worker, with the provider rebuilt there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from support import FAST
 
@@ -26,14 +28,9 @@ from rath.llm import (
     registered_kinds,
 )
 from rath.llm.aio import async_chat_client_for
-from rath.llm.dto import (
-    RathLLMAssistantMessage,
-    RathLLMChatChoice,
-    RathLLMChatRequest,
-    RathLLMChatResponse,
-    RathLLMMessage,
-)
-from rath.session import Session
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_response import RathLLMAssistantMessage, RathLLMChatChoice, RathLLMChatResponse
+from rath.session import Session, run_session_loop
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply
 
@@ -114,3 +111,25 @@ def test_a_kind_with_only_an_async_client_says_where_to_get_it() -> None:
     register_chat_client("echo-async", lambda spec, key: async_chat_client_for(spec))
     with pytest.raises(ConfigError, match=r"async_chat_client_for\(provider\)"):
         chat_client_for(Provider(model="echo-async:m"))
+
+
+def _build(provider: Provider) -> Shouting:
+    return Shouting(provider)
+
+
+@pytest.mark.parametrize("factory", [Shouting, _build], ids=["class", "function"])
+def test_on_event_with_a_client_that_cannot_stream_is_a_type_error(
+    factory: Callable[[Provider], Shouting],
+) -> None:
+    # Issue 29 item 6: refused before anything runs (OpenRath's resolve_executor), when read.
+    # A class is only read; a factory function's client is built to look.
+    kind = f"shouting-quiet-{factory.__name__}"
+    register_chat_client(kind, factory)
+    out = run_session_loop(
+        Session.from_user_message("hello"),
+        Session.from_agent_prompt("x"),
+        agent_provider=Provider(provider_kind=kind, model="loud-1", api_key="test-key"),
+        on_event=lambda delta: None,
+    )
+    with pytest.raises(TypeError, match=f"the Shouting of provider kind '{kind}'"):
+        out.synchronize()

@@ -11,12 +11,8 @@ from typing import Any
 import pytest
 
 import rath.memory as memory
-from rath.llm.dto import (
-    RathLLMAssistantMessage,
-    RathLLMChatChoice,
-    RathLLMChatRequest,
-    RathLLMChatResponse,
-)
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMAssistantMessage, RathLLMChatChoice, RathLLMChatResponse
 from rath.memory import (
     MemoryCommitResult,
     MemoryExecutionFailure,

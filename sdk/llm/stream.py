@@ -1,14 +1,6 @@
-"""Streaming events: the pieces of a model's answer a run sends its caller while it is written.
+"""Rath's stream machinery: topic, options, fold and coalescing of model deltas.
 
-A run started with ``on_event`` streams every loop round's completion from the provider and
-publishes :class:`RathLLMStreamDelta` events to its workflow stream (``TOPIC``); the caller's
-callback receives them in order. The durable result does not change: each round still
-appends exactly one assistant row, built from the whole answer.
-
-Every event names its loop ``round`` and the LLM activity ``attempt`` that produced it. An
-attempt after the first begins with a ``retry`` event, which voids whatever earlier attempts
-of that round streamed; :class:`StreamFold` applies that rule when folding events back into
-answers.
+Retry events void a round's earlier attempts (docs/providers.md, "Streaming").
 """
 
 from __future__ import annotations
@@ -19,7 +11,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from rath.llm._usage import TokenUsage
+from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
 
 TOPIC = "rath.llm.delta"
 """The workflow-stream topic a run's model deltas are published on."""
@@ -36,50 +28,6 @@ class StreamOptions(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     batch_seconds: float = 0.2
-
-
-class RathLLMStreamDelta(BaseModel):
-    """One piece of a model's answer as it streams (OpenRath's ``RathLLMStreamDelta``).
-
-    Any subset of the delta fields is set. ``usage`` comes once the provider reports it
-    (OpenAI: after the finish reason; Anthropic: with it, input and output tokens both).
-
-    Attributes:
-        content_delta: More answer text.
-        tool_call_index: Which tool call (0, 1, ... in the answer) the tool fields extend.
-        tool_call_id: The call's id, on its first event (when the provider sends one).
-        tool_call_name_delta: The tool's name (usually whole, on the call's first event).
-        tool_call_args_delta: More of the call's JSON arguments, as the provider wrote them.
-        finish_reason: Why the answer ended (``stop``, ``tool_calls``, ``length``, ...).
-        usage: Tokens the call used.
-        round: The loop round (1, 2, ...; numbering goes on across continue-as-new).
-        attempt: The LLM activity attempt that produced the event (1, then 2, ... on retries).
-        retry: ``True`` on the event that starts attempt ``attempt`` (> 1) of ``round``:
-            everything earlier attempts of this round streamed is void.
-        agent: The agent's name.
-        offset: The event's position in the run's stream (set when it is delivered); follow
-            again from ``offset + 1`` to resume without repeats.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    content_delta: str | None = None
-    tool_call_index: int | None = None
-    tool_call_id: str | None = None
-    tool_call_name_delta: str | None = None
-    tool_call_args_delta: str | None = None
-    finish_reason: str | None = None
-    usage: TokenUsage | None = None
-    round: int = 0
-    attempt: int = 1
-    retry: bool = False
-    agent: str = ""
-    offset: int | None = None
-
-    @property
-    def key(self) -> tuple[int, int]:
-        """``(round, attempt)``: events are delivered only while this does not go back."""
-        return (self.round, self.attempt)
 
 
 def coalesce(deltas: list[RathLLMStreamDelta]) -> list[RathLLMStreamDelta]:
@@ -143,7 +91,7 @@ class FoldedRound:
     content: str = ""
     tool_calls: dict[int, FoldedCall] = field(default_factory=dict)
     finish_reason: str | None = None
-    usage: TokenUsage | None = None
+    usage: RathLLMTokenUsage | None = None
 
 
 class StreamFold:

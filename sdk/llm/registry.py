@@ -1,49 +1,23 @@
-"""OpenRath's synchronous chat clients: the protocols and ``chat_client_for``.
+"""OpenRath's ``rath.llm.registry``: which synchronous chat client serves a provider's kind.
 
-These are the clients a script calls directly (``client.complete(RathLLMChatRequest(...))``
-returns a ``RathLLMChatResponse``), and what a loop executor wraps. Rath's durable runs use
-the async clients of :func:`rath.llm.aio.async_chat_client_for` in their activities instead.
+Rath's durable runs use the async face instead (:func:`rath.llm.aio.async_chat_client_for`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Protocol, runtime_checkable
-
 from rath.errors import ConfigError
-from rath.llm._registry import registered_kinds, sync_factory
-from rath.llm._stream import RathLLMStreamDelta
+from rath.llm._registry import register_chat_client, registered_kinds, sync_factory
 from rath.llm.anthropic import RathAnthropicChatClient
-from rath.llm.dto import RathLLMChatRequest, RathLLMChatResponse
+from rath.llm.base import ChatClient, ChatClientFactory, StreamingChatClient
 from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import Provider
 
+__all__ = [
+    "chat_client_for",
+    "register_chat_client",
+    "registered_kinds",
+]
 
-@runtime_checkable
-class ChatClient(Protocol):
-    """A synchronous chat client: its provider, and one call at a time."""
-
-    @property
-    def provider(self) -> Provider:
-        """The provider this client calls."""
-        ...
-
-    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
-        """Run one chat call and return the whole answer."""
-        ...
-
-
-@runtime_checkable
-class StreamingChatClient(ChatClient, Protocol):
-    """A synchronous chat client that can also stream."""
-
-    def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]:
-        """Run one chat call, yielding its deltas as they come."""
-        ...
-
-
-ChatClientFactory = Callable[[Provider], ChatClient]
-"""OpenRath's factory: builds a synchronous client for a provider."""
 
 _BUILT_IN: dict[str, ChatClientFactory] = {
     "openai": RathOpenAIChatClient,
@@ -77,4 +51,30 @@ def chat_client_for(provider: Provider) -> ChatClient:
     raise ConfigError(
         f"unknown provider_kind={kind!r}; registered kinds: {', '.join(registered_kinds())} "
         "(see rath.llm.register_chat_client)"
+    )
+
+
+def cannot_stream(provider: Provider) -> TypeError | None:
+    """The ``TypeError`` of ``on_event`` with ``provider``'s kind, if its client cannot stream.
+
+    Only a kind registered with OpenRath's ``factory(provider)`` may lack
+    ``complete_stream`` (the built-in clients and Rath's async ones stream). A class is read,
+    not built; another factory's client is built to look, as OpenRath's loop builds it.
+    """
+    factory = sync_factory(provider.provider_kind or "openai")
+    if factory is None:
+        return None
+    if isinstance(factory, type):
+        streams, name = callable(getattr(factory, "complete_stream", None)), factory.__name__
+    else:
+        client = factory(provider)
+        streams, name = isinstance(client, StreamingChatClient), type(client).__name__
+    return None if streams else not_streaming(name, provider)
+
+
+def not_streaming(client_name: str, provider: Provider) -> TypeError:
+    """The error of ``on_event`` with a client that has no ``complete_stream``."""
+    return TypeError(
+        f"on_event requires a streaming client: the {client_name} of provider "
+        f"kind {provider.provider_kind!r} has no complete_stream"
     )
