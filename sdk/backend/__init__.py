@@ -30,7 +30,6 @@ from rath.backend._registry import (
 )
 from rath.backend._stream import Event, Future, Stream
 from rath.backend._types import (
-    BackendSandboxSpec,
     BackendTool,
     BackendToolCodeRun,
     BackendToolCommandRun,
@@ -57,6 +56,7 @@ from rath.backend.local import (
     LocalBackend,
     OpenSandboxBackend,
 )
+from rath.backend.spec import BackendSandboxSpec, SandboxLimits
 
 __all__ = [
     "Backend",
@@ -87,6 +87,7 @@ __all__ = [
     "IsolationLevel",
     "LocalBackend",
     "OpenSandboxBackend",
+    "SandboxLimits",
     "SharedLoop",
     "Stream",
     "ToolExecutionFailure",

@@ -1,22 +1,10 @@
-"""The backend plane's values: a sandbox spec, tool payloads, their results, capabilities."""
+"""The backend plane's values: tool payloads, their results, capabilities."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from enum import StrEnum
-
-
-@dataclass
-class BackendSandboxSpec:
-    """How to open a sandbox (every field optional; ``working_dir`` is a host directory)."""
-
-    image: str | None = None
-    entrypoint: Sequence[str] | None = None
-    env: Mapping[str, str] | None = None
-    timeout: timedelta | None = None
-    working_dir: str | None = None
 
 
 class IsolationLevel(StrEnum):

@@ -1,6 +1,6 @@
 """The backends shipped: ``local``, ``bwrap``, ``docker``, ``opensandbox``, over Rath's sandboxes.
 
-Each opens the :mod:`rath.sandbox` backend of the same name on a host working directory (a
+Each opens the :mod:`rath.backend.sandboxes` backend of the same name on a host working directory (a
 fresh temporary one, deleted on close, when the spec names none) and maps OpenRath's payloads
 onto it (:mod:`rath.backend._dispatch`). Paths stay confined to the working directory, unlike
 OpenRath's ``local`` (whose missing confinement is a known bug).
@@ -21,23 +21,22 @@ from rath.backend._handle import BackendSandbox
 from rath.backend._loop import run
 from rath.backend._registry import register
 from rath.backend._types import (
-    BackendSandboxSpec,
     BackendTool,
     Capabilities,
     IsolationLevel,
     ToolExecutionFailure,
     ToolResult,
 )
-from rath.sandbox import (
+from rath.backend.sandboxes import (
     BwrapSandbox,
     DockerSandbox,
     LocalSandbox,
     OpenSandboxSandbox,
     SandboxBackend,
-    SandboxSpec,
     open_sandbox,
 )
-from rath.sandbox.opensandbox import GUEST_WORKSPACE, ID_FILE
+from rath.backend.sandboxes.opensandbox import GUEST_WORKSPACE, ID_FILE
+from rath.backend.spec import BackendSandboxSpec
 
 
 @dataclass
@@ -47,7 +46,7 @@ class _Opened(Target):
 
 
 class HostDirBackend(Backend):
-    """A backend whose sandboxes are :mod:`rath.sandbox` sandboxes on a host directory."""
+    """A backend whose sandboxes are :mod:`rath.backend.sandboxes` sandboxes on a host directory."""
 
     sandbox_class: ClassVar[type[SandboxBackend]] = LocalSandbox
     isolation: ClassVar[IsolationLevel] = IsolationLevel.PROCESS
@@ -84,14 +83,7 @@ class HostDirBackend(Backend):
         root = Path(spec.working_dir or tempfile.mkdtemp(prefix="rath-local-")).resolve()
         root.mkdir(parents=True, exist_ok=True)
         timeout = None if spec.timeout is None else spec.timeout.total_seconds()
-        fields: dict[str, object] = {"backend": self.name, "working_dir": str(root)}
-        if spec.env:
-            fields["env"] = dict(spec.env)
-        if timeout is not None:
-            fields["command_timeout"] = timeout
-        if spec.image:
-            fields["image"] = spec.image
-        box = open_sandbox(SandboxSpec.model_validate(fields))
+        box = open_sandbox(dataclasses.replace(spec, backend=self.name, working_dir=str(root)))
         await box.__aenter__()
         sandbox = BackendSandbox(backend=self, handle=str(root), spec=spec)
         self._boxes[id(sandbox)] = _Opened(box, self.shown_root(root), timeout, root, owned)

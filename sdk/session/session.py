@@ -15,6 +15,7 @@ installed from above, so this module, on the lowest floor, imports nothing that 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from datetime import timedelta
@@ -24,11 +25,11 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from rath.backend.spec import DEFAULT_COMMAND_TIMEOUT, BackendSandboxSpec
 from rath.errors import ConfigError, NotReadyError, RunError, StoreError
 from rath.llm._usage import TokenUsage, add_usage
 from rath.llm.dto import RathLLMTokenUsage
 from rath.llm.provider import Provider
-from rath.sandbox._spec import SandboxSpec
 from rath.session._diff import SessionDiff
 from rath.session._graph_mode import stamped
 from rath.session._handles import NO_SANDBOX, open_handle
@@ -511,7 +512,9 @@ class Session(BaseModel):
         """
         return SessionDiff.between(self.chunk_table.rows, other.chunk_table.rows)
 
-    def to(self, backend: str = "local", *, spec: SandboxSpec | str | Path | Any = None) -> Session:
+    def to(
+        self, backend: str = "local", *, spec: BackendSandboxSpec | str | Path | None = None
+    ) -> Session:
         """Place this session's tools on a sandbox backend; returns ``self``.
 
         As in OpenRath, the session first lets go of what it held: its open handle (see
@@ -519,9 +522,9 @@ class Session(BaseModel):
 
         Args:
             backend: A registered backend name (``"local"``, ``"bwrap"``, ``"docker"`` or one
-                added with :func:`rath.sandbox.register_backend`). Whether it can run is
+                added with :func:`rath.backend.sandboxes.register_backend`). Whether it can run is
                 checked where the sandbox opens, on the worker.
-            spec: A :class:`SandboxSpec`, OpenRath's ``BackendSandboxSpec``, or a workspace
+            spec: A :class:`~rath.backend.BackendSandboxSpec` or a workspace
                 directory. Outside workflow code a relative directory is resolved against the
                 current directory now; ``None`` gives the session a fresh workspace under the
                 data dir.
@@ -678,27 +681,21 @@ def stamped_leaf(row: ChunkRow, kind: LineageKind, operator: str) -> Session:
     return leaf
 
 
-def _sandbox_spec(backend: str, spec: SandboxSpec | str | Path | Any) -> SandboxSpec:
-    """Rath's spec for ``.to(backend, spec=...)``."""
-    if isinstance(spec, SandboxSpec):
-        return spec.model_copy(update={"backend": backend})
+def _sandbox_spec(backend: str, spec: BackendSandboxSpec | str | Path | None) -> BackendSandboxSpec:
+    """The placement's spec for ``.to(backend, spec=...)`` (agents' commands default to 60 s)."""
     if spec is None or isinstance(spec, str | Path):
-        return SandboxSpec(backend=backend, working_dir=_workspace_path(spec))
-    return _from_backend_spec(backend, spec)
-
-
-def _from_backend_spec(backend: str, spec: Any) -> SandboxSpec:
-    """OpenRath's ``BackendSandboxSpec`` (image, env, timeout, working_dir) as Rath's spec."""
-    fields: dict[str, Any] = {
-        "backend": backend,
-        "working_dir": _workspace_path(spec.working_dir),
-        "image": spec.image,
-        "env": dict(spec.env or {}),
-    }
-    timeout: timedelta | None = spec.timeout
-    if timeout is not None:
-        fields["command_timeout"] = timeout.total_seconds()
-    return SandboxSpec(**fields)
+        spec = BackendSandboxSpec(working_dir=_workspace_path(spec))
+    elif not isinstance(spec, BackendSandboxSpec):
+        raise ConfigError(
+            f"sandbox spec {spec!r} is not a BackendSandboxSpec: pass a "
+            "rath.backend.BackendSandboxSpec, a workspace directory or None"
+        )
+    return dataclasses.replace(
+        spec,
+        backend=backend,
+        working_dir=_workspace_path(spec.working_dir),
+        timeout=spec.timeout or timedelta(seconds=DEFAULT_COMMAND_TIMEOUT),
+    )
 
 
 def _workspace_path(spec: str | Path | None) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from rath.sandbox import SandboxBackend, ToolFailure, check_command
+from rath.backend.sandboxes import SandboxBackend, ToolFailure, check_command
 from rath.tools._bodies import (
     code_body,
     command_body,

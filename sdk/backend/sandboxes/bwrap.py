@@ -36,10 +36,10 @@ import shutil
 import subprocess
 import sys
 
-from rath.sandbox._base import Capabilities
-from rath.sandbox._files import is_inside
-from rath.sandbox._hostdir import GUEST_WORKSPACE, HostDirSandbox
-from rath.sandbox._process import Execution, ProcessOutput, run_process
+from rath.backend.sandboxes._base import Capabilities
+from rath.backend.sandboxes._files import is_inside
+from rath.backend.sandboxes._hostdir import GUEST_WORKSPACE, HostDirSandbox
+from rath.backend.sandboxes._process import Execution, ProcessOutput, run_process
 
 # Host root entries that get fresh instances (or the workspace) instead of a read-only bind.
 _REPLACED = {"dev", "proc", "tmp", "run", GUEST_WORKSPACE.lstrip("/")}

@@ -29,11 +29,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Self
 
-from rath.errors import ConfigError, SandboxError
-from rath.sandbox._base import Capabilities, SandboxBackend, SandboxSpec, ToolFailure, closed_error
-from rath.sandbox._process import CappedBuffer, check_command, check_timeout
-from rath.sandbox._registry import unavailable_error
-from rath.sandbox._results import (
+from rath.backend.sandboxes._base import Capabilities, SandboxBackend, ToolFailure, closed_error
+from rath.backend.sandboxes._process import CappedBuffer, check_command, check_timeout
+from rath.backend.sandboxes._registry import unavailable_error
+from rath.backend.sandboxes._results import (
     CodeResult,
     CommandResult,
     FileContent,
@@ -41,6 +40,8 @@ from rath.sandbox._results import (
     FileEntry,
     FileWriteResult,
 )
+from rath.backend.spec import BackendSandboxSpec
+from rath.errors import ConfigError, SandboxError
 
 __all__ = [
     "DEFAULT_IMAGE",
@@ -84,7 +85,7 @@ class OpenSandboxSandbox(SandboxBackend):
         isolation="container", supports_command=True, supports_filesystem=True, supports_code=True
     )
 
-    def __init__(self, spec: SandboxSpec) -> None:
+    def __init__(self, spec: BackendSandboxSpec) -> None:
         super().__init__(spec)
         if spec.host_network:
             raise ConfigError("an OpenSandbox sandbox cannot share the worker's network")
@@ -154,7 +155,7 @@ class OpenSandboxSandbox(SandboxBackend):
         """Run ``cmd`` with ``/bin/sh -c`` in ``/workspace`` (see :class:`SandboxBackend`)."""
         check_command(cmd)
         seconds = check_timeout(timeout, self.spec.command_timeout)
-        envs = {**self.spec.env, **(env or {})}
+        envs = {**self.spec.environment, **(env or {})}
         if idempotency_key is not None:
             envs["RATH_IDEMPOTENCY_KEY"] = idempotency_key
         remote = await self._sandbox()
@@ -238,7 +239,7 @@ class OpenSandboxSandbox(SandboxBackend):
         with _errors("stage code"):
             await remote.files.write_file(script, code.encode())
         cmd = f"python3 {script}; status=$?; rm -f {script}; exit $status"
-        result = await self._run(remote, cmd, seconds, dict(self.spec.env))
+        result = await self._run(remote, cmd, seconds, self.spec.environment)
         error = result.stderr if result.exit_code != 0 else None
         return CodeResult(
             exit_code=result.exit_code,
@@ -312,7 +313,7 @@ class OpenSandboxSandbox(SandboxBackend):
             remote = await sdk.Sandbox.create(
                 self.image,
                 entrypoint=_IDLE,
-                env=dict(self.spec.env),
+                env=self.spec.environment,
                 timeout=_LIFETIME,
                 ready_timeout=_READY,
                 connection_config=_connection(),

@@ -34,10 +34,9 @@ import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from rath.errors import ConfigError, SandboxError
-from rath.sandbox._base import Capabilities, SandboxSpec, ToolFailure, closed_error
-from rath.sandbox._hostdir import GUEST_WORKSPACE, HostDirSandbox
-from rath.sandbox._process import (
+from rath.backend.sandboxes._base import Capabilities, ToolFailure, closed_error
+from rath.backend.sandboxes._hostdir import GUEST_WORKSPACE, HostDirSandbox
+from rath.backend.sandboxes._process import (
     BACKGROUND_GRACE,
     BACKGROUND_NOTE,
     KILL_GRACE,
@@ -47,6 +46,8 @@ from rath.sandbox._process import (
     output,
     timeout_failure,
 )
+from rath.backend.spec import BackendSandboxSpec
+from rath.errors import ConfigError, SandboxError
 
 if TYPE_CHECKING:
     from docker import APIClient, DockerClient
@@ -90,7 +91,7 @@ class DockerSandbox(HostDirSandbox):
     api_timeout: ClassVar[float] = 60.0
     """Seconds an ordinary Docker API call may take (exec output streams are not bounded)."""
 
-    def __init__(self, spec: SandboxSpec) -> None:
+    def __init__(self, spec: BackendSandboxSpec) -> None:
         super().__init__(spec)
         if spec.host_network:
             raise ConfigError(
@@ -197,7 +198,7 @@ class DockerSandbox(HostDirSandbox):
                 raise SandboxError(
                     f"the image {self.image!r} is not on the Docker host; nothing is pulled "
                     f"automatically: run `docker pull {self.image}` (or build it), or set "
-                    "SandboxSpec.image"
+                    "BackendSandboxSpec.image"
                 ) from None
 
     async def _execute(self, run: Execution) -> ProcessOutput:

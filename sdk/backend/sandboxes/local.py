@@ -16,9 +16,9 @@ with the worker's own limits and network.
 
 from __future__ import annotations
 
-from rath.sandbox._base import Capabilities
-from rath.sandbox._hostdir import HostDirSandbox
-from rath.sandbox._process import Execution, ProcessOutput, run_process
+from rath.backend.sandboxes._base import Capabilities
+from rath.backend.sandboxes._hostdir import HostDirSandbox
+from rath.backend.sandboxes._process import Execution, ProcessOutput, run_process
 
 
 class LocalSandbox(HostDirSandbox):

@@ -13,21 +13,19 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import ClassVar, Self
 
-from rath.errors import SandboxError
-from rath.sandbox._results import (
+from rath.backend.sandboxes._results import (
     CodeResult,
     CommandResult,
     FileContent,
     FileEntries,
     FileWriteResult,
 )
-from rath.sandbox._spec import SandboxLimits, SandboxSpec
+from rath.backend.spec import BackendSandboxSpec
+from rath.errors import SandboxError
 
 __all__ = [
     "Capabilities",
     "SandboxBackend",
-    "SandboxLimits",
-    "SandboxSpec",
     "ToolFailure",
     "closed_error",
 ]
@@ -88,7 +86,7 @@ class SandboxBackend(abc.ABC):
     name: ClassVar[str]
     capabilities: ClassVar[Capabilities]
 
-    def __init__(self, spec: SandboxSpec) -> None:
+    def __init__(self, spec: BackendSandboxSpec) -> None:
         self.spec = spec
 
     @classmethod

@@ -1,7 +1,7 @@
 """Sandboxes: where the built-in tools run commands, code and file operations.
 
-Open one with :func:`open_sandbox` from a :class:`SandboxSpec`, or place a session with
-``session.to(name, spec=...)``. Three backends are built in, from weakest to strongest
+Open one with :func:`open_sandbox` from a :class:`rath.backend.BackendSandboxSpec`, or place a
+session with ``session.to(name, spec=...)``. Three backends are built in, from weakest to strongest
 isolation: ``"local"`` (a host directory, always usable), ``"bwrap"`` (bubblewrap namespaces)
 and ``"docker"`` (a container per sandbox); :func:`available_backends` says which can run
 here, and other backends add themselves with :func:`register_backend`. A name that is not
@@ -9,9 +9,9 @@ registered, or a backend that cannot run on the worker, raises
 :class:`SandboxUnavailableError` (a non-retryable ``ConfigError``) listing the ones available.
 """
 
-from rath.sandbox._base import Capabilities, SandboxBackend, ToolFailure
-from rath.sandbox._process import check_command
-from rath.sandbox._registry import (
+from rath.backend.sandboxes._base import Capabilities, SandboxBackend, ToolFailure
+from rath.backend.sandboxes._process import check_command
+from rath.backend.sandboxes._registry import (
     SandboxUnavailableError,
     available_backends,
     check_backend_name,
@@ -19,7 +19,7 @@ from rath.sandbox._registry import (
     register_backend,
     registered_backends,
 )
-from rath.sandbox._results import (
+from rath.backend.sandboxes._results import (
     CodeResult,
     CommandResult,
     FileContent,
@@ -27,11 +27,10 @@ from rath.sandbox._results import (
     FileEntry,
     FileWriteResult,
 )
-from rath.sandbox._spec import SandboxLimits, SandboxSpec
-from rath.sandbox.bwrap import BwrapSandbox
-from rath.sandbox.docker import DockerSandbox
-from rath.sandbox.local import LocalSandbox
-from rath.sandbox.opensandbox import OpenSandboxSandbox
+from rath.backend.sandboxes.bwrap import BwrapSandbox
+from rath.backend.sandboxes.docker import DockerSandbox
+from rath.backend.sandboxes.local import LocalSandbox
+from rath.backend.sandboxes.opensandbox import OpenSandboxSandbox
 
 for _backend in (LocalSandbox, BwrapSandbox, DockerSandbox, OpenSandboxSandbox):
     register_backend(_backend.name, _backend)
@@ -49,8 +48,6 @@ __all__ = [
     "LocalSandbox",
     "OpenSandboxSandbox",
     "SandboxBackend",
-    "SandboxLimits",
-    "SandboxSpec",
     "SandboxUnavailableError",
     "ToolFailure",
     "available_backends",
