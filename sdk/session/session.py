@@ -567,26 +567,31 @@ class Session(BaseModel):
             ConfigError: The session has no sandbox (``.to(...)`` first), or its handle was
                 closed (both also ``RuntimeError``).
         """
+        handle = self._handle
+        if handle is not None and handle.closed:
+            raise ConfigError(
+                "session sandbox is closed; bind an open one with session.bind_sandbox(...) "
+                "or call session.close_sandbox() first"
+            )
         if self.sandbox is None:
             raise ConfigError(NO_SANDBOX)
-        handle = self._handle
         if handle is None:
             handle = open_handle(self.sandbox).acquire()
             self._handle = handle
-        elif handle.closed:
-            raise ConfigError(
-                "this session's sandbox handle is closed; bind an open one with "
-                "session.bind_sandbox(...) or call session.close_sandbox() first"
-            )
         return handle
 
     def bind_sandbox(self, sandbox: Any) -> Session:
         """Hold ``sandbox`` (a plane handle) as this session's sandbox; returns ``self``.
 
         The session is placed on the handle's backend and workspace, so its tools use the
-        same files; the handle held before is released.
+        same files; the handle held before is released. ``session.sandbox = handle`` does the
+        same. A closed handle is kept as is: :meth:`require_sandbox` then refuses it.
         """
         if sandbox is self._handle:
+            return self
+        if sandbox.closed:
+            self.close_sandbox()
+            self._handle = sandbox
             return self
         held = sandbox.acquire()
         try:
@@ -621,6 +626,13 @@ class Session(BaseModel):
         self._cm_depth -= 1
         if self._cm_depth == 0:
             self.close_sandbox()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """``session.sandbox = handle`` binds a plane handle (OpenRath's assignment)."""
+        if name == "sandbox" and value is not None and not isinstance(value, Placement):
+            self.bind_sandbox(value)
+            return
+        super().__setattr__(name, value)
 
     # -- display --------------------------------------------------------------------------
 
