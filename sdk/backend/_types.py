@@ -11,6 +11,7 @@ class IsolationLevel(StrEnum):
     """How strongly a backend keeps work away from the host."""
 
     PROCESS = "process"
+    NAMESPACE = "namespace"
     CONTAINER = "container"
     MICROVM = "microvm"
     VM = "vm"
@@ -26,6 +27,11 @@ class Capabilities:
     supports_code_interpreter: bool
     cold_start_ms_p50: int | None = None
     max_sandboxes: int | None = None
+
+    @property
+    def supports_code(self) -> bool:
+        """Rath's name for ``supports_code_interpreter``."""
+        return self.supports_code_interpreter
 
 
 class BackendTool:

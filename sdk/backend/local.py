@@ -19,11 +19,9 @@ from rath.backend._backend import Backend
 from rath.backend._dispatch import Target, dispatch
 from rath.backend._handle import BackendSandbox
 from rath.backend._loop import run
-from rath.backend._registry import register
 from rath.backend._types import (
     BackendTool,
     Capabilities,
-    IsolationLevel,
     ToolExecutionFailure,
     ToolResult,
 )
@@ -49,7 +47,6 @@ class HostDirBackend(Backend):
     """A backend whose sandboxes are :mod:`rath.backend.sandboxes` sandboxes on a host directory."""
 
     sandbox_class: ClassVar[type[SandboxBackend]] = LocalSandbox
-    isolation: ClassVar[IsolationLevel] = IsolationLevel.PROCESS
 
     @property
     def _boxes(self) -> dict[int, _Opened]:
@@ -69,14 +66,8 @@ class HostDirBackend(Backend):
 
     @classmethod
     def capabilities(cls) -> Capabilities:
-        """Commands, files and code, isolated as the Rath sandbox behind it isolates."""
-        return Capabilities(
-            isolation=cls.isolation,
-            supports_command=True,
-            supports_filesystem=True,
-            supports_code_interpreter=True,
-            cold_start_ms_p50=10,
-        )
+        """The Rath sandbox's capabilities (one class for both)."""
+        return dataclasses.replace(cls.sandbox_class.capabilities, cold_start_ms_p50=10)
 
     async def _aopen(self, spec: BackendSandboxSpec) -> BackendSandbox:
         owned = spec.working_dir is None
@@ -104,27 +95,28 @@ class HostDirBackend(Backend):
         return await dispatch(opened, call)
 
 
-@register("local")
 class LocalBackend(HostDirBackend):
     """Host processes in a working directory (OpenRath's ``local``)."""
 
+    name = "local"
 
-@register("bwrap")
+
 class BwrapBackend(HostDirBackend):
     """Commands and code under bubblewrap (needs ``bwrap``)."""
+
+    name = "bwrap"
 
     sandbox_class = BwrapSandbox
 
 
-@register("docker")
 class DockerBackend(HostDirBackend):
     """Commands and code in a locked-down container (needs the Docker daemon and SDK)."""
 
+    name = "docker"
+
     sandbox_class = DockerSandbox
-    isolation = IsolationLevel.CONTAINER
 
 
-@register("opensandbox")
 class OpenSandboxBackend(HostDirBackend):
     """A container on an OpenSandbox server (``OPEN_SANDBOX_DOMAIN``; the SDK extra).
 
@@ -132,8 +124,9 @@ class OpenSandboxBackend(HostDirBackend):
     live in the sandbox's ``/workspace``, which listings show.
     """
 
+    name = "opensandbox"
+
     sandbox_class = OpenSandboxSandbox
-    isolation = IsolationLevel.CONTAINER
 
     @classmethod
     def shown_root(cls, root: Path) -> str:

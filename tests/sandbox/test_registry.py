@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 from uuid import UUID
@@ -11,10 +13,12 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 from temporalio.exceptions import ApplicationError
 
+import rath.backend as plane
 from rath.activities._boundary import activity_errors
 from rath.backend import BackendSandboxSpec, SandboxLimits
 from rath.backend.sandboxes import (
     BwrapSandbox,
+    Capabilities,
     DockerSandbox,
     LocalSandbox,
     SandboxUnavailableError,
@@ -128,3 +132,27 @@ def test_session_to_refuses_an_unregistered_name(tmp_path: Path) -> None:
     with pytest.raises(SandboxUnavailableError) as info:
         Session.from_user_message("hi").to("firecracker", spec=tmp_path)
     assert (info.value.backend, info.value.available) == ("firecracker", registered_backends())
+
+
+def test_built_in_plane_backends_load_on_first_use() -> None:
+    # Importing the plane (or a session) loads no sandbox; the registry imports a built-in's
+    # module when the name is first used.
+    code = """
+import sys
+import rath.backend as plane
+from rath.session import Session
+engines = ("rath.backend.sandboxes", "rath.backend.local")
+loaded = sorted(m for m in sys.modules if m.startswith(engines))
+assert not loaded, loaded
+assert plane.list_names() == ["bwrap", "docker", "local", "opensandbox"]
+assert plane.get_class("local") is plane.LocalBackend and plane.get("local").name == "local"
+assert "rath.backend.sandboxes" in sys.modules
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_one_capabilities_class_for_sandboxes_and_the_plane() -> None:
+    assert Capabilities is plane.Capabilities
+    caps = plane.get_class("bwrap").capabilities()
+    assert caps.isolation is plane.IsolationLevel.NAMESPACE == BwrapSandbox.capabilities.isolation
+    assert caps.supports_code and caps.supports_code_interpreter and caps.cold_start_ms_p50 == 10

@@ -1,15 +1,10 @@
-"""Sandboxes: where the built-in tools run commands, code and file operations.
+"""Rath's sandboxes: where the built-in tools run commands, code and file operations.
 
-Open one with :func:`open_sandbox` from a :class:`rath.backend.BackendSandboxSpec`, or place a
-session with ``session.to(name, spec=...)``. Three backends are built in, from weakest to strongest
-isolation: ``"local"`` (a host directory, always usable), ``"bwrap"`` (bubblewrap namespaces)
-and ``"docker"`` (a container per sandbox); :func:`available_backends` says which can run
-here, and other backends add themselves with :func:`register_backend`. A name that is not
-registered, or a backend that cannot run on the worker, raises
-:class:`SandboxUnavailableError` (a non-retryable ``ConfigError``) listing the ones available.
+``open_sandbox(spec)``, the backends, and ``SandboxUnavailableError``: docs/sandboxes.md.
 """
 
-from rath.backend.sandboxes._base import Capabilities, SandboxBackend, ToolFailure
+from rath.backend._types import Capabilities
+from rath.backend.sandboxes._base import SandboxBackend, ToolFailure
 from rath.backend.sandboxes._process import check_command
 from rath.backend.sandboxes._registry import (
     SandboxUnavailableError,

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import TracebackType
 from typing import ClassVar, Self
 
+from rath.backend._types import Capabilities
 from rath.backend.sandboxes._results import (
     CodeResult,
     CommandResult,
@@ -29,23 +29,6 @@ __all__ = [
     "ToolFailure",
     "closed_error",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Capabilities:
-    """What a backend can do and how strongly it isolates work from the host.
-
-    Attributes:
-        isolation: ``"process"``, ``"namespace"``, ``"container"``, ``"microvm"`` or ``"vm"``.
-        supports_command: Whether :meth:`SandboxBackend.run_command` works.
-        supports_filesystem: Whether the file primitives work.
-        supports_code: Whether :meth:`SandboxBackend.run_code` works.
-    """
-
-    isolation: str
-    supports_command: bool
-    supports_filesystem: bool
-    supports_code: bool
 
 
 class ToolFailure(Exception):

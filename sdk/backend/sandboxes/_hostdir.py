@@ -1,17 +1,7 @@
-"""``HostDirSandbox``: the shared base of backends whose workspace is a directory on the host.
+"""``HostDirSandbox``: the base of backends whose workspace is a directory on the host.
 
-The file primitives always run on the worker's host, in a thread, through ``_files``, so
-``..``, outside absolute paths and symlink escapes are refused the same way by every such
-backend. This class also turns the spec into what a program run
-needs (timeout, output cap, scrubbed environment) and checks, on first use, that the backend
-can run here. A subclass only says how a program runs: as a host process (``local``), under
-bubblewrap (``bwrap``) or in a container (``docker``), by implementing
-:meth:`HostDirSandbox._execute`.
-
-The backend plane (:mod:`rath.backend`) has its own entry points with OpenRath's semantics:
-:meth:`HostDirSandbox.run_program`, :meth:`~HostDirSandbox.run_python`,
-:meth:`~HostDirSandbox.read_whole_file` and :meth:`~HostDirSandbox.list_all_files` (no shell,
-default timeout or cap unless asked). The agents' tools never use them.
+File primitives run on the host (``_files``, confined); a subclass implements ``_execute``.
+The plane's entry points (``run_program``, ``run_python``...) keep OpenRath's semantics.
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
 """``DockerSandbox``: commands and code in a locked-down container; files on the host.
 
-One container per open sandbox, created on ``__aenter__`` (or first use) and removed on
-``aclose``, through the official ``docker`` SDK (``pip install 'rath[docker]'``; the daemon
-comes from ``DOCKER_HOST`` as usual and must see the worker's filesystem, since the workspace
-is bind-mounted). The container has:
-
-* no network (``network_mode="none"``, always), a read-only root and a private ``/tmp`` tmpfs;
-* the workspace directory at ``/workspace``, the only writable place besides ``/tmp``;
-* memory (without swap), pids, CPU and file-size limits from ``spec.limits``;
-* no capabilities and ``no-new-privileges``; it runs as the owner of the workspace directory
-  (uid:gid), so files it creates belong to that user on the host;
-* ``docker-init`` as PID 1, reaping orphans.
-
-Commands run with ``docker exec``. Docker cannot kill an exec'd process, so each exec records
-its pid (it leads its own process group) in ``/tmp/.rath-<id>.pid`` and carries
-``RATH_EXEC_ID`` in its environment; a timeout, or background processes still holding the
-output a second after the command exits, kill that group and every process carrying the id.
-File primitives run on the host workspace directory exactly as in ``local``.
+The container, its limits and how a timeout kills an exec: docs/sandboxes.md, "docker".
 """
 
 from __future__ import annotations
@@ -34,7 +18,8 @@ import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from rath.backend.sandboxes._base import Capabilities, ToolFailure, closed_error
+from rath.backend._types import Capabilities, IsolationLevel
+from rath.backend.sandboxes._base import ToolFailure, closed_error
 from rath.backend.sandboxes._hostdir import GUEST_WORKSPACE, HostDirSandbox
 from rath.backend.sandboxes._process import (
     BACKGROUND_GRACE,
@@ -83,9 +68,7 @@ class DockerSandbox(HostDirSandbox):
     """
 
     name = "docker"
-    capabilities = Capabilities(
-        isolation="container", supports_command=True, supports_filesystem=True, supports_code=True
-    )
+    capabilities = Capabilities(IsolationLevel.CONTAINER, True, True, True)
     guest_workspace = GUEST_WORKSPACE
     guest_path = CONTAINER_PATH
     api_timeout: ClassVar[float] = 60.0

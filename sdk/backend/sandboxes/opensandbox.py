@@ -1,17 +1,6 @@
 """``OpenSandboxSandbox``: a sandbox on an OpenSandbox server (``opensandbox-server``).
 
-The server creates a container per sandbox and its in-sandbox agent (execd) runs commands and
-file operations; this backend talks to both through the official SDK
-(``pip install 'rath[opensandbox]'``). Set ``OPEN_SANDBOX_DOMAIN`` (``host:port`` of the
-server; OpenRath's ``OPENSANDBOX_DOMAIN`` works too) and ``OPEN_SANDBOX_API_KEY``.
-
-The workspace is ``/workspace`` *inside* the sandbox: the server may run on another host, so
-nothing is mounted from the worker. The remote sandbox's id is kept in the worker-side
-workspace directory (``.opensandbox-id``), so a worker that restarts reattaches to the same
-sandbox and its files instead of starting an empty one. Closing kills the remote sandbox.
-Commands run with ``/bin/sh -c`` in ``/workspace``; stdin is staged as a file in the sandbox.
-A sandbox lives an hour past its last renewal, and one in use is renewed every half hour, so
-only a sandbox nobody uses any more ends by itself.
+Settings, the remote workspace, reattaching and renewal: docs/sandboxes.md, "OpenSandbox".
 """
 
 from __future__ import annotations
@@ -29,7 +18,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Self
 
-from rath.backend.sandboxes._base import Capabilities, SandboxBackend, ToolFailure, closed_error
+from rath.backend._types import Capabilities, IsolationLevel
+from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
 from rath.backend.sandboxes._process import CappedBuffer, check_command, check_timeout
 from rath.backend.sandboxes._registry import unavailable_error
 from rath.backend.sandboxes._results import (
@@ -81,9 +71,7 @@ class OpenSandboxSandbox(SandboxBackend):
     """
 
     name = "opensandbox"
-    capabilities = Capabilities(
-        isolation="container", supports_command=True, supports_filesystem=True, supports_code=True
-    )
+    capabilities = Capabilities(IsolationLevel.CONTAINER, True, True, True)
 
     def __init__(self, spec: BackendSandboxSpec) -> None:
         super().__init__(spec)
