@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rath.backend.sandboxes import SandboxBackend, ToolFailure, check_command
-from rath.tools._bodies import (
+from rath.tools.bodies import (
     code_body,
     command_body,
     dumps,
@@ -24,7 +24,7 @@ from rath.tools._bodies import (
     file_body,
     write_body,
 )
-from rath.tools._schema import check_object
+from rath.tools.schema import check_object
 
 __all__ = [
     "BUILTIN_TOOLS",
