@@ -19,7 +19,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from rath.sandbox import SandboxBackend, SandboxSpec, open_sandbox
+from rath.backend.sandboxes import SandboxBackend, open_sandbox
+from rath.backend.spec import BackendSandboxSpec
 
 DEFAULT_IDLE_TIMEOUT = 120.0
 """Seconds an unused sandbox stays open (a container keeps its memory meanwhile)."""
@@ -48,7 +49,7 @@ class SandboxPool:
         self._closing: set[asyncio.Task[None]] = set()
 
     @asynccontextmanager
-    async def use(self, key: str, spec: SandboxSpec) -> AsyncIterator[SandboxBackend]:
+    async def use(self, key: str, spec: BackendSandboxSpec) -> AsyncIterator[SandboxBackend]:
         """The open sandbox for ``key`` (opened from ``spec`` the first time).
 
         Raises:
@@ -94,7 +95,7 @@ class SandboxPool:
         if self._closing:
             await asyncio.wait(set(self._closing))
 
-    async def _acquire(self, key: str, spec: SandboxSpec) -> _Entry:
+    async def _acquire(self, key: str, spec: BackendSandboxSpec) -> _Entry:
         entry = self._entries.get(key)
         if entry is None:
             async with self._locks.setdefault(key, asyncio.Lock()):

@@ -22,6 +22,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import to_json
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -29,6 +30,8 @@ from rath.activities._boundary import activity_errors
 from rath.activities._executor_tools import Dispatched, SandboxTool
 from rath.activities._heartbeat import heartbeating
 from rath.activities._sandbox_pool import SandboxPool
+from rath.backend.persistence.leases import LeaseRegistry
+from rath.backend.spec import BackendSandboxSpec
 from rath.contracts.tools import (
     CLAIM_SANDBOX,
     CLOSE_SANDBOX,
@@ -46,18 +49,16 @@ from rath.contracts.tools import (
 from rath.errors import SandboxError
 from rath.llm._executor import EXECUTORS
 from rath.llm._wire import parse_arguments
-from rath.sandbox._leases import LeaseRegistry
-from rath.sandbox._spec import SandboxSpec
 from rath.session.chunk import tool_feedback_chunk
 from rath.session.placement import Placement
 from rath.session.session import Session
 from rath.store import ChunkStore
 from rath.store.call_journal import CallJournal, CallMade, call_key
 from rath.telemetry import annotate_tool
-from rath.tools._bodies import dumps
-from rath.tools._context import ToolCallContext, calling
 from rath.tools._custom import TOOLS, FlowToolCall, ToolRegistry, run_tool_call
+from rath.tools.bodies import dumps
 from rath.tools.builtins import error_body, run_builtin
+from rath.tools.context import ToolCallContext, calling
 from rath.utils.text import preview
 
 PREVIEW_CHARS = 160
@@ -144,7 +145,7 @@ class ToolActivities:
         await asyncio.to_thread(shutil.rmtree, workspace, ignore_errors=True)
         return True
 
-    def _spec(self, placement: Placement) -> SandboxSpec:
+    def _spec(self, placement: Placement) -> BackendSandboxSpec:
         """The placement's spec, with its allocated workspace when it names none."""
         return placement.resolved_spec(self._workspaces)
 
@@ -330,7 +331,7 @@ def _run_of(info: activity.Info) -> str:
     return f"{info.workflow_id or ''}/{info.workflow_run_id or ''}"
 
 
-def _key(placement: Placement, spec: SandboxSpec) -> str:
+def _key(placement: Placement, spec: BackendSandboxSpec) -> str:
     """The pool key of a placement's sandbox: its id, then its spec (which may differ)."""
-    digest = hashlib.sha256(spec.model_dump_json().encode()).hexdigest()[:16]
+    digest = hashlib.sha256(to_json(spec)).hexdigest()[:16]
     return f"{placement.sandbox_id.hex}/{digest}"

@@ -12,8 +12,13 @@ import sys
 from pathlib import Path
 
 from rath import flow
+from rath.backend import BackendSandboxSpec
+from rath.backend.sandboxes import (
+    BwrapSandbox,
+    DockerSandbox,
+    LocalSandbox,
+)
 from rath.errors import RathError
-from rath.sandbox import BwrapSandbox, DockerSandbox, LocalSandbox, SandboxSpec
 from rath.session import Session
 
 
@@ -34,7 +39,7 @@ def main() -> None:
             print(f"skipping {name}: not available on this machine")
             continue
         workspace = Path("work", name).resolve()
-        spec = SandboxSpec(backend=name, working_dir=str(workspace))
+        spec = BackendSandboxSpec(backend=name, working_dir=str(workspace))
         user = Session.from_user_message(
             f"Create hello.txt saying hi from {name}, then list files."
         )

@@ -18,7 +18,6 @@ from pathlib import Path
 import rath.backend as plane
 from rath import flow
 from rath.backend import BackendSandboxSpec, BackendToolCommandRun, BackendToolFilesWrite
-from rath.sandbox import SandboxSpec
 from rath.session import Session
 
 IMAGE = os.environ.get("RATH_OPENSANDBOX_IMAGE")
@@ -35,7 +34,9 @@ def main() -> None:
     agent = flow.Agent(
         "Use tools when helpful.", provider=flow.Provider(model="gpt-4o-mini"), name="builder"
     )
-    spec = SandboxSpec(backend="opensandbox", working_dir=str(Path("work").resolve()), image=IMAGE)
+    spec = BackendSandboxSpec(
+        backend="opensandbox", working_dir=str(Path("work").resolve()), image=IMAGE
+    )
     user = Session.from_user_message("Create notes.txt saying hi, then read it back.")
     root = user.to("opensandbox", spec=spec)
     out = agent(root)

@@ -28,10 +28,10 @@ from rath.activities.memory import MemoryActivities
 from rath.activities.runs import stop_old_children
 from rath.activities.session import SessionActivities
 from rath.activities.tools import ToolActivities
+from rath.backend.persistence.leases import LeaseRegistry
 from rath.errors import UserError
 from rath.llm.credentials import VAULT, CredentialVault
 from rath.memory import local_store_factory, memory_dir
-from rath.sandbox._leases import LeaseRegistry
 from rath.settings import Settings
 from rath.store import ChunkStore, store_for
 from rath.telemetry import TelemetryInterceptor, TracePropagation

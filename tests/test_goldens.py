@@ -24,7 +24,10 @@ from golden import Stable, check_golden
 from temporalio.contrib.pydantic import pydantic_data_converter
 from wires import MODELS, TEST_KEY, WIRES, fake_server, provider_for
 
-from rath.backend import BackendSandboxSpec
+from rath.backend import BackendSandboxSpec, SandboxLimits
+from rath.backend.sandboxes import (
+    LocalSandbox,
+)
 from rath.flow.tool import (
     flow_tool_code_run,
     flow_tool_command_run,
@@ -41,7 +44,6 @@ from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
 from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import SAMPLING_FIELDS
-from rath.sandbox import LocalSandbox, SandboxLimits, SandboxSpec
 from rath.session import Placement, Session
 from rath.testing import RecordedRequest, Reply, text_reply, tool_call_reply
 from rath.tools._custom import result_body, run_tool_call
@@ -344,7 +346,7 @@ TOOL_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("workspace_path_exists", {"path": "a.txt", "extra": 1}),
     ("write_workspace_file", {"path": "d.txt", "content": 3}),
 ]
-SANDBOX = {"command_timeout": 3.0, "max_output_bytes": 1024}
+SANDBOX: dict[str, Any] = {"timeout": timedelta(seconds=3), "max_output_bytes": 1024}
 
 
 def _workspace(root: Path) -> Path:
@@ -365,7 +367,7 @@ def _body(text: str, ok: bool) -> dict[str, Any]:
 
 
 async def test_builtin_tool_bodies_on_the_durable_path(tmp_path: Path) -> None:
-    sandbox = LocalSandbox(SandboxSpec(working_dir=str(_workspace(tmp_path)), **SANDBOX))
+    sandbox = LocalSandbox(BackendSandboxSpec(working_dir=str(_workspace(tmp_path)), **SANDBOX))
     async with sandbox:
         golden = []
         for name, arguments in [*TOOL_CALLS, ("no_such_tool", {})]:
@@ -375,7 +377,7 @@ async def test_builtin_tool_bodies_on_the_durable_path(tmp_path: Path) -> None:
 
 
 async def test_builtin_tool_bodies_through_openraths_classes(tmp_path: Path) -> None:
-    spec = SandboxSpec(working_dir=str(_workspace(tmp_path)), **SANDBOX)
+    spec = BackendSandboxSpec(working_dir=str(_workspace(tmp_path)), **SANDBOX)
     session = Session.from_user_message("go").to("local", spec=spec)
     tools = global_system_tools()
     golden = []
@@ -407,11 +409,11 @@ def test_session_and_placement_json(tmp_path: Path) -> None:
     prompt = Session.from_agent_prompt("You are terse.")
     used = Session.from_user_message("u")
     used.cumulative_usage = RathLLMTokenUsage(3, 2, 5)
-    docker = SandboxSpec(
+    docker = BackendSandboxSpec(
         backend="docker",
         image="python:3.12-slim",
         env={"A": "1"},
-        command_timeout=30,
+        timeout=timedelta(seconds=30),
         max_output_bytes=4096,
         limits=SandboxLimits(memory_mb=256, pids=64, cpus=0.5, file_size_mb=8),
     )

@@ -14,12 +14,12 @@ import pytest
 
 import rath
 import rath.backend
+import rath.backend.sandboxes
 import rath.errors as errors
 import rath.flow
 import rath.flow.tool
 import rath.llm
 import rath.llm.aio
-import rath.sandbox
 import rath.session
 import rath.session.graph
 import rath.telemetry
@@ -161,7 +161,8 @@ def test_all_lists_are_sorted_and_resolve() -> None:
         rath.llm,
         rath.session,
         rath.session.graph,
-        rath.sandbox,
+        rath.backend,
+        rath.backend.sandboxes,
         rath.telemetry,
         rath.tools,
     ):

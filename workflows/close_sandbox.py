@@ -12,8 +12,8 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from rath.backend.lease import Lease
     from rath.contracts import CLOSE_SANDBOX, CLOSE_SANDBOX_RUN, CloseArgs
-    from rath.sandbox._lease import Lease
 
 
 @workflow.defn(name=CLOSE_SANDBOX_RUN.name, sandboxed=False)

@@ -12,7 +12,6 @@ from rath.backend._errors import UnsupportedBackendTool
 from rath.backend._handle import BackendSandbox
 from rath.backend._loop import run
 from rath.backend._types import (
-    BackendSandboxSpec,
     BackendTool,
     BackendToolCodeRun,
     BackendToolCommandRun,
@@ -24,6 +23,7 @@ from rath.backend._types import (
     ToolExecutionFailure,
     ToolResult,
 )
+from rath.backend.spec import BackendSandboxSpec
 
 ALL_CALLS: frozenset[type[BackendTool]] = frozenset(
     {

@@ -39,9 +39,9 @@ from rath.backend._types import (
     ToolResult,
     tool_failure_from,
 )
-from rath.sandbox import FileEntries as SandboxEntries
-from rath.sandbox import SandboxBackend, ToolFailure
-from rath.sandbox._hostdir import HostDirSandbox, code_error
+from rath.backend.sandboxes import FileEntries as SandboxEntries
+from rath.backend.sandboxes import SandboxBackend, ToolFailure
+from rath.backend.sandboxes._hostdir import HostDirSandbox, code_error
 
 # Rath's finer failure kinds of a file operation, and the OSError each stands for; OpenRath
 # reports them as "os_error" (a missing file read stays "file_not_found").

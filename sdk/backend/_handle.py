@@ -9,7 +9,8 @@ from typing import Protocol, Self
 
 from rath.backend._errors import BackendSandboxClosed
 from rath.backend._stream import Stream
-from rath.backend._types import BackendSandboxSpec, BackendTool, ToolResult
+from rath.backend._types import BackendTool, ToolResult
+from rath.backend.spec import BackendSandboxSpec
 
 
 class Owner(Protocol):

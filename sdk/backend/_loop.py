@@ -1,7 +1,7 @@
 """The one event loop the backend plane's synchronous calls run their coroutines on.
 
 OpenRath's code ran its async work on one shared loop thread; so does Rath's backend plane
-(and the OpenRath MCP adapter, :func:`rath.flow.tool.shared_mcp_loop`).
+(and the OpenRath MCP adapter, :func:`rath.tools.mcp.adapter.shared_mcp_loop`).
 """
 
 from __future__ import annotations

@@ -1,12 +1,23 @@
-"""The backend registry: names to classes, one instance per name and process, a default."""
+"""The backend registry: names to classes (built-ins imported on first use), a default."""
 
 from __future__ import annotations
 
-from rath.backend._backend import Backend
+from typing import TYPE_CHECKING
+
 from rath.backend._errors import BackendNotFound
 from rath.utils.registry import NamedRegistry
 
+if TYPE_CHECKING:
+    from rath.backend._backend import Backend
+
 _registry: NamedRegistry[Backend] = NamedRegistry("sandbox backend", BackendNotFound)
+for _name, _target in {
+    "local": "rath.backend.local:LocalBackend",
+    "bwrap": "rath.backend.local:BwrapBackend",
+    "docker": "rath.backend.local:DockerBackend",
+    "opensandbox": "rath.backend.local:OpenSandboxBackend",
+}.items():
+    _registry.register_target(_name, _target)
 
 register = _registry.register
 list_names = _registry.list_names

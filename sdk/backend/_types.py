@@ -1,28 +1,17 @@
-"""The backend plane's values: a sandbox spec, tool payloads, their results, capabilities."""
+"""The backend plane's values: tool payloads, their results, capabilities."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from enum import StrEnum
-
-
-@dataclass
-class BackendSandboxSpec:
-    """How to open a sandbox (every field optional; ``working_dir`` is a host directory)."""
-
-    image: str | None = None
-    entrypoint: Sequence[str] | None = None
-    env: Mapping[str, str] | None = None
-    timeout: timedelta | None = None
-    working_dir: str | None = None
 
 
 class IsolationLevel(StrEnum):
     """How strongly a backend keeps work away from the host."""
 
     PROCESS = "process"
+    NAMESPACE = "namespace"
     CONTAINER = "container"
     MICROVM = "microvm"
     VM = "vm"
@@ -38,6 +27,11 @@ class Capabilities:
     supports_code_interpreter: bool
     cold_start_ms_p50: int | None = None
     max_sandboxes: int | None = None
+
+    @property
+    def supports_code(self) -> bool:
+        """Rath's name for ``supports_code_interpreter``."""
+        return self.supports_code_interpreter
 
 
 class BackendTool:

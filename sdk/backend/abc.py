@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rath.backend._backend import Backend
 from rath.backend._handle import BackendSandbox
-from rath.backend._types import BackendSandboxSpec
+from rath.backend.spec import BackendSandboxSpec
 
 __all__ = [
     "Backend",

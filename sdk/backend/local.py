@@ -1,6 +1,6 @@
 """The backends shipped: ``local``, ``bwrap``, ``docker``, ``opensandbox``, over Rath's sandboxes.
 
-Each opens the :mod:`rath.sandbox` backend of the same name on a host working directory (a
+Each opens the :mod:`rath.backend.sandboxes` backend of the same name on a host working directory (a
 fresh temporary one, deleted on close, when the spec names none) and maps OpenRath's payloads
 onto it (:mod:`rath.backend._dispatch`). Paths stay confined to the working directory, unlike
 OpenRath's ``local`` (whose missing confinement is a known bug).
@@ -19,25 +19,22 @@ from rath.backend._backend import Backend
 from rath.backend._dispatch import Target, dispatch
 from rath.backend._handle import BackendSandbox
 from rath.backend._loop import run
-from rath.backend._registry import register
 from rath.backend._types import (
-    BackendSandboxSpec,
     BackendTool,
     Capabilities,
-    IsolationLevel,
     ToolExecutionFailure,
     ToolResult,
 )
-from rath.sandbox import (
+from rath.backend.sandboxes import (
     BwrapSandbox,
     DockerSandbox,
     LocalSandbox,
     OpenSandboxSandbox,
     SandboxBackend,
-    SandboxSpec,
     open_sandbox,
 )
-from rath.sandbox.opensandbox import GUEST_WORKSPACE, ID_FILE
+from rath.backend.sandboxes.opensandbox import GUEST_WORKSPACE, ID_FILE
+from rath.backend.spec import BackendSandboxSpec
 
 
 @dataclass
@@ -47,10 +44,9 @@ class _Opened(Target):
 
 
 class HostDirBackend(Backend):
-    """A backend whose sandboxes are :mod:`rath.sandbox` sandboxes on a host directory."""
+    """A backend whose sandboxes are :mod:`rath.backend.sandboxes` sandboxes on a host directory."""
 
     sandbox_class: ClassVar[type[SandboxBackend]] = LocalSandbox
-    isolation: ClassVar[IsolationLevel] = IsolationLevel.PROCESS
 
     @property
     def _boxes(self) -> dict[int, _Opened]:
@@ -70,28 +66,15 @@ class HostDirBackend(Backend):
 
     @classmethod
     def capabilities(cls) -> Capabilities:
-        """Commands, files and code, isolated as the Rath sandbox behind it isolates."""
-        return Capabilities(
-            isolation=cls.isolation,
-            supports_command=True,
-            supports_filesystem=True,
-            supports_code_interpreter=True,
-            cold_start_ms_p50=10,
-        )
+        """The Rath sandbox's capabilities (one class for both)."""
+        return dataclasses.replace(cls.sandbox_class.capabilities, cold_start_ms_p50=10)
 
     async def _aopen(self, spec: BackendSandboxSpec) -> BackendSandbox:
         owned = spec.working_dir is None
         root = Path(spec.working_dir or tempfile.mkdtemp(prefix="rath-local-")).resolve()
         root.mkdir(parents=True, exist_ok=True)
         timeout = None if spec.timeout is None else spec.timeout.total_seconds()
-        fields: dict[str, object] = {"backend": self.name, "working_dir": str(root)}
-        if spec.env:
-            fields["env"] = dict(spec.env)
-        if timeout is not None:
-            fields["command_timeout"] = timeout
-        if spec.image:
-            fields["image"] = spec.image
-        box = open_sandbox(SandboxSpec.model_validate(fields))
+        box = open_sandbox(dataclasses.replace(spec, backend=self.name, working_dir=str(root)))
         await box.__aenter__()
         sandbox = BackendSandbox(backend=self, handle=str(root), spec=spec)
         self._boxes[id(sandbox)] = _Opened(box, self.shown_root(root), timeout, root, owned)
@@ -112,27 +95,28 @@ class HostDirBackend(Backend):
         return await dispatch(opened, call)
 
 
-@register("local")
 class LocalBackend(HostDirBackend):
     """Host processes in a working directory (OpenRath's ``local``)."""
 
+    name = "local"
 
-@register("bwrap")
+
 class BwrapBackend(HostDirBackend):
     """Commands and code under bubblewrap (needs ``bwrap``)."""
+
+    name = "bwrap"
 
     sandbox_class = BwrapSandbox
 
 
-@register("docker")
 class DockerBackend(HostDirBackend):
     """Commands and code in a locked-down container (needs the Docker daemon and SDK)."""
 
+    name = "docker"
+
     sandbox_class = DockerSandbox
-    isolation = IsolationLevel.CONTAINER
 
 
-@register("opensandbox")
 class OpenSandboxBackend(HostDirBackend):
     """A container on an OpenSandbox server (``OPEN_SANDBOX_DOMAIN``; the SDK extra).
 
@@ -140,8 +124,9 @@ class OpenSandboxBackend(HostDirBackend):
     live in the sandbox's ``/workspace``, which listings show.
     """
 
+    name = "opensandbox"
+
     sandbox_class = OpenSandboxSandbox
-    isolation = IsolationLevel.CONTAINER
 
     @classmethod
     def shown_root(cls, root: Path) -> str:

@@ -63,10 +63,10 @@ def add_gc_arguments(parser: argparse.ArgumentParser) -> None:
 def run_gc(args: argparse.Namespace) -> int:
     """Run ``rath sessions gc``; returns the exit code (0 done, 1 failed, 2 refused)."""
     # Imported here, like the rest of the CLI's commands, so that `rath --help` stays quick.
+    from rath.backend.persistence.leases import LeaseRegistry
     from rath.errors import GcRefusedError, RathError
     from rath.runtime.live_runs import live_runs
     from rath.runtime.reconcile import reconcile
-    from rath.sandbox._leases import LeaseRegistry
     from rath.store import store_for
     from rath.store.gc import collect_garbage
 

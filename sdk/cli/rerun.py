@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
+from rath.backend.spec import BackendSandboxSpec
 from rath.cli.lab import fork_record
 from rath.errors import ConfigError
-from rath.sandbox import SandboxSpec
 from rath.session.chunk import user_text_chunk
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
@@ -86,7 +86,7 @@ def branch_input(
     )
     spec = (source.placement or {}).get("spec")
     if spec:
-        session.to(spec["backend"], spec=SandboxSpec(**spec))
+        session.to(spec["backend"], spec=BackendSandboxSpec(**spec))
     return session
 
 

@@ -12,6 +12,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
+from rath.backend.lease import Lease
 from rath.budget import Budget, Spent
 from rath.contracts._contract import WorkflowContract
 from rath.contracts.budget import BudgetGate
@@ -21,7 +22,6 @@ from rath.contracts.memory import AgentMemory
 from rath.llm.chat_response import RathLLMTokenUsage
 from rath.llm.provider import ProviderSpec
 from rath.llm.stream import StreamOptions
-from rath.sandbox._lease import Lease
 from rath.session.placement import Placement
 from rath.session.session import Session
 from rath.session.table_ref import TableRef

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from rath.backend.lease import Lease
 from rath.contracts._contract import ActivityContract
 from rath.contracts.llm import ExecutorRef
-from rath.sandbox._lease import Lease
 from rath.session.placement import Placement
 from rath.session.table_ref import TableRef
 

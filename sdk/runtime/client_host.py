@@ -6,10 +6,10 @@ Loading ``rath.runtime`` installs :class:`ClientHost` as the process's host (see
 
 from __future__ import annotations
 
+from rath.backend.sandboxes import check_backend_name
 from rath.llm.provider import Provider
 from rath.runtime.launch import start_compress
 from rath.runtime.sandboxes import hold, release
-from rath.sandbox import check_backend_name
 from rath.session._calls import CompressJob, slug
 from rath.session._default_host import DefaultHost
 from rath.session.chunk import ChunkRow

@@ -6,9 +6,9 @@ import concurrent.futures
 import logging
 import uuid
 
+from rath.backend.persistence.leases import Lease, LeaseRegistry
 from rath.contracts.runs import CLOSE_SANDBOX_RUN
 from rath.runtime.runtime import get_runtime
-from rath.sandbox._leases import Lease, LeaseRegistry
 from rath.session.placement import Placement
 from rath.session.session import Session
 from rath.settings import Settings

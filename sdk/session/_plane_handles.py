@@ -7,9 +7,7 @@ the worker runs on this host.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from rath.backend import BackendSandbox, BackendSandboxSpec, get
+from rath.backend import BackendSandbox, get
 from rath.session._handles import set_handle_opener
 from rath.session.placement import Placement
 from rath.settings import Settings
@@ -20,13 +18,7 @@ __all__ = ["open_placement"]
 def open_placement(placement: Placement) -> BackendSandbox:
     """A plane handle (reference count 0) on ``placement``'s workspace."""
     spec = placement.resolved_spec(Settings.from_env().workspaces_dir)
-    backend_spec = BackendSandboxSpec(
-        image=spec.image,
-        env=dict(spec.env) or None,
-        timeout=timedelta(seconds=spec.command_timeout),
-        working_dir=spec.working_dir,
-    )
-    return get(spec.backend).open(backend_spec)
+    return get(spec.backend).open(spec)
 
 
 set_handle_opener(open_placement)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from rath.sandbox._spec import SandboxSpec
+from rath.backend.spec import BackendSandboxSpec
 
 
 class Placement(BaseModel):
@@ -21,7 +22,7 @@ class Placement(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    spec: SandboxSpec
+    spec: BackendSandboxSpec
     sandbox_id: UUID
     owner: str | None = None
 
@@ -30,12 +31,12 @@ class Placement(BaseModel):
         """The backend name, e.g. ``"local"``."""
         return self.spec.backend
 
-    def resolved_spec(self, workspaces_dir: Path) -> SandboxSpec:
+    def resolved_spec(self, workspaces_dir: Path) -> BackendSandboxSpec:
         """The spec, with its allocated workspace under ``workspaces_dir`` when it names none."""
         if self.spec.working_dir is not None:
             return self.spec
         workspace = workspaces_dir / self.sandbox_id.hex
-        return self.spec.model_copy(update={"working_dir": str(workspace)})
+        return dataclasses.replace(self.spec, working_dir=str(workspace))
 
     def describe(self) -> str:
         """``backend:working_dir`` (or ``backend:#<id>`` for an allocated workspace)."""

@@ -15,6 +15,7 @@ installed from above, so this module, on the lowest floor, imports nothing that 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from datetime import timedelta
@@ -24,10 +25,10 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from rath.backend.spec import DEFAULT_COMMAND_TIMEOUT, BackendSandboxSpec
 from rath.errors import ConfigError, NotReadyError, RunError, StoreError
 from rath.llm.chat_response import RathLLMTokenUsage, add_usage
 from rath.llm.provider import Provider
-from rath.sandbox._spec import SandboxSpec
 from rath.session._diff import SessionDiff
 from rath.session._graph_mode import stamped
 from rath.session._handles import NO_SANDBOX, open_handle
@@ -519,7 +520,9 @@ class Session(BaseModel):
         """
         return SessionDiff.between(self.chunk_table.rows, other.chunk_table.rows)
 
-    def to(self, backend: str = "local", *, spec: SandboxSpec | str | Path | Any = None) -> Session:
+    def to(
+        self, backend: str = "local", *, spec: BackendSandboxSpec | str | Path | None = None
+    ) -> Session:
         """Place this session's tools on a sandbox backend; returns ``self``.
 
         As in OpenRath, the session first lets go of what it held: its open handle (see
@@ -527,9 +530,9 @@ class Session(BaseModel):
 
         Args:
             backend: A registered backend name (``"local"``, ``"bwrap"``, ``"docker"`` or one
-                added with :func:`rath.sandbox.register_backend`). Whether it can run is
+                added with :func:`rath.backend.sandboxes.register_backend`). Whether it can run is
                 checked where the sandbox opens, on the worker.
-            spec: A :class:`SandboxSpec`, OpenRath's ``BackendSandboxSpec``, or a workspace
+            spec: A :class:`~rath.backend.BackendSandboxSpec` or a workspace
                 directory. Outside workflow code a relative directory is resolved against the
                 current directory now; ``None`` gives the session a fresh workspace under the
                 data dir.
@@ -572,26 +575,31 @@ class Session(BaseModel):
             ConfigError: The session has no sandbox (``.to(...)`` first), or its handle was
                 closed (both also ``RuntimeError``).
         """
+        handle = self._handle
+        if handle is not None and handle.closed:
+            raise ConfigError(
+                "session sandbox is closed; bind an open one with session.bind_sandbox(...) "
+                "or call session.close_sandbox() first"
+            )
         if self.sandbox is None:
             raise ConfigError(NO_SANDBOX)
-        handle = self._handle
         if handle is None:
             handle = open_handle(self.sandbox).acquire()
             self._handle = handle
-        elif handle.closed:
-            raise ConfigError(
-                "this session's sandbox handle is closed; bind an open one with "
-                "session.bind_sandbox(...) or call session.close_sandbox() first"
-            )
         return handle
 
     def bind_sandbox(self, sandbox: Any) -> Session:
         """Hold ``sandbox`` (a plane handle) as this session's sandbox; returns ``self``.
 
         The session is placed on the handle's backend and workspace, so its tools use the
-        same files; the handle held before is released.
+        same files; the handle held before is released. ``session.sandbox = handle`` does the
+        same. A closed handle is kept as is: :meth:`require_sandbox` then refuses it.
         """
         if sandbox is self._handle:
+            return self
+        if sandbox.closed:
+            self.close_sandbox()
+            self._handle = sandbox
             return self
         held = sandbox.acquire()
         try:
@@ -626,6 +634,13 @@ class Session(BaseModel):
         self._cm_depth -= 1
         if self._cm_depth == 0:
             self.close_sandbox()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """``session.sandbox = handle`` binds a plane handle (OpenRath's assignment)."""
+        if name == "sandbox" and value is not None and not isinstance(value, Placement):
+            self.bind_sandbox(value)
+            return
+        super().__setattr__(name, value)
 
     # -- display --------------------------------------------------------------------------
 
@@ -686,27 +701,21 @@ def stamped_leaf(row: ChunkRow, kind: LineageKind, operator: str) -> Session:
     return leaf
 
 
-def _sandbox_spec(backend: str, spec: SandboxSpec | str | Path | Any) -> SandboxSpec:
-    """Rath's spec for ``.to(backend, spec=...)``."""
-    if isinstance(spec, SandboxSpec):
-        return spec.model_copy(update={"backend": backend})
+def _sandbox_spec(backend: str, spec: BackendSandboxSpec | str | Path | None) -> BackendSandboxSpec:
+    """The placement's spec for ``.to(backend, spec=...)`` (agents' commands default to 60 s)."""
     if spec is None or isinstance(spec, str | Path):
-        return SandboxSpec(backend=backend, working_dir=_workspace_path(spec))
-    return _from_backend_spec(backend, spec)
-
-
-def _from_backend_spec(backend: str, spec: Any) -> SandboxSpec:
-    """OpenRath's ``BackendSandboxSpec`` (image, env, timeout, working_dir) as Rath's spec."""
-    fields: dict[str, Any] = {
-        "backend": backend,
-        "working_dir": _workspace_path(spec.working_dir),
-        "image": spec.image,
-        "env": dict(spec.env or {}),
-    }
-    timeout: timedelta | None = spec.timeout
-    if timeout is not None:
-        fields["command_timeout"] = timeout.total_seconds()
-    return SandboxSpec(**fields)
+        spec = BackendSandboxSpec(working_dir=_workspace_path(spec))
+    elif not isinstance(spec, BackendSandboxSpec):
+        raise ConfigError(
+            f"sandbox spec {spec!r} is not a BackendSandboxSpec: pass a "
+            "rath.backend.BackendSandboxSpec, a workspace directory or None"
+        )
+    return dataclasses.replace(
+        spec,
+        backend=backend,
+        working_dir=_workspace_path(spec.working_dir),
+        timeout=spec.timeout or timedelta(seconds=DEFAULT_COMMAND_TIMEOUT),
+    )
 
 
 def _workspace_path(spec: str | Path | None) -> str | None:

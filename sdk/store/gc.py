@@ -52,9 +52,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Literal
 
+from rath.backend.lease import Lease
+from rath.backend.persistence.leases import LeaseRegistry
 from rath.errors import GcRefusedError, StoreError
-from rath.sandbox._lease import Lease
-from rath.sandbox._leases import LeaseRegistry
 from rath.session.table_ref import TableRef
 from rath.store._gc_mark import mark
 from rath.store._trash import TRASH_PREFIX, is_chunk_key, move_to_trash, restore, trash_key

@@ -4,7 +4,6 @@ The six built-ins (:mod:`rath.tools.builtins`), user tools (:class:`FlowToolCall
 and MCP servers' tools (:mod:`rath.tools.mcp`).
 """
 
-from rath.tools._context import ToolCallContext, current_tool_call
 from rath.tools._custom import (
     FlowToolCall,
     FunctionTool,
@@ -21,6 +20,7 @@ from rath.tools.builtins import (
     tool_schemas,
     validate_arguments,
 )
+from rath.tools.context import ToolCallContext, current_tool_call
 
 __all__ = [
     "BUILTIN_TOOLS",

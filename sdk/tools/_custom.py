@@ -28,10 +28,10 @@ from rath.backend import (
     ToolResult,
 )
 from rath.errors import ConfigError, ToolNameConflictError
-from rath.tools._bodies import dumps, error_body
-from rath.tools._context import current_tool_call
-from rath.tools._schema import check_object
+from rath.tools.bodies import dumps, error_body
 from rath.tools.builtins import BUILTIN_TOOLS
+from rath.tools.context import current_tool_call
+from rath.tools.schema import check_object
 from rath.utils import decode_subprocess_output
 from rath.utils.targets import import_option
 

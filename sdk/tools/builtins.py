@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from rath.sandbox import SandboxBackend, ToolFailure, check_command
-from rath.tools._bodies import (
+from rath.backend.sandboxes import SandboxBackend, ToolFailure, check_command
+from rath.tools.bodies import (
     code_body,
     command_body,
     dumps,
@@ -24,7 +24,7 @@ from rath.tools._bodies import (
     file_body,
     write_body,
 )
-from rath.tools._schema import check_object
+from rath.tools.schema import check_object
 
 __all__ = [
     "BUILTIN_TOOLS",

@@ -7,6 +7,7 @@ plane's own ``...NotFound``.
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar, Generic, Protocol, TypeVar
@@ -34,6 +35,7 @@ class NamedRegistry(Generic[T]):
         self._not_found = not_found
         self._lock = threading.Lock()
         self._classes: dict[str, type[T]] = {}
+        self._targets: dict[str, str] = {}
         self._instances: dict[str, T] = {}
         self._default: str | None = None
 
@@ -54,18 +56,35 @@ class NamedRegistry(Generic[T]):
 
         return add
 
+    def register_target(self, name: str, target: str) -> None:
+        """Register ``"module:QualName"`` under ``name``, imported on first use (built-ins)."""
+        with self._lock:
+            if name in self._classes or name in self._targets:
+                raise ValueError(f"a {self._kind} named {name!r} is already registered")
+            self._targets[name] = target
+
     def list_names(self) -> list[str]:
         """The registered names, sorted."""
         with self._lock:
-            return sorted(self._classes)
+            return sorted({*self._classes, *self._targets})
 
     def get_class(self, name: str) -> type[T]:
         """The class registered as ``name`` (raises the plane's not-found error)."""
         with self._lock:
             cls = self._classes.get(name)
+            target = self._targets.get(name)
+        if cls is None and target is not None:
+            cls = self._load(name, target)
         if cls is None:
             raise self._not_found(name, self.list_names())
         return cls
+
+    def _load(self, name: str, target: str) -> type[T]:
+        module, _, qualname = target.partition(":")
+        found: type[T] = getattr(importlib.import_module(module), qualname)
+        with self._lock:
+            found.name = name
+            return self._classes.setdefault(name, found)
 
     def get(self, name: str) -> T:
         """The process's one instance of ``name`` (raises the plane's not-found error)."""
@@ -77,9 +96,9 @@ class NamedRegistry(Generic[T]):
 
     def is_available(self, name: str) -> bool:
         """Whether ``name`` is registered and can run here."""
-        with self._lock:
-            cls = self._classes.get(name)
-        return cls is not None and cls.is_available()
+        if name not in self.list_names():
+            return False
+        return self.get_class(name).is_available()
 
     def preferred(self, names: Iterable[str]) -> T:
         """The first of ``names`` that is available (raises the not-found error if none)."""

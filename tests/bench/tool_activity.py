@@ -25,10 +25,13 @@ from temporalio import workflow
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from rath.backend import BackendSandboxSpec
+from rath.backend.sandboxes import (
+    available_backends,
+)
 from rath.contracts import RunToolArgs, RunToolResult
 from rath.plugin import RathPlugin
 from rath.runtime.devserver import ensure_server, stop_server
-from rath.sandbox import SandboxSpec, available_backends
 from rath.session import Placement, assistant_turn_chunk
 from rath.settings import Settings
 from rath.store import ChunkStore
@@ -74,7 +77,7 @@ async def through_activity(home: Path, backend: str, calls: int, image: str | No
         "function": {"name": "run_shell_command", "arguments": '{"cmd": "true"}'},
     }
     assistant = store.put_row(assistant_turn_chunk(content=None, tool_calls=[wire]))
-    spec = SandboxSpec(backend=backend, working_dir=str(home / f"ws-{backend}"), image=image)
+    spec = BackendSandboxSpec(backend=backend, working_dir=str(home / f"ws-{backend}"), image=image)
     args = RunToolArgs(
         agent_name="bench",
         placement=Placement(spec=spec, sandbox_id=uuid.uuid4()),

@@ -36,7 +36,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from sandbox.docker_env import DockerDaemon, build_python_image, start_dockerd  # noqa: E402
 
-from rath.sandbox import BwrapSandbox, SandboxSpec, open_sandbox  # noqa: E402
+from rath.backend import BackendSandboxSpec  # noqa: E402
+from rath.backend.sandboxes import BwrapSandbox, open_sandbox  # noqa: E402
 from rath.tools.builtins import run_builtin  # noqa: E402
 
 COMMAND = "true"
@@ -63,7 +64,7 @@ async def _timed(runs: int, *variants: Callable[[], Awaitable[object]]) -> list[
     return [_median(samples[1:]) for samples in times]
 
 
-async def through(spec: SandboxSpec, runs: int) -> dict[str, float]:
+async def through(spec: BackendSandboxSpec, runs: int) -> dict[str, float]:
     """Median ms of the command through the backend and directly, and their ratios.
 
     Each variant alternates with a direct run, so a host whose load drifts (other jobs on a
@@ -134,7 +135,7 @@ def main() -> None:
                     print(f"| docker | skipped: {reason} | | | |")
                     continue
                 fields["image"] = image
-            spec = SandboxSpec(backend=name, working_dir=str(workdir / name), **fields)
+            spec = BackendSandboxSpec(backend=name, working_dir=str(workdir / name), **fields)
             times = asyncio.run(through(spec, runs))
             results[name] = {c: round(times[f"{c}_ratio"], 2) for c in COLUMNS}
             cells = [f"{times[c]:.1f} ms (x{times[f'{c}_ratio']:.1f})" for c in COLUMNS]

@@ -38,8 +38,26 @@ def test_no_placement_is_a_runtime_error_naming_the_fix() -> None:
 def test_a_closed_handle_is_refused(tmp_path: Path) -> None:
     session = Session.from_user_message("x").to("local", spec=tmp_path)
     session.require_sandbox().release()
-    with pytest.raises(RuntimeError, match="handle is closed"):
+    with pytest.raises(RuntimeError, match="session sandbox is closed"):
         session.require_sandbox()
+
+
+def test_assigning_a_handle_binds_it_and_a_closed_one_is_refused_on_use(
+    rath_env: Settings, tmp_path: Path
+) -> None:
+    # Issue 29 N2: OpenRath code assigns a plane handle to ``session.sandbox``.
+    handle = plane.get("local").open(BackendSandboxSpec(working_dir=str(tmp_path / "ws")))
+    session = Session.from_user_message("go")
+    session.sandbox = handle  # type: ignore[assignment]
+    assert session.require_sandbox() is handle and handle.refcount == 1
+    assert session.sandbox is not None and session.sandbox.backend == "local"
+    assert session.sandbox.spec.working_dir == str(tmp_path / "ws")
+    session.close_sandbox()
+    assert handle.closed
+    other = Session.from_user_message("x")
+    other.sandbox = handle  # type: ignore[assignment]
+    with pytest.raises(RuntimeError, match="session sandbox is closed"):
+        other.require_sandbox()
 
 
 def test_bind_sandbox_places_the_session_on_the_handles_workspace(

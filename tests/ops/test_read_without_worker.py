@@ -26,8 +26,8 @@ from workers import with_tests_importable
 
 import rath
 from rath import flow
+from rath.backend.lease import Lease
 from rath.errors import RunNotFoundError, WorkerUnavailableError
-from rath.sandbox._lease import Lease
 from rath.session import LineageKind, Session, attach, run_session_compress
 from rath.session.persistence import load_session
 from rath.settings import Settings

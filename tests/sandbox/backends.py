@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rath.sandbox import SandboxSpec
+from rath.backend import BackendSandboxSpec
 
 BACKENDS = ("local", "bwrap", "docker")
 ISOLATION = {"local": "process", "bwrap": "namespace", "docker": "container"}
@@ -23,8 +23,8 @@ class Backend:
     def isolating(self) -> bool:
         return self.name != "local"
 
-    def spec(self, workspace: Path, **fields: Any) -> SandboxSpec:
-        return SandboxSpec(
+    def spec(self, workspace: Path, **fields: Any) -> BackendSandboxSpec:
+        return BackendSandboxSpec(
             backend=self.name, working_dir=str(workspace), **{**self.fields, **fields}
         )
 

@@ -19,7 +19,7 @@ import pytest
 from sandbox.backends import BACKENDS, Backend
 from sandbox.docker_env import build_python_image, start_dockerd
 
-from rath.sandbox import BwrapSandbox
+from rath.backend.sandboxes import BwrapSandbox
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from rath import flow
-from rath.sandbox import LocalSandbox, _registry
+from rath.backend.sandboxes import LocalSandbox, _registry
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply

@@ -6,13 +6,18 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from sandbox.backends import ISOLATION, Backend
 
+from rath.backend.sandboxes import (
+    SandboxBackend,
+    ToolFailure,
+    open_sandbox,
+)
 from rath.errors import SandboxError
-from rath.sandbox import SandboxBackend, ToolFailure, open_sandbox
 from rath.tools.builtins import run_builtin
 
 SENTINEL = "do not touch"
@@ -30,7 +35,7 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def sandbox(backend: Backend, workspace: Path) -> AsyncIterator[SandboxBackend]:
-    async with open_sandbox(backend.spec(workspace, command_timeout=20)) as sb:
+    async with open_sandbox(backend.spec(workspace, timeout=timedelta(seconds=20))) as sb:
         yield sb
 
 

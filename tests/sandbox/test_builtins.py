@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rath.sandbox import LocalSandbox, SandboxSpec
+from rath.backend import BackendSandboxSpec
+from rath.backend.sandboxes import (
+    LocalSandbox,
+)
 from rath.tools.builtins import (
     BUILTIN_TOOLS,
     ToolOutcome,
@@ -38,7 +42,9 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def sandbox(workspace: Path) -> LocalSandbox:
-    return LocalSandbox(SandboxSpec(working_dir=str(workspace), command_timeout=10))
+    return LocalSandbox(
+        BackendSandboxSpec(working_dir=str(workspace), timeout=timedelta(seconds=10))
+    )
 
 
 async def _call(sandbox: LocalSandbox, name: str, **arguments: Any) -> tuple[dict[str, Any], bool]:
@@ -168,7 +174,7 @@ async def test_shell_body(sandbox: LocalSandbox) -> None:
 
 
 async def test_shell_body_flags_truncation(workspace: Path) -> None:
-    sb = LocalSandbox(SandboxSpec(working_dir=str(workspace), max_output_bytes=10))
+    sb = LocalSandbox(BackendSandboxSpec(working_dir=str(workspace), max_output_bytes=10))
     body, ok = await _call(sb, "run_shell_command", cmd="yes | head -c 1000")
     assert ok
     assert body["truncated"] is True

@@ -11,15 +11,15 @@ import sys
 import sysconfig
 import tempfile
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rath.sandbox import (
+from rath.backend import BackendSandboxSpec, SandboxLimits
+from rath.backend.sandboxes import (
     BwrapSandbox,
-    SandboxLimits,
-    SandboxSpec,
     SandboxUnavailableError,
     open_sandbox,
 )
@@ -28,8 +28,10 @@ _REASON = BwrapSandbox.unavailable_reason()
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
 
 
-def _spec(workspace: Path, **fields: Any) -> SandboxSpec:
-    return SandboxSpec(backend="bwrap", working_dir=str(workspace), command_timeout=20, **fields)
+def _spec(workspace: Path, **fields: Any) -> BackendSandboxSpec:
+    return BackendSandboxSpec(
+        backend="bwrap", working_dir=str(workspace), timeout=timedelta(seconds=20), **fields
+    )
 
 
 @pytest.fixture
@@ -82,10 +84,14 @@ async def test_root_is_read_only_and_tmp_is_private(located_workspace: Path) -> 
 CHILD = """
 import asyncio, json, site, sys
 site.addsitedir({site!r})  # this test run's packages (and Rath), .pth files included
-from rath.sandbox import SandboxSpec, open_sandbox
+from datetime import timedelta
+from rath.backend import BackendSandboxSpec
+from rath.backend.sandboxes import open_sandbox
 
 async def main():
-    spec = SandboxSpec(backend="bwrap", working_dir={workspace!r}, command_timeout=20)
+    spec = BackendSandboxSpec(
+        backend="bwrap", working_dir={workspace!r}, timeout=timedelta(seconds=20)
+    )
     async with open_sandbox(spec) as sb:
         tmp = await sb.run_command("ls -A /tmp")
         code = await sb.run_code("import sys; print(sys.version_info[:2])")

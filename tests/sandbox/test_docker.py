@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,17 +11,16 @@ from typing import Any
 import docker
 import pytest
 
-from rath.errors import ConfigError, SandboxError
-from rath.sandbox import (
+from rath.backend import BackendSandboxSpec, SandboxLimits
+from rath.backend.sandboxes import (
     DockerSandbox,
-    SandboxLimits,
-    SandboxSpec,
     SandboxUnavailableError,
     ToolFailure,
     available_backends,
     open_sandbox,
 )
-from rath.sandbox.docker import LABEL
+from rath.backend.sandboxes.docker import LABEL
+from rath.errors import ConfigError, SandboxError
 
 PROCESSES = (
     "import os\nfor pid in sorted(os.listdir('/proc'), key=lambda p: p.zfill(9)):\n"
@@ -30,21 +30,21 @@ PROCESSES = (
 
 
 @pytest.fixture
-def spec(tmp_path: Path, docker_image: str) -> Iterator[SandboxSpec]:
+def spec(tmp_path: Path, docker_image: str) -> Iterator[BackendSandboxSpec]:
     """A docker spec over ``tmp_path``; afterwards, no sandbox container may be left."""
-    yield SandboxSpec(backend="docker", working_dir=str(tmp_path), image=docker_image)
+    yield BackendSandboxSpec(backend="docker", working_dir=str(tmp_path), image=docker_image)
     client = docker.from_env()
     leaked = client.containers.list(all=True, filters={"label": LABEL})
     client.close()
     assert leaked == []
 
 
-def _with(spec: SandboxSpec, **fields: Any) -> SandboxSpec:
-    return spec.model_copy(update=fields)
+def _with(spec: BackendSandboxSpec, **fields: Any) -> BackendSandboxSpec:
+    return dataclasses.replace(spec, **fields)
 
 
 async def test_container_is_locked_down_and_removed_on_close(
-    spec: SandboxSpec, docker_client: docker.DockerClient
+    spec: BackendSandboxSpec, docker_client: docker.DockerClient
 ) -> None:
     limits = SandboxLimits(memory_mb=256, pids=64, cpus=0.5, file_size_mb=8)
     async with open_sandbox(_with(spec, limits=limits)) as sb:
@@ -63,7 +63,7 @@ async def test_container_is_locked_down_and_removed_on_close(
     assert docker_client.containers.list(all=True, filters={"label": LABEL}) == []
 
 
-async def test_no_network(spec: SandboxSpec) -> None:
+async def test_no_network(spec: BackendSandboxSpec) -> None:
     async with open_sandbox(spec) as sb:
         interfaces = await sb.run_command("cat /proc/net/dev")
         names = [line.split(":")[0].strip() for line in interfaces.stdout.splitlines()[2:]]
@@ -74,7 +74,7 @@ async def test_no_network(spec: SandboxSpec) -> None:
         assert result.stdout.strip() == "101"  # ENETUNREACH: there is no route at all
 
 
-async def test_memory_limit_is_enforced(spec: SandboxSpec) -> None:
+async def test_memory_limit_is_enforced(spec: BackendSandboxSpec) -> None:
     async with open_sandbox(_with(spec, limits=SandboxLimits(memory_mb=64))) as sb:
         result = await sb.run_code("data = b'x' * (256 * 1024 * 1024)\nprint('allocated')")
         assert result.stdout == ""
@@ -83,7 +83,9 @@ async def test_memory_limit_is_enforced(spec: SandboxSpec) -> None:
         assert small.stdout == "allocated\n"  # the container survives
 
 
-async def test_workspace_changes_are_visible_both_ways(tmp_path: Path, spec: SandboxSpec) -> None:
+async def test_workspace_changes_are_visible_both_ways(
+    tmp_path: Path, spec: BackendSandboxSpec
+) -> None:
     async with open_sandbox(spec) as sb:
         (tmp_path / "from_host.txt").write_text("host")
         result = await sb.run_command("cat from_host.txt && echo container > from_container.txt")
@@ -94,7 +96,7 @@ async def test_workspace_changes_are_visible_both_ways(tmp_path: Path, spec: San
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")
-async def test_runs_as_the_workspace_owner(tmp_path: Path, spec: SandboxSpec) -> None:
+async def test_runs_as_the_workspace_owner(tmp_path: Path, spec: BackendSandboxSpec) -> None:
     os.chown(tmp_path, 1000, 1000)
     async with open_sandbox(spec) as sb:
         result = await sb.run_command("id -u; id -g; touch mine")
@@ -103,7 +105,7 @@ async def test_runs_as_the_workspace_owner(tmp_path: Path, spec: SandboxSpec) ->
     assert (info.st_uid, info.st_gid) == (1000, 1000)
 
 
-async def test_timeout_leaves_no_process_behind(spec: SandboxSpec) -> None:
+async def test_timeout_leaves_no_process_behind(spec: BackendSandboxSpec) -> None:
     async with open_sandbox(spec) as sb:
         before = (await sb.run_code(PROCESSES)).stdout.splitlines()
         # The pid file is gone: the process group is found through RATH_EXEC_ID instead.
@@ -120,7 +122,7 @@ async def test_timeout_leaves_no_process_behind(spec: SandboxSpec) -> None:
     assert len(after) == len(before)
 
 
-async def test_silent_command_outlives_the_api_timeout(spec: SandboxSpec) -> None:
+async def test_silent_command_outlives_the_api_timeout(spec: BackendSandboxSpec) -> None:
     class QuickApi(DockerSandbox):
         api_timeout = 1.0
 
@@ -129,7 +131,7 @@ async def test_silent_command_outlives_the_api_timeout(spec: SandboxSpec) -> Non
     assert result.stdout == "done\n"
 
 
-async def test_missing_image_is_a_clear_error(spec: SandboxSpec) -> None:
+async def test_missing_image_is_a_clear_error(spec: BackendSandboxSpec) -> None:
     sandbox = open_sandbox(_with(spec, image="rath-no-such-image:1"))
     with pytest.raises(SandboxError, match="not on the Docker host; nothing is pulled"):
         await sandbox.__aenter__()
@@ -140,7 +142,7 @@ async def test_unreachable_daemon_lists_available_backends(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/nothing.sock")
-    spec = SandboxSpec(backend="docker", working_dir=str(tmp_path))
+    spec = BackendSandboxSpec(backend="docker", working_dir=str(tmp_path))
     with pytest.raises(SandboxUnavailableError) as info:
         async with open_sandbox(spec):
             pass
@@ -156,4 +158,6 @@ async def test_unreachable_daemon_lists_available_backends(
 
 def test_host_network_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--network none"):
-        open_sandbox(SandboxSpec(backend="docker", working_dir=str(tmp_path), host_network=True))
+        open_sandbox(
+            BackendSandboxSpec(backend="docker", working_dir=str(tmp_path), host_network=True)
+        )

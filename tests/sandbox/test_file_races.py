@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rath.sandbox import ToolFailure, _files
+from rath.backend.sandboxes import ToolFailure, _files
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ from support import FAST, fake_provider
 from workers import WorkerProcess
 
 from rath import flow
+from rath.backend.persistence.leases import LeaseRegistry
 from rath.runtime import sandboxes
 from rath.runtime.sandboxes import leases
-from rath.sandbox._leases import LeaseRegistry
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply

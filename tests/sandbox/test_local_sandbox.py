@@ -12,20 +12,21 @@ import select
 import stat
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from rath.errors import ConfigError, SandboxError
-from rath.sandbox import (
+from rath.backend import BackendSandboxSpec
+from rath.backend.sandboxes import (
     FileEntry,
     LocalSandbox,
-    SandboxSpec,
     ToolFailure,
     available_backends,
     open_sandbox,
     register_backend,
 )
+from rath.errors import ConfigError, SandboxError
 
 
 @pytest.fixture
@@ -37,7 +38,9 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def sandbox(workspace: Path) -> LocalSandbox:
-    return LocalSandbox(SandboxSpec(working_dir=str(workspace), command_timeout=10))
+    return LocalSandbox(
+        BackendSandboxSpec(working_dir=str(workspace), timeout=timedelta(seconds=10))
+    )
 
 
 # --- construction and registry ------------------------------------------------------------
@@ -45,24 +48,24 @@ def sandbox(workspace: Path) -> LocalSandbox:
 
 def test_missing_working_dir_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="working_dir"):
-        LocalSandbox(SandboxSpec())
+        LocalSandbox(BackendSandboxSpec())
 
 
 def test_relative_working_dir_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="absolute"):
-        LocalSandbox(SandboxSpec(working_dir="relative/ws"))
+        LocalSandbox(BackendSandboxSpec(working_dir="relative/ws"))
 
 
 async def test_workspace_is_created_when_missing(tmp_path: Path) -> None:
     target = tmp_path / "new" / "ws"
-    async with LocalSandbox(SandboxSpec(working_dir=str(target))) as sb:
+    async with LocalSandbox(BackendSandboxSpec(working_dir=str(target))) as sb:
         assert await sb.path_exists(".")
     assert target.is_dir()
 
 
 def test_open_sandbox_local(workspace: Path) -> None:
     assert "local" in available_backends()
-    assert isinstance(open_sandbox(SandboxSpec(working_dir=str(workspace))), LocalSandbox)
+    assert isinstance(open_sandbox(BackendSandboxSpec(working_dir=str(workspace))), LocalSandbox)
 
 
 def test_register_backend_conflict_and_idempotence() -> None:
@@ -146,7 +149,7 @@ async def test_write_failures(workspace: Path, sandbox: LocalSandbox) -> None:
 
 
 async def test_read_file_variants(workspace: Path) -> None:
-    sb = LocalSandbox(SandboxSpec(working_dir=str(workspace), max_output_bytes=8))
+    sb = LocalSandbox(BackendSandboxSpec(working_dir=str(workspace), max_output_bytes=8))
     (workspace / "text.txt").write_text("héllo")
     (workspace / "bin.dat").write_bytes(b"\xff\xfeok")
     (workspace / "long.txt").write_text("0123456789abcdef")
@@ -271,9 +274,7 @@ async def test_run_code_uses_the_worker_interpreter(sandbox: LocalSandbox) -> No
 
 
 async def test_model_timeout_cannot_exceed_the_sandbox_limit(tmp_path: Path) -> None:
-    from rath.sandbox import LocalSandbox, SandboxSpec, ToolFailure
-
-    spec = SandboxSpec(working_dir=str(tmp_path), command_timeout=0.5)
+    spec = BackendSandboxSpec(working_dir=str(tmp_path), timeout=timedelta(seconds=0.5))
     async with LocalSandbox(spec) as sandbox:
         started = time.monotonic()
         with pytest.raises(ToolFailure) as info:

@@ -7,7 +7,9 @@ The in-sandbox agent is a stand-in written from OpenSandbox's published execd AP
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import docker
@@ -31,15 +33,14 @@ from rath.backend import (
     FileEntries,
 )
 from rath.backend.persistence import PersistentSandboxRegistry
-from rath.flow.tool import flow_tool_files_write
-from rath.sandbox import (
+from rath.backend.sandboxes import (
     OpenSandboxSandbox,
-    SandboxSpec,
     SandboxUnavailableError,
     ToolFailure,
     open_sandbox,
 )
-from rath.sandbox.opensandbox import ID_FILE
+from rath.backend.sandboxes.opensandbox import ID_FILE
+from rath.flow.tool import flow_tool_files_write
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
@@ -59,16 +60,16 @@ def sandboxes(docker_host: str) -> list[str]:
 @pytest.fixture
 def spec(
     tmp_path: Path, opensandbox_server: OpenSandboxServer, docker_host: str
-) -> Iterator[SandboxSpec]:
+) -> Iterator[BackendSandboxSpec]:
     """An opensandbox spec; afterwards no sandbox of the test may be left running."""
     before = set(sandboxes(docker_host))
-    yield SandboxSpec(
+    yield BackendSandboxSpec(
         backend="opensandbox", working_dir=str(tmp_path), image=opensandbox_server.image
     )
     assert set(sandboxes(docker_host)) <= before
 
 
-async def test_commands_files_and_code_run_in_the_sandbox(spec: SandboxSpec) -> None:
+async def test_commands_files_and_code_run_in_the_sandbox(spec: BackendSandboxSpec) -> None:
     async with open_sandbox(spec) as box:
         assert isinstance(box, OpenSandboxSandbox) and box.remote_id
         done = await box.run_command("echo hi; echo oops >&2; pwd; exit 3", env={"X": "1"})
@@ -89,8 +90,10 @@ async def test_commands_files_and_code_run_in_the_sandbox(spec: SandboxSpec) -> 
         assert (ran.exit_code, ran.stdout) == (2, "/workspace\n")
 
 
-async def test_bad_paths_timeouts_and_missing_files_are_tool_failures(spec: SandboxSpec) -> None:
-    async with open_sandbox(spec.model_copy(update={"command_timeout": 2.0})) as box:
+async def test_bad_paths_timeouts_and_missing_files_are_tool_failures(
+    spec: BackendSandboxSpec,
+) -> None:
+    async with open_sandbox(dataclasses.replace(spec, timeout=timedelta(seconds=2))) as box:
         with pytest.raises(ToolFailure) as outside:
             await box.read_file("../etc/passwd")
         assert outside.value.kind == "path_outside_workspace"
@@ -106,7 +109,7 @@ async def test_bad_paths_timeouts_and_missing_files_are_tool_failures(spec: Sand
 
 
 async def test_a_restarted_worker_reattaches_to_the_same_sandbox(
-    spec: SandboxSpec, docker_host: str
+    spec: BackendSandboxSpec, docker_host: str
 ) -> None:
     first = open_sandbox(spec)
     await first.__aenter__()
@@ -131,7 +134,9 @@ def test_without_a_server_named_it_is_unavailable_with_the_fix(
     assert not plane.is_available("opensandbox")
 
     async def use() -> None:
-        async with open_sandbox(SandboxSpec(backend="opensandbox", working_dir=str(tmp_path))):
+        async with open_sandbox(
+            BackendSandboxSpec(backend="opensandbox", working_dir=str(tmp_path))
+        ):
             pass
 
     with pytest.raises(SandboxUnavailableError, match="OPEN_SANDBOX_DOMAIN"):
@@ -172,7 +177,7 @@ def shell(cmd: str) -> tuple[str, dict[str, str]]:
 
 
 def test_a_durable_agent_runs_its_tools_in_one_opensandbox_sandbox(
-    rath_env: Settings, spec: SandboxSpec, tmp_path: Path
+    rath_env: Settings, spec: BackendSandboxSpec, tmp_path: Path
 ) -> None:
     script = [
         tool_call_reply(shell("echo made-in-opensandbox > out.txt")),
@@ -203,7 +208,7 @@ def test_the_opensandbox_example(
 
 
 def test_session_helpers_and_the_agent_share_one_sandbox(
-    rath_env: Settings, spec: SandboxSpec
+    rath_env: Settings, spec: BackendSandboxSpec
 ) -> None:
     root = Session.from_user_message("go").to("opensandbox", spec=spec)
     # OpenRath's session-level helper: a plane handle on the session's workspace. Closing it

@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
+from datetime import timedelta
 from pathlib import Path
+from uuid import UUID
 
 import pytest
+from pydantic import TypeAdapter, ValidationError
 from temporalio.exceptions import ApplicationError
 
+import rath.backend as plane
 from rath.activities._boundary import activity_errors
-from rath.errors import ConfigError
-from rath.sandbox import (
+from rath.backend import BackendSandboxSpec, SandboxLimits
+from rath.backend.sandboxes import (
     BwrapSandbox,
+    Capabilities,
     DockerSandbox,
     LocalSandbox,
-    SandboxLimits,
-    SandboxSpec,
     SandboxUnavailableError,
     available_backends,
     check_backend_name,
     open_sandbox,
     registered_backends,
 )
+from rath.errors import ConfigError
 from rath.session import Session
+from rath.session.placement import Placement
 
 
 def test_every_backend_is_usable_here(docker_host: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,7 +52,7 @@ def test_unknown_backend_lists_available_and_unavailable_ones(
 ) -> None:
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/nothing.sock")
     with pytest.raises(SandboxUnavailableError) as info:
-        open_sandbox(SandboxSpec(backend="firecracker", working_dir=str(tmp_path)))
+        open_sandbox(BackendSandboxSpec(backend="firecracker", working_dir=str(tmp_path)))
     error = info.value
     assert isinstance(error, ConfigError)
     assert (error.backend, error.available) == ("firecracker", available_backends())
@@ -96,7 +103,7 @@ def test_unavailable_error_crosses_the_activity_boundary_without_retries() -> No
 def test_session_to_picks_the_backend(name: str, cls: type, tmp_path: Path) -> None:
     if cls.unavailable_reason() is not None and name == "bwrap":
         pytest.skip(cls.unavailable_reason())
-    spec = SandboxSpec(working_dir=str(tmp_path), limits=SandboxLimits(memory_mb=256))
+    spec = BackendSandboxSpec(working_dir=str(tmp_path), limits=SandboxLimits(memory_mb=256))
     session = Session.from_user_message("hi").to(name, spec=spec)
     assert session.sandbox is not None
     assert session.sandbox.spec.backend == name
@@ -104,16 +111,48 @@ def test_session_to_picks_the_backend(name: str, cls: type, tmp_path: Path) -> N
     assert type(open_sandbox(session.sandbox.spec)) is cls
     by_path = Session.from_user_message("hi").to(name, spec=tmp_path)
     assert by_path.sandbox is not None
-    assert by_path.sandbox.spec == SandboxSpec(backend=name, working_dir=str(tmp_path))
+    assert by_path.sandbox.spec == BackendSandboxSpec(
+        backend=name, working_dir=str(tmp_path), timeout=timedelta(seconds=60)
+    )
 
 
-def test_old_specs_still_validate() -> None:
-    old = {"backend": "local", "working_dir": "/w", "command_timeout": 5.0}
-    spec = SandboxSpec.model_validate(old)
-    assert (spec.image, spec.host_network, spec.limits) == (None, False, SandboxLimits())
+def test_recorded_specs_still_validate() -> None:
+    # Placements recorded before the one spec say ``command_timeout`` (seconds).
+    old = {"backend": "local", "working_dir": "/w", "command_timeout": 5.0, "env": {}}
+    for spec in (TypeAdapter(BackendSandboxSpec).validate_python(old), BackendSandboxSpec(**old)):
+        assert spec.timeout == timedelta(seconds=5)
+        assert (spec.image, spec.host_network, spec.limits) == (None, False, SandboxLimits())
+    placement = Placement.model_validate({"spec": old, "sandbox_id": UUID(int=1)})
+    assert placement.spec.command_timeout == 5.0
+    with pytest.raises(ValidationError, match="command_timouet"):
+        TypeAdapter(BackendSandboxSpec).validate_python({"command_timouet": 5.0})
 
 
 def test_session_to_refuses_an_unregistered_name(tmp_path: Path) -> None:
     with pytest.raises(SandboxUnavailableError) as info:
         Session.from_user_message("hi").to("firecracker", spec=tmp_path)
     assert (info.value.backend, info.value.available) == ("firecracker", registered_backends())
+
+
+def test_built_in_plane_backends_load_on_first_use() -> None:
+    # Importing the plane (or a session) loads no sandbox; the registry imports a built-in's
+    # module when the name is first used.
+    code = """
+import sys
+import rath.backend as plane
+from rath.session import Session
+engines = ("rath.backend.sandboxes", "rath.backend.local")
+loaded = sorted(m for m in sys.modules if m.startswith(engines))
+assert not loaded, loaded
+assert plane.list_names() == ["bwrap", "docker", "local", "opensandbox"]
+assert plane.get_class("local") is plane.LocalBackend and plane.get("local").name == "local"
+assert "rath.backend.sandboxes" in sys.modules
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_one_capabilities_class_for_sandboxes_and_the_plane() -> None:
+    assert Capabilities is plane.Capabilities
+    caps = plane.get_class("bwrap").capabilities()
+    assert caps.isolation is plane.IsolationLevel.NAMESPACE == BwrapSandbox.capabilities.isolation
+    assert caps.supports_code and caps.supports_code_interpreter and caps.cold_start_ms_p50 == 10

@@ -19,8 +19,8 @@ from support import FAST, fake_provider, tool_bodies
 
 from rath import flow
 from rath.activities._sandbox_pool import SandboxPool
+from rath.backend import BackendSandboxSpec
 from rath.runtime.runtime import shutdown_runtime
-from rath.sandbox import SandboxSpec
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, gated, text_reply, tool_call_reply
@@ -111,7 +111,7 @@ def test_a_container_that_died_is_replaced_for_the_next_call(
 
 async def test_an_idle_sandbox_is_closed_and_reopened_on_the_next_call(tmp_path: Path) -> None:
     pool = SandboxPool(idle_timeout=0.1)
-    spec = SandboxSpec(backend="local", working_dir=str(tmp_path))
+    spec = BackendSandboxSpec(backend="local", working_dir=str(tmp_path))
     try:
         async with pool.use("s", spec) as first, pool.use("s", spec) as again:
             assert again is first  # concurrent calls share it

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from s3_server import S3Server
 
+from rath.backend.persistence.leases import LeaseRegistry
 from rath.errors import GcRefusedError
-from rath.sandbox._leases import LeaseRegistry
 from rath.session.chunk import ChunkKind, ChunkRow
 from rath.session.table_ref import TableRef
 from rath.store import Catalog, ChunkStore, SessionRecord

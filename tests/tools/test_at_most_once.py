@@ -25,8 +25,8 @@ from rath.testing import (
     tool_call_reply,
 )
 from rath.tools import FlowToolCall, FunctionTool, current_tool_call, tool
-from rath.tools._context import ToolCallContext, calling
 from rath.tools._custom import run_tool_call
+from rath.tools.context import ToolCallContext, calling
 
 STARTED_TIMEOUT = 60.0
 OPTIONS = FAST.model_copy(update={"tool_heartbeat_seconds": 2})

@@ -5,6 +5,7 @@ the loop goes on, and nothing outside the workspace is touched. Run on ``local``
 from __future__ import annotations
 
 import shutil
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from support import FAST, fake_provider, tool_bodies
 
 from rath import flow
-from rath.sandbox import SandboxSpec
+from rath.backend import BackendSandboxSpec
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
@@ -67,7 +68,9 @@ def test_bad_input_is_a_tool_error_and_the_loop_goes_on(
     name, arguments = CASES[case]
     if isinstance(arguments, dict) and "path" in arguments:
         arguments = {**arguments, "path": arguments["path"].replace("OUTSIDE", str(outside))}
-    spec = SandboxSpec(backend=backend, working_dir=str(workspace), command_timeout=1.5)
+    spec = BackendSandboxSpec(
+        backend=backend, working_dir=str(workspace), timeout=timedelta(seconds=1.5)
+    )
     with FakeChatServer([tool_call_reply((name, arguments)), text_reply("ok")]) as server:
         agent = flow.Agent("x", provider=fake_provider(server), options=FAST)
         out = agent(Session.from_user_message("go").to(backend, spec=spec))

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from rath.backend.spec import BackendSandboxSpec
 from rath.contracts import SESSION_LOOP, LoopCarry
 from rath.errors import PersistenceError, RathError
 from rath.runtime.reconcile import reconcile
 from rath.runtime.run_query import describe_run, query_run
 from rath.runtime.runtime import get_runtime
-from rath.sandbox._spec import SandboxSpec
 from rath.session.chunk import ChunkTable
 from rath.session.graph.kind import LineageKind
 from rath.session.persistence._records import (
@@ -32,7 +32,6 @@ from rath.session.persistence._records import (
     PersistedSession,
     PersistedSessionHeader,
     PersistedSessionMeta,
-    openrath_spec,
     register_chunk_migration,
     register_header_migration,
     usage_of,
@@ -178,7 +177,7 @@ def _from_record(record: SessionRecord) -> PersistedSession:
         lineage_operator=record.operator,
         lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
         sandbox_backend=backend,
-        sandbox_spec=openrath_spec(SandboxSpec(**spec)) if spec else None,
+        sandbox_spec=BackendSandboxSpec(**spec) if spec else None,
         sandbox_handle_id=placement.get("sandbox_id"),
     )
     usage = usage_of(record.usage, f"catalog record {record.id}") if record.usage else None

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from rath.backend.persistence.spec_json import spec_from_jsonable, spec_to_jsonable
+from rath.backend.spec import BackendSandboxSpec
 from rath.errors import PersistenceError
 from rath.llm.chat_response import RathLLMTokenUsage
-from rath.sandbox._spec import SandboxSpec
 from rath.session.branch import row_digest
 from rath.session.chunk import ChunkKind, ChunkTable
 from rath.session.graph.kind import LineageKind
@@ -76,7 +77,7 @@ class PersistedSessionHeader:
     lineage_kind: LineageKind = LineageKind.UNKNOWN
     lineage_extras: tuple[tuple[str, Any], ...] = ()
     sandbox_backend: str | None = None
-    sandbox_spec: dict[str, Any] | None = None
+    sandbox_spec: BackendSandboxSpec | None = None
     sandbox_handle_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -91,7 +92,7 @@ class PersistedSessionHeader:
             "lineage_kind": self.lineage_kind.value,
             "lineage_extras": [[k, _jsonable(v)] for k, v in self.lineage_extras],
             "sandbox_backend": self.sandbox_backend,
-            "sandbox_spec": self.sandbox_spec,
+            "sandbox_spec": spec_to_jsonable(self.sandbox_spec),
             "sandbox_handle_id": self.sandbox_handle_id,
         }
 
@@ -109,7 +110,7 @@ class PersistedSessionHeader:
                 lineage_kind=LineageKind(kind) if kind in _KINDS else LineageKind.UNKNOWN,
                 lineage_extras=tuple((k, v) for k, v in data.get("lineage_extras") or ()),
                 sandbox_backend=data.get("sandbox_backend"),
-                sandbox_spec=data.get("sandbox_spec"),
+                sandbox_spec=spec_from_jsonable(data.get("sandbox_spec")),
                 sandbox_handle_id=data.get("sandbox_handle_id"),
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -173,9 +174,7 @@ class PersistedSession:
         )
         session._rows = rows
         if header.sandbox_backend is not None:
-            session.to(
-                header.sandbox_backend, spec=rath_spec(header.sandbox_backend, header.sandbox_spec)
-            )
+            session.to(header.sandbox_backend, spec=header.sandbox_spec)
         return session
 
     def to_resumable_pair(self, *, agent_prompt: str | None = None) -> tuple[Session, Session]:
@@ -188,9 +187,7 @@ class PersistedSession:
         user = Session.from_rows(self.chunk_table.rows)
         header = self.header
         if header.sandbox_backend is not None:
-            user.to(
-                header.sandbox_backend, spec=rath_spec(header.sandbox_backend, header.sandbox_spec)
-            )
+            user.to(header.sandbox_backend, spec=header.sandbox_spec)
         if agent_prompt is not None:
             return user, Session.from_agent_prompt(agent_prompt)
         system = next((r for r in self.chunk_table.rows if r.kind is ChunkKind.SYSTEM), None)
@@ -219,31 +216,6 @@ def usage_of(data: Any, where: str) -> RathLLMTokenUsage | None:
     except (TypeError, ValueError) as exc:
         raise PersistenceError(f"{where}: malformed cumulative_usage ({exc})") from None
     return RathLLMTokenUsage(prompt, completion, total)
-
-
-def openrath_spec(spec: SandboxSpec) -> dict[str, Any]:
-    """A sandbox spec in OpenRath's header shape."""
-    return {
-        "image": spec.image,
-        "entrypoint": None,
-        "env": dict(spec.env),
-        "timeout_seconds": spec.command_timeout,
-        "working_dir": spec.working_dir,
-    }
-
-
-def rath_spec(backend: str, data: dict[str, Any] | None) -> SandboxSpec | None:
-    """Rath's spec for an OpenRath header's (``None`` when it names no workspace)."""
-    if not data:
-        return None
-    fields: dict[str, Any] = {"backend": backend, "working_dir": data.get("working_dir")}
-    if data.get("env"):
-        fields["env"] = data["env"]
-    if data.get("image"):
-        fields["image"] = data["image"]
-    if data.get("timeout_seconds"):
-        fields["command_timeout"] = data["timeout_seconds"]
-    return SandboxSpec(**fields)
 
 
 def _uuids(values: Any) -> list[UUID]:

@@ -26,7 +26,6 @@ from rath.session.chunk import ChunkRow
 from rath.session.persistence._records import (
     CURRENT_SCHEMA_VERSION,
     PersistedSessionHeader,
-    openrath_spec,
 )
 from rath.session.persistence.paths import ensure_sessions_dir, partial_of, session_file
 from rath.session.session import Session
@@ -187,7 +186,7 @@ def _header(session: Session, sandbox_handle_id: str | None) -> PersistedSession
         lineage_kind=session.lineage_kind,
         lineage_extras=session.lineage_extras,
         sandbox_backend=placement.backend if placement else None,
-        sandbox_spec=openrath_spec(placement.spec) if placement else None,
+        sandbox_spec=placement.spec if placement else None,
         sandbox_handle_id=sandbox_handle_id or (str(placement.sandbox_id) if placement else None),
     )
 

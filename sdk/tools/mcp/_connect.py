@@ -40,19 +40,14 @@ def new_client(spec: McpServerSpec, environ: Mapping[str, str], connect_timeout:
     Raises:
         ConfigError: A referenced environment variable is not set on this worker.
     """
-    from mcp import Client, StdioServerParameters
+    from mcp import Client
     from mcp.client.sse import sse_client
-    from mcp_types import Implementation
 
-    info = Implementation(name="rath", version=_version())
     if spec.transport == "stdio":
         assert spec.command is not None
         env = {name: resolve(ref, environ, f"env {name!r}") for name, ref in spec.env.items()}
-        params = StdioServerParameters(
-            command=spec.command, args=list(spec.args), env=env or None, cwd=spec.cwd
-        )
-        # The response cache is off: a tool list must be the server's current one.
-        return Client(params, cache=None, client_info=info)
+        return stdio_client(spec.command, list(spec.args), env=env or None, cwd=spec.cwd)
+    info = _client_info()
     assert spec.url is not None
     headers = {
         name: resolve(ref, environ, f"header {name!r}") for name, ref in spec.headers.items()
@@ -62,6 +57,23 @@ def new_client(spec: McpServerSpec, environ: Mapping[str, str], connect_timeout:
         return Client(transport, cache=None, client_info=info)
     transport = _streamable_http(spec.url, headers, connect_timeout)
     return Client(transport, cache=None, client_info=info)
+
+
+def stdio_client(
+    command: str, args: list[str], *, env: dict[str, str] | None, cwd: str | None = None
+) -> Client:
+    """A not-yet-entered ``mcp.Client`` that starts ``command`` (``env``: its whole env)."""
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
+    # The response cache is off: a tool list must be the server's current one.
+    return Client(params, cache=None, client_info=_client_info())
+
+
+def _client_info() -> Any:
+    from mcp_types import Implementation
+
+    return Implementation(name="rath", version=_version())
 
 
 @asynccontextmanager

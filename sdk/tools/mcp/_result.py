@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from rath.tools._bodies import dumps, error_body
+from rath.tools.bodies import dumps, error_body
 from rath.tools.builtins import ToolOutcome
 
 if TYPE_CHECKING:

@@ -33,7 +33,6 @@ from rath.flow.tool import (
     FlowToolFilesWrite,
     MCPToolCall,
 )
-from rath.flow.tool.mcp_adapter import _coerce_input_schema, _flatten_call_result
 from rath.llm import Provider
 from rath.memory import (
     BackendMemoryStore,
@@ -58,6 +57,7 @@ from rath.memory import (
 from rath.session import ChunkKind, ChunkTable, Session, system_text_chunk, user_text_chunk
 from rath.tools import FlowToolCall, tool
 from rath.tools._custom import MAX_BODY_CHARS, result_body, run_tool_call
+from rath.tools.mcp.adapter import _coerce_input_schema, _flatten_call_result
 
 HIT = MemoryPlaneHit(uri="memory://user/memories/preferences/a", score=0.9, snippet="dark mode")
 

@@ -15,10 +15,10 @@ from rath import flow
 from rath.config import ConfigStore
 from rath.errors import ConfigEntryNotFoundError
 from rath.flow.tool import MCPClient, MCPToolCall, mcp_tools_from_config, mcp_tools_from_server
-from rath.flow.tool.mcp_adapter import flatten_result
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
+from rath.tools.mcp.adapter import flatten_result
 
 ECHO = [
     sys.executable,

@@ -9,7 +9,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from rath.sandbox import CodeResult, CommandResult, FileContent, FileEntries, FileWriteResult
+from rath.backend.sandboxes import (
+    CodeResult,
+    CommandResult,
+    FileContent,
+    FileEntries,
+    FileWriteResult,
+)
 
 _MAX_MESSAGE_CHARS = 2000
 _MAX_DETAIL_CHARS = 4000

@@ -1,17 +1,6 @@
 """``OpenSandboxSandbox``: a sandbox on an OpenSandbox server (``opensandbox-server``).
 
-The server creates a container per sandbox and its in-sandbox agent (execd) runs commands and
-file operations; this backend talks to both through the official SDK
-(``pip install 'rath[opensandbox]'``). Set ``OPEN_SANDBOX_DOMAIN`` (``host:port`` of the
-server; OpenRath's ``OPENSANDBOX_DOMAIN`` works too) and ``OPEN_SANDBOX_API_KEY``.
-
-The workspace is ``/workspace`` *inside* the sandbox: the server may run on another host, so
-nothing is mounted from the worker. The remote sandbox's id is kept in the worker-side
-workspace directory (``.opensandbox-id``), so a worker that restarts reattaches to the same
-sandbox and its files instead of starting an empty one. Closing kills the remote sandbox.
-Commands run with ``/bin/sh -c`` in ``/workspace``; stdin is staged as a file in the sandbox.
-A sandbox lives an hour past its last renewal, and one in use is renewed every half hour, so
-only a sandbox nobody uses any more ends by itself.
+Settings, the remote workspace, reattaching and renewal: docs/sandboxes.md, "OpenSandbox".
 """
 
 from __future__ import annotations
@@ -29,11 +18,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Self
 
-from rath.errors import ConfigError, SandboxError
-from rath.sandbox._base import Capabilities, SandboxBackend, SandboxSpec, ToolFailure, closed_error
-from rath.sandbox._process import CappedBuffer, check_command, check_timeout
-from rath.sandbox._registry import unavailable_error
-from rath.sandbox._results import (
+from rath.backend._types import Capabilities, IsolationLevel
+from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
+from rath.backend.sandboxes._process import CappedBuffer, check_command, check_timeout
+from rath.backend.sandboxes._registry import unavailable_error
+from rath.backend.sandboxes._results import (
     CodeResult,
     CommandResult,
     FileContent,
@@ -41,6 +30,8 @@ from rath.sandbox._results import (
     FileEntry,
     FileWriteResult,
 )
+from rath.backend.spec import BackendSandboxSpec
+from rath.errors import ConfigError, SandboxError
 
 __all__ = [
     "DEFAULT_IMAGE",
@@ -80,11 +71,9 @@ class OpenSandboxSandbox(SandboxBackend):
     """
 
     name = "opensandbox"
-    capabilities = Capabilities(
-        isolation="container", supports_command=True, supports_filesystem=True, supports_code=True
-    )
+    capabilities = Capabilities(IsolationLevel.CONTAINER, True, True, True)
 
-    def __init__(self, spec: SandboxSpec) -> None:
+    def __init__(self, spec: BackendSandboxSpec) -> None:
         super().__init__(spec)
         if spec.host_network:
             raise ConfigError("an OpenSandbox sandbox cannot share the worker's network")
@@ -154,7 +143,7 @@ class OpenSandboxSandbox(SandboxBackend):
         """Run ``cmd`` with ``/bin/sh -c`` in ``/workspace`` (see :class:`SandboxBackend`)."""
         check_command(cmd)
         seconds = check_timeout(timeout, self.spec.command_timeout)
-        envs = {**self.spec.env, **(env or {})}
+        envs = {**self.spec.environment, **(env or {})}
         if idempotency_key is not None:
             envs["RATH_IDEMPOTENCY_KEY"] = idempotency_key
         remote = await self._sandbox()
@@ -238,7 +227,7 @@ class OpenSandboxSandbox(SandboxBackend):
         with _errors("stage code"):
             await remote.files.write_file(script, code.encode())
         cmd = f"python3 {script}; status=$?; rm -f {script}; exit $status"
-        result = await self._run(remote, cmd, seconds, dict(self.spec.env))
+        result = await self._run(remote, cmd, seconds, self.spec.environment)
         error = result.stderr if result.exit_code != 0 else None
         return CodeResult(
             exit_code=result.exit_code,
@@ -312,7 +301,7 @@ class OpenSandboxSandbox(SandboxBackend):
             remote = await sdk.Sandbox.create(
                 self.image,
                 entrypoint=_IDLE,
-                env=dict(self.spec.env),
+                env=self.spec.environment,
                 timeout=_LIFETIME,
                 ready_timeout=_READY,
                 connection_config=_connection(),

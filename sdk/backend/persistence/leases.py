@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from rath.sandbox._lease import Lease
+from rath.backend.lease import Lease
 
 __all__ = ["Lease", "LeaseRegistry"]
 

@@ -9,45 +9,26 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import TracebackType
 from typing import ClassVar, Self
 
-from rath.errors import SandboxError
-from rath.sandbox._results import (
+from rath.backend._types import Capabilities
+from rath.backend.sandboxes._results import (
     CodeResult,
     CommandResult,
     FileContent,
     FileEntries,
     FileWriteResult,
 )
-from rath.sandbox._spec import SandboxLimits, SandboxSpec
+from rath.backend.spec import BackendSandboxSpec
+from rath.errors import SandboxError
 
 __all__ = [
     "Capabilities",
     "SandboxBackend",
-    "SandboxLimits",
-    "SandboxSpec",
     "ToolFailure",
     "closed_error",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Capabilities:
-    """What a backend can do and how strongly it isolates work from the host.
-
-    Attributes:
-        isolation: ``"process"``, ``"namespace"``, ``"container"``, ``"microvm"`` or ``"vm"``.
-        supports_command: Whether :meth:`SandboxBackend.run_command` works.
-        supports_filesystem: Whether the file primitives work.
-        supports_code: Whether :meth:`SandboxBackend.run_code` works.
-    """
-
-    isolation: str
-    supports_command: bool
-    supports_filesystem: bool
-    supports_code: bool
 
 
 class ToolFailure(Exception):
@@ -88,7 +69,7 @@ class SandboxBackend(abc.ABC):
     name: ClassVar[str]
     capabilities: ClassVar[Capabilities]
 
-    def __init__(self, spec: SandboxSpec) -> None:
+    def __init__(self, spec: BackendSandboxSpec) -> None:
         self.spec = spec
 
     @classmethod

@@ -1,7 +1,7 @@
 """``Lease``: one sandbox's record (where it lives, who owns it, who holds it), as plain data.
 
 A value module: the ``rath.CloseSandbox`` workflow takes one as input; the registry that reads
-and writes them is :class:`~rath.sandbox._leases.LeaseRegistry`.
+and writes them is :class:`~rath.backend.persistence.leases.LeaseRegistry`.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rath.sandbox._base import ToolFailure
+from rath.backend.sandboxes._base import ToolFailure
 
 # After the main process exits, how long background children may keep its output open.
 BACKGROUND_GRACE = 1.0

@@ -1,29 +1,6 @@
 """``BwrapSandbox``: commands and code under bubblewrap; files on the host, confined as local.
 
-Every command or code run is one ``bwrap`` process (about 10 ms of overhead). Mounts are
-applied in order, a later one shadowing an earlier one::
-
-    bwrap --ro-bind-try /usr /usr ...              the host's root entries, read-only
-          --dev /dev --proc /proc --tmpfs /tmp     fresh /dev, /proc (own PID namespace), /tmp
-          --tmpfs /run                             no host sockets (Docker, D-Bus, ...)
-          --tmpfs ~/.rath                          Rath's data dir hidden (other workspaces)
-          --dir /workspace --bind WORKSPACE /workspace   the one writable directory, last
-          --remount-ro / --unshare-all --cap-drop ALL --die-with-parent --new-session
-          --chdir /workspace -- prlimit --cpu --data --fsize --nproc --core -- PROGRAM
-
-What that guarantees: writes outside ``/workspace`` and ``/tmp`` fail (read-only root); ``/tmp``
-is a private, empty tmpfs, wherever the workspace or the worker's virtual environment lives;
-no network unless ``spec.host_network`` (a private network namespace with only its own
-loopback); the command sees only its own processes and cannot signal the worker's; no
-capabilities, even when the worker is root; everything it started dies when the command ends,
-times out or the worker dies; the host's unix sockets under ``/run`` (the Docker daemon,
-D-Bus) are out of reach. What it does not: reading the host's files (only Rath's data dir is
-hidden, and a socket file elsewhere stays reachable), and limiting CPU share or total memory
-(rlimits are per process; see ``docs/sandboxes.md``).
-
-Code runs with the worker's *base* interpreter (a virtual environment's ``python`` links to
-it), not the environment itself, so nothing under a ``/tmp`` checkout has to stay visible.
-File primitives run on the host workspace directory exactly as in ``local``.
+The mounts, what they guarantee and what they do not: docs/sandboxes.md, "bwrap".
 """
 
 from __future__ import annotations
@@ -36,10 +13,10 @@ import shutil
 import subprocess
 import sys
 
-from rath.sandbox._base import Capabilities
-from rath.sandbox._files import is_inside
-from rath.sandbox._hostdir import GUEST_WORKSPACE, HostDirSandbox
-from rath.sandbox._process import Execution, ProcessOutput, run_process
+from rath.backend._types import Capabilities, IsolationLevel
+from rath.backend.sandboxes._files import is_inside
+from rath.backend.sandboxes._hostdir import GUEST_WORKSPACE, HostDirSandbox
+from rath.backend.sandboxes._process import Execution, ProcessOutput, run_process
 
 # Host root entries that get fresh instances (or the workspace) instead of a read-only bind.
 _REPLACED = {"dev", "proc", "tmp", "run", GUEST_WORKSPACE.lstrip("/")}
@@ -63,9 +40,7 @@ class BwrapSandbox(HostDirSandbox):
     """
 
     name = "bwrap"
-    capabilities = Capabilities(
-        isolation="namespace", supports_command=True, supports_filesystem=True, supports_code=True
-    )
+    capabilities = Capabilities(IsolationLevel.NAMESPACE, True, True, True)
     guest_workspace = GUEST_WORKSPACE
 
     @classmethod

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import threading
 
+from rath.backend.sandboxes._base import SandboxBackend
+from rath.backend.spec import BackendSandboxSpec
 from rath.errors import ConfigError
-from rath.sandbox._base import SandboxBackend, SandboxSpec
 
 _lock = threading.Lock()
 _backends: dict[str, type[SandboxBackend]] = {}
@@ -48,7 +49,7 @@ def register_backend(name: str, cls: type[SandboxBackend]) -> None:
     Registering the same class under the same name again is a no-op.
 
     Args:
-        name: The name a :class:`SandboxSpec` uses in ``backend``.
+        name: The name a :class:`BackendSandboxSpec` uses in ``backend``.
         cls: A concrete :class:`SandboxBackend` subclass taking the spec as its only argument.
 
     Raises:
@@ -98,7 +99,7 @@ def check_backend_name(name: str) -> None:
         )
 
 
-def open_sandbox(spec: SandboxSpec) -> SandboxBackend:
+def open_sandbox(spec: BackendSandboxSpec) -> SandboxBackend:
     """Create the sandbox ``spec.backend`` names; use it as an async context manager.
 
     Args:

@@ -1,22 +1,6 @@
 """``DockerSandbox``: commands and code in a locked-down container; files on the host.
 
-One container per open sandbox, created on ``__aenter__`` (or first use) and removed on
-``aclose``, through the official ``docker`` SDK (``pip install 'rath[docker]'``; the daemon
-comes from ``DOCKER_HOST`` as usual and must see the worker's filesystem, since the workspace
-is bind-mounted). The container has:
-
-* no network (``network_mode="none"``, always), a read-only root and a private ``/tmp`` tmpfs;
-* the workspace directory at ``/workspace``, the only writable place besides ``/tmp``;
-* memory (without swap), pids, CPU and file-size limits from ``spec.limits``;
-* no capabilities and ``no-new-privileges``; it runs as the owner of the workspace directory
-  (uid:gid), so files it creates belong to that user on the host;
-* ``docker-init`` as PID 1, reaping orphans.
-
-Commands run with ``docker exec``. Docker cannot kill an exec'd process, so each exec records
-its pid (it leads its own process group) in ``/tmp/.rath-<id>.pid`` and carries
-``RATH_EXEC_ID`` in its environment; a timeout, or background processes still holding the
-output a second after the command exits, kill that group and every process carrying the id.
-File primitives run on the host workspace directory exactly as in ``local``.
+The container, its limits and how a timeout kills an exec: docs/sandboxes.md, "docker".
 """
 
 from __future__ import annotations
@@ -34,10 +18,10 @@ import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from rath.errors import ConfigError, SandboxError
-from rath.sandbox._base import Capabilities, SandboxSpec, ToolFailure, closed_error
-from rath.sandbox._hostdir import GUEST_WORKSPACE, HostDirSandbox
-from rath.sandbox._process import (
+from rath.backend._types import Capabilities, IsolationLevel
+from rath.backend.sandboxes._base import ToolFailure, closed_error
+from rath.backend.sandboxes._hostdir import GUEST_WORKSPACE, HostDirSandbox
+from rath.backend.sandboxes._process import (
     BACKGROUND_GRACE,
     BACKGROUND_NOTE,
     KILL_GRACE,
@@ -47,6 +31,8 @@ from rath.sandbox._process import (
     output,
     timeout_failure,
 )
+from rath.backend.spec import BackendSandboxSpec
+from rath.errors import ConfigError, SandboxError
 
 if TYPE_CHECKING:
     from docker import APIClient, DockerClient
@@ -82,15 +68,13 @@ class DockerSandbox(HostDirSandbox):
     """
 
     name = "docker"
-    capabilities = Capabilities(
-        isolation="container", supports_command=True, supports_filesystem=True, supports_code=True
-    )
+    capabilities = Capabilities(IsolationLevel.CONTAINER, True, True, True)
     guest_workspace = GUEST_WORKSPACE
     guest_path = CONTAINER_PATH
     api_timeout: ClassVar[float] = 60.0
     """Seconds an ordinary Docker API call may take (exec output streams are not bounded)."""
 
-    def __init__(self, spec: SandboxSpec) -> None:
+    def __init__(self, spec: BackendSandboxSpec) -> None:
         super().__init__(spec)
         if spec.host_network:
             raise ConfigError(
@@ -197,7 +181,7 @@ class DockerSandbox(HostDirSandbox):
                 raise SandboxError(
                     f"the image {self.image!r} is not on the Docker host; nothing is pulled "
                     f"automatically: run `docker pull {self.image}` (or build it), or set "
-                    "SandboxSpec.image"
+                    "BackendSandboxSpec.image"
                 ) from None
 
     async def _execute(self, run: Execution) -> ProcessOutput:

@@ -1,17 +1,7 @@
-"""``HostDirSandbox``: the shared base of backends whose workspace is a directory on the host.
+"""``HostDirSandbox``: the base of backends whose workspace is a directory on the host.
 
-The file primitives always run on the worker's host, in a thread, through
-:mod:`rath.sandbox._files`, so ``..``, outside absolute paths and symlink escapes are refused
-the same way by every such backend. This class also turns the spec into what a program run
-needs (timeout, output cap, scrubbed environment) and checks, on first use, that the backend
-can run here. A subclass only says how a program runs: as a host process (``local``), under
-bubblewrap (``bwrap``) or in a container (``docker``), by implementing
-:meth:`HostDirSandbox._execute`.
-
-The backend plane (:mod:`rath.backend`) has its own entry points with OpenRath's semantics:
-:meth:`HostDirSandbox.run_program`, :meth:`~HostDirSandbox.run_python`,
-:meth:`~HostDirSandbox.read_whole_file` and :meth:`~HostDirSandbox.list_all_files` (no shell,
-default timeout or cap unless asked). The agents' tools never use them.
+File primitives run on the host (``_files``, confined); a subclass implements ``_execute``.
+The plane's entry points (``run_program``, ``run_python``...) keep OpenRath's semantics.
 """
 
 from __future__ import annotations
@@ -25,24 +15,25 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Self
 
-from rath.errors import ConfigError, SandboxError
-from rath.sandbox import _files
-from rath.sandbox._base import SandboxBackend, SandboxSpec, ToolFailure, closed_error
-from rath.sandbox._process import (
+from rath.backend.sandboxes import _files
+from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
+from rath.backend.sandboxes._process import (
     Execution,
     ProcessOutput,
     check_command,
     check_timeout,
     scrubbed_env,
 )
-from rath.sandbox._registry import unavailable_error
-from rath.sandbox._results import (
+from rath.backend.sandboxes._registry import unavailable_error
+from rath.backend.sandboxes._results import (
     CodeResult,
     CommandResult,
     FileContent,
     FileEntries,
     FileWriteResult,
 )
+from rath.backend.spec import BackendSandboxSpec
+from rath.errors import ConfigError, SandboxError
 
 GUEST_WORKSPACE = "/workspace"
 """Where the isolating backends mount the workspace."""
@@ -66,16 +57,16 @@ class HostDirSandbox(SandboxBackend):
     guest_path: ClassVar[str | None] = None
     """``PATH`` of programs; ``None``: the worker's."""
 
-    def __init__(self, spec: SandboxSpec) -> None:
+    def __init__(self, spec: BackendSandboxSpec) -> None:
         super().__init__(spec)
         if spec.working_dir is None:
             raise ConfigError(
-                f"{type(self).__name__} needs SandboxSpec.working_dir: allocate a workspace "
+                f"{type(self).__name__} needs BackendSandboxSpec.working_dir: allocate a workspace "
                 "directory and pass its absolute path"
             )
         if not os.path.isabs(spec.working_dir):
             raise ConfigError(
-                f"SandboxSpec.working_dir must be an absolute path, got {spec.working_dir!r}"
+                f"BackendSandboxSpec.working_dir must be an absolute path, got {spec.working_dir!r}"
             )
         self._working_dir = spec.working_dir
         self._root: str | None = None
@@ -117,7 +108,7 @@ class HostDirSandbox(SandboxBackend):
         guest = self.guest_workspace
         return scrubbed_env(
             guest or root,
-            {**self.spec.env, **env},
+            {**self.spec.environment, **env},
             idempotency_key,
             tmpdir="/tmp" if guest else None,
             path=self.guest_path,
