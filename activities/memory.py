@@ -148,7 +148,7 @@ class MemoryActivities:
                 return InjectResult()
             now = time.time()
             digests = await asyncio.to_thread(
-                self._put_rows, [memory_row(hit.record).stamped(now) for hit in chosen]
+                self._put_rows, [memory_row(hit.as_record()).stamped(now) for hit in chosen]
             )
         summary = " | ".join(hit.content for hit in chosen)
         return InjectResult(

@@ -49,13 +49,10 @@ from rath.memory._extraction import (
     dedup_facts,
     parse_extracted_facts,
 )
-from rath.memory._handle import BackendMemoryStore
 from rath.memory._inject import injectable, injection_query
-from rath.memory._local import LocalMemoryStore
 from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
 from rath.memory._plane_spec import describe_store, open_plane_store
 from rath.memory._spec import build_embedder, embedding_spec, memory_spec
-from rath.memory._store import MemoryStore
 from rath.memory._uri import (
     SCOPES,
     MemoryURI,
@@ -63,9 +60,16 @@ from rath.memory._uri import (
     parse_memory_prefix,
     parse_memory_uri,
 )
-from rath.memory.abc import MemoryBackend, MemoryCapabilities, MemoryStoreSpec, ScopeModel
+from rath.memory.abc import (
+    MemoryBackend,
+    MemoryCapabilities,
+    MemoryStore,
+    MemoryStoreSpec,
+    ScopeModel,
+)
 from rath.memory.adapters.local import LocalMemoryBackend
-from rath.memory.adapters.openviking import OpenVikingMemoryBackend
+from rath.memory.adapters.openviking import OpenVikingBackend
+from rath.memory.adapters.sqlite import LocalMemoryStore, SqliteMemoryBackend
 from rath.memory.errors import (
     EmbeddingError,
     ExtractionError,
@@ -89,6 +93,7 @@ from rath.memory.op_types import (
     MemoryOpSearch,
     MemoryOpTree,
     MemoryOpWrite,
+    RecallMode,
 )
 from rath.memory.registry import (
     current,
@@ -106,8 +111,8 @@ from rath.memory.results import (
     MemoryExecutionFailure,
     MemoryFindResult,
     MemoryHit,
+    MemoryHits,
     MemoryListResult,
-    MemoryPlaneHit,
     MemoryReadResult,
     MemoryRecord,
     MemoryResult,
@@ -119,7 +124,6 @@ from rath.memory.spec import (
     CommitResult,
     EmbeddingSpec,
     MemorySpec,
-    RecallMode,
 )
 
 __all__ = [
@@ -127,7 +131,6 @@ __all__ = [
     "EXTRACTION_PROMPT",
     "MEMORY_PREFIX",
     "SCOPES",
-    "BackendMemoryStore",
     "BackendStoreSpec",
     "CommitResult",
     "E5Embedder",
@@ -150,6 +153,7 @@ __all__ = [
     "MemoryExecutionFailure",
     "MemoryFindResult",
     "MemoryHit",
+    "MemoryHits",
     "MemoryLevel",
     "MemoryListResult",
     "MemoryNotFound",
@@ -162,7 +166,6 @@ __all__ = [
     "MemoryOpSearch",
     "MemoryOpTree",
     "MemoryOpWrite",
-    "MemoryPlaneHit",
     "MemoryReadResult",
     "MemoryRecord",
     "MemoryResult",
@@ -175,9 +178,10 @@ __all__ = [
     "MemoryURIError",
     "MemoryWriteResult",
     "OpenAIEmbedder",
-    "OpenVikingMemoryBackend",
+    "OpenVikingBackend",
     "RecallMode",
     "ScopeModel",
+    "SqliteMemoryBackend",
     "StoreFactory",
     "UnsupportedMemoryOp",
     "build_embedder",

@@ -25,7 +25,7 @@ from rath.memory._extraction import (
     parse_extracted_facts,
     transcript_lines,
 )
-from rath.memory._store import MemoryStore
+from rath.memory.abc import MemoryStore
 from rath.memory.results import MemoryRecord
 from rath.memory.spec import CommitResult
 from rath.session.chunk import ChunkRow
@@ -70,7 +70,7 @@ def commit_messages(
         return []
     text = " ".join(line.split(": ", 1)[-1] for line in lines)[-_QUERY_CHARS:]
     known = store.recall(text, top_k=KNOWN_MEMORIES, scope=scope)
-    return build_extraction_messages(rows, existing=[hit.record for hit in known])
+    return build_extraction_messages(rows, existing=[hit.as_record() for hit in known])
 
 
 def write_facts(

@@ -6,10 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rath.llm.embedding import Embedder
-from rath.memory._local import LocalMemoryStore
 from rath.memory._plane_spec import open_described
 from rath.memory._spec import DEFAULT_STORE_NAME, MemorySpec, build_embedder
-from rath.memory._store import MemoryStore
+from rath.memory.abc import MemoryStore, MemoryStoreSpec
+from rath.memory.registry import get
 from rath.settings import Settings
 
 StoreFactory = Callable[[MemorySpec], MemoryStore]
@@ -23,7 +23,7 @@ def memory_dir(settings: Settings | None = None) -> Path:
 
 def default_memory_store(
     *, embedder: Embedder | None = None, settings: Settings | None = None
-) -> LocalMemoryStore:
+) -> MemoryStore:
     """Open the default local store, ``<RATH_HOME>/memory/memory.db``.
 
     Every process with the same ``RATH_HOME`` opens the same file, so what one run remembers,
@@ -33,7 +33,7 @@ def default_memory_store(
         embedder: Enables embedding and hybrid recall.
         settings: Where the data dir is (read from the environment by default).
     """
-    return LocalMemoryStore(memory_dir(settings) / "memory.db", embedder=embedder)
+    return _sqlite(memory_dir(settings) / "memory.db", embedder, 0.0)
 
 
 def memory_path(spec: MemorySpec, *, directory: Path | None = None) -> Path:
@@ -69,11 +69,7 @@ def open_memory_store(
     if spec.kind == "backend" and spec.backend is not None:
         return open_described(spec.backend)
     embedder = build_embedder(spec.embedding) if spec.embedding is not None else None
-    return LocalMemoryStore(
-        memory_path(spec, directory=directory),
-        embedder=embedder,
-        min_similarity=spec.min_similarity,
-    )
+    return _sqlite(memory_path(spec, directory=directory), embedder, spec.min_similarity)
 
 
 def local_store_factory(*, directory: Path | None = None) -> StoreFactory:
@@ -88,3 +84,8 @@ def local_store_factory(*, directory: Path | None = None) -> StoreFactory:
         return open_memory_store(spec, directory=directory)
 
     return open_store
+
+
+def _sqlite(path: Path, embedder: Embedder | None, min_similarity: float) -> MemoryStore:
+    options = {"path": str(path), "embedder": embedder, "min_similarity": min_similarity}
+    return get("sqlite").open(MemoryStoreSpec(options=options))

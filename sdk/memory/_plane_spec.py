@@ -1,4 +1,4 @@
-"""Plane stores across Temporal: a :class:`BackendMemoryStore` as a spec, and back.
+"""Plane stores across Temporal: a :class:`MemoryStore` as a spec, and back.
 
 An agent given a plane store (``Agent(memory=rath.memory.get("openviking").open(spec))``)
 runs durably: its spec names the backend, the identities and plain options, and the worker
@@ -13,8 +13,7 @@ import os
 
 from rath.errors import ConfigError
 from rath.llm.credentials import VAULT
-from rath.memory._handle import BackendMemoryStore
-from rath.memory.abc import MemoryStoreSpec
+from rath.memory.abc import MemoryStore, MemoryStoreSpec
 from rath.memory.registry import current, get
 from rath.memory.spec import BackendStoreSpec, MemorySpec
 
@@ -23,7 +22,7 @@ __all__ = ["describe_store", "open_described", "open_plane_store"]
 _PLAIN = (str, int, float, bool, type(None))
 
 
-def describe_store(store: BackendMemoryStore) -> MemorySpec:
+def describe_store(store: MemoryStore) -> MemorySpec:
     """The spec of an open plane store.
 
     Raises:
@@ -55,7 +54,7 @@ def describe_store(store: BackendMemoryStore) -> MemorySpec:
     return MemorySpec(kind="backend", backend=described)
 
 
-def open_described(described: BackendStoreSpec) -> BackendMemoryStore:
+def open_described(described: BackendStoreSpec) -> MemoryStore:
     """Open the store a :class:`BackendStoreSpec` describes (on a worker)."""
     options: dict[str, object] = dict(described.options)
     ref = options.pop("api_key_ref", None)
@@ -74,7 +73,7 @@ def open_described(described: BackendStoreSpec) -> BackendMemoryStore:
     return get(described.name).open(spec)
 
 
-def open_plane_store(memory: str | MemoryStoreSpec) -> BackendMemoryStore:
+def open_plane_store(memory: str | MemoryStoreSpec) -> MemoryStore:
     """OpenRath's ``Agent(memory=...)`` for a name or a spec.
 
     A name is a config ``memory.providers`` preset, else a registered backend (a new store);

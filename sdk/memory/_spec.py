@@ -15,10 +15,8 @@ from rath.errors import ConfigError
 from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.llm.embedding import Embedder
 from rath.memory._e5 import E5Embedder
-from rath.memory._handle import BackendMemoryStore
-from rath.memory._local import LocalMemoryStore
 from rath.memory._plane_spec import describe_store
-from rath.memory._store import MemoryStore
+from rath.memory.abc import MemoryStore
 from rath.memory.spec import DEFAULT_STORE_NAME, EmbeddingKind, EmbeddingSpec, MemorySpec
 
 __all__ = [
@@ -59,19 +57,8 @@ def memory_spec(memory: object) -> MemorySpec | None:
             "MemorySpec, a memory store, or open a backend's store first "
             "(rath.memory.get(name).open(spec))"
         )
-    if isinstance(memory, LocalMemoryStore):
-        embedding = embedding_spec(memory.embedder) if memory.embedder is not None else None
-        return MemorySpec(
-            path=str(memory.path), embedding=embedding, min_similarity=memory.min_similarity
-        )
-    if isinstance(memory, BackendMemoryStore):
-        return describe_store(memory)
     if isinstance(memory, MemoryStore):
-        raise ConfigError(
-            f"memory={type(memory).__name__}(...) cannot be described to a worker: only "
-            "'local', a MemorySpec or a LocalMemoryStore can (use the store directly with "
-            "rath.memory.remember/recall outside workflows)"
-        )
+        return memory.backend.describe(memory) or describe_store(memory)
     raise ConfigError(
         f"memory must be None, 'local', 'local:<name>', a MemorySpec or a LocalMemoryStore, "
         f"not {type(memory).__name__}"

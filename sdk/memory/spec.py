@@ -14,10 +14,6 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from rath.llm._usage import TokenUsage
 from rath.memory._uri import check_scope, check_segment
 
-RecallMode = Literal["hybrid", "lexical", "embedding"]
-"""``hybrid`` fuses lexical and embedding rankings (lexical alone when no embedder is set);
-``lexical`` and ``embedding`` use one ranking only."""
-
 DEFAULT_SCOPE = "user"
 DEFAULT_CATEGORY = "preferences"
 DEFAULT_STORE_NAME = "default"
