@@ -33,14 +33,6 @@ from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.llm.embedding import Embedder
 from rath.memory._api import Memory, commit, recall, remember
 from rath.memory._commit import commit_key, commit_messages, commit_rows, write_facts
-from rath.memory._defaults import (
-    StoreFactory,
-    default_memory_store,
-    local_store_factory,
-    memory_dir,
-    memory_path,
-    open_memory_store,
-)
 from rath.memory._e5 import E5Embedder
 from rath.memory._extraction import (
     EXTRACTION_PROMPT,
@@ -51,15 +43,6 @@ from rath.memory._extraction import (
 )
 from rath.memory._inject import injectable, injection_query
 from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
-from rath.memory._plane_spec import describe_store, open_plane_store
-from rath.memory._spec import build_embedder, embedding_spec, memory_spec
-from rath.memory._uri import (
-    SCOPES,
-    MemoryURI,
-    format_memory_uri,
-    parse_memory_prefix,
-    parse_memory_uri,
-)
 from rath.memory.abc import (
     MemoryBackend,
     MemoryCapabilities,
@@ -70,6 +53,19 @@ from rath.memory.abc import (
 from rath.memory.adapters.local import LocalMemoryBackend
 from rath.memory.adapters.openviking import OpenVikingBackend
 from rath.memory.adapters.sqlite import LocalMemoryStore, SqliteMemoryBackend
+from rath.memory.describe import (
+    StoreFactory,
+    build_embedder,
+    default_memory_store,
+    describe_store,
+    embedding_spec,
+    local_store_factory,
+    memory_dir,
+    memory_path,
+    memory_spec,
+    open_memory_store,
+    open_plane_store,
+)
 from rath.memory.errors import (
     EmbeddingError,
     ExtractionError,
@@ -124,6 +120,13 @@ from rath.memory.spec import (
     CommitResult,
     EmbeddingSpec,
     MemorySpec,
+)
+from rath.memory.uri import (
+    SCOPES,
+    MemoryURI,
+    format_memory_uri,
+    parse_memory_prefix,
+    parse_memory_uri,
 )
 
 __all__ = [

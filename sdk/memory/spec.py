@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from rath.llm._usage import TokenUsage
-from rath.memory._uri import check_scope, check_segment
+from rath.memory.uri import check_scope, check_segment
 
 DEFAULT_SCOPE = "user"
 DEFAULT_CATEGORY = "preferences"

@@ -33,11 +33,11 @@ from pathlib import Path
 from rath.errors import MemoryStoreError
 from rath.llm.embedding import Embedder
 from rath.memory._tokens import content_digest, match_expression
-from rath.memory._uri import MemoryURI, check_scope, check_segment, format_memory_uri
 from rath.memory.abc import DEFAULT_CATEGORY, DEFAULT_SCOPE, DEFAULT_TOP_K
 from rath.memory.errors import InvalidMemoryError
 from rath.memory.op_types import RecallMode
 from rath.memory.results import MemoryHit, MemoryRecord
+from rath.memory.uri import MemoryURI, check_scope, check_segment, format_memory_uri
 from rath.utils.text import words
 from rath.utils.vectors import dot, normalized, pack, unpack
 

@@ -8,9 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from rath.llm.embedding import Embedder
-from rath.memory._defaults import memory_dir
-from rath.memory._spec import embedding_spec
-from rath.memory._uri import MemoryURI, parse_memory_prefix
 from rath.memory.abc import (
     DEFAULT_CATEGORY,
     DEFAULT_SCOPE,
@@ -22,6 +19,7 @@ from rath.memory.abc import (
     ScopeModel,
 )
 from rath.memory.adapters._sqlite_db import SqliteMemoryDB
+from rath.memory.describe import embedding_spec, memory_dir
 from rath.memory.errors import MemoryURIError
 from rath.memory.op_types import (
     MemoryOp,
@@ -46,6 +44,7 @@ from rath.memory.results import (
     MemoryWriteResult,
 )
 from rath.memory.spec import MemorySpec
+from rath.memory.uri import MemoryURI, parse_memory_prefix
 
 __all__ = ["LocalMemoryStore", "SqliteMemoryBackend"]
 
