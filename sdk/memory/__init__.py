@@ -1,29 +1,6 @@
-"""Durable agent memory: remember, recall and extract knowledge that outlives a run.
+"""Durable agent memory: remember, recall, inject and commit knowledge that outlives a run.
 
-A :class:`MemoryStore` holds memories addressed by ``memory://<scope>/memories/<category>/<id>``
-URIs. :class:`LocalMemoryStore` keeps them in a SQLite file under the data dir (see
-:func:`default_memory_store`), recalls them by BM25 full-text ranking, and, given an
-:class:`Embedder`, by embedding similarity and a hybrid of both. Writes are idempotent, so a
-retried activity never stores a memory twice.
-
-Example::
-
-    from rath import memory
-
-    memory.remember("local", "The user prefers dark mode.")
-    for hit in memory.recall("local", "dark or light theme?"):
-        print(hit.score, hit.uri, hit.content)
-
-Workflows carry a :class:`MemorySpec` (:func:`memory_spec` turns ``"local"`` or a store into
-one) and use the ``rath.memory.*`` activities (:mod:`rath.activities.memory`): remember,
-recall, inject (recalled memories as marked SYSTEM rows) and commit (facts extracted by a
-model).
-
-OpenRath's memory plane is here too: backends by name (``rath.memory.get("local")``,
-``"openviking"``) whose stores run OpenRath's ops (``store.dispatch(MemoryOpWrite(...))``) and
-are Rath stores as well, so agents and durable runs take them (:mod:`rath.memory.abc`).
-
-See ``docs/memory.md`` for the design, the ranking and its measured quality.
+Every store is OpenRath's :class:`MemoryStore`, opened by a backend of the plane (docs/memory.md).
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
 """The SQLite memory database behind ``LocalMemoryStore``: full-text and embedding recall.
 
-Layout (schema version 1):
-
-* ``memories``: one row per memory (URI, scope, category, content, a digest of the
-  whitespace-folded content, the writer's idempotency key, session id, creation time).
-  ``UNIQUE(scope, content_digest)`` and ``UNIQUE(idempotency_key)`` make writes idempotent
-  even when several processes race.
-* ``memories_fts``: an FTS5 index over the content (the ``unicode61 remove_diacritics 2``
-  tokenizer under ``porter`` stemming), kept in step by triggers; lexical recall ranks with
-  ``bm25()``.
-* ``vectors``: one float32 BLOB per (memory, embedding model). Vectors missing for the
-  configured model (written before an embedder was set, or by another model) are filled in at
-  the next embedding recall.
-
-Concurrency: the database runs in WAL mode with a busy timeout, and every write is a
-``BEGIN IMMEDIATE`` transaction, so writers in several processes queue for the write lock
-instead of failing with "database is locked" (a deferred transaction that reads then writes
-can fail at once, without waiting). In one process, the store serialises its use of its
-connection with a lock, so it may be shared between threads.
+Layout, ranking and concurrency: docs/memory.md, "LocalMemoryStore: SQLite".
 """
 
 from __future__ import annotations
