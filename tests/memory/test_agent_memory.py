@@ -86,3 +86,21 @@ def test_commit_on_forward_stores_the_runs_facts(rath_env: Settings) -> None:
     with open_memory_store() as store:
         assert "The user's cat is called Miso." in [r.content for r in store.list()]
     assert out.usage is not None and out.usage.total_tokens == 15 + 15  # run + extraction
+
+
+def test_a_commit_reply_without_facts_is_not_retried(rath_env: Settings) -> None:
+    # The extraction reply is prose, not a JSON list: an ExtractionError is a mistake a retry
+    # does not fix, so the commit fails once and the run goes on (issue 29 N3).
+    with FakeChatServer(function_handler(lambda request: "Nice cat!")) as server:
+        agent = flow.Agent(
+            "A.",
+            provider=fake_provider(server),
+            options=FAST,
+            memory="local",
+            commit_on_forward=True,
+        )
+        out = agent(Session.from_user_message("My cat is called Miso."))
+        out.synchronize()
+        requests = len(server.requests)
+    assert requests == 2  # the run's round and one extraction attempt
+    assert "memory.committed" not in dict(out.lineage_extras)
