@@ -125,8 +125,9 @@ class LocalMemoryStore(MemoryStore):
         )
         owner = backend or get("sqlite")
         spec = MemoryStoreSpec(options={"path": str(db.path), "min_similarity": min_similarity})
+        # Not kept in the backend's table (store_count): an unclosed store is freed, and its
+        # file closed, with its last reference, as before the plane.
         super().__init__(owner, str(db.path), spec, db)
-        owner._opened(self)
 
     def __repr__(self) -> str:
         extra = f", embedder={self.embedder!r}" if self.embedder is not None else ""
