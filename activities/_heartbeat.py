@@ -10,8 +10,8 @@ from temporalio import activity
 
 
 @asynccontextmanager
-async def heartbeating() -> AsyncIterator[None]:
-    """Send heartbeats at a third of the activity's heartbeat timeout while the block runs."""
+async def heartbeating(*details: object) -> AsyncIterator[None]:
+    """Heartbeat (with ``details``) at a third of the heartbeat timeout while the block runs."""
     timeout = activity.info().heartbeat_timeout
     if not timeout:
         yield
@@ -22,7 +22,7 @@ async def heartbeating() -> AsyncIterator[None]:
         # Sleep first: a short activity then never pays for a heartbeat round trip.
         while True:
             await asyncio.sleep(interval)
-            activity.heartbeat()
+            activity.heartbeat(*details)
 
     task = asyncio.create_task(beat())
     try:

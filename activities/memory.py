@@ -1,17 +1,6 @@
 """Memory activities: remember, recall, inject and commit against the store a spec names.
 
-Workflows carry a :class:`~rath.memory.MemorySpec`; the worker opens the store it describes
-with the factory it was given (:func:`rath.memory.open_memory_store` by default) and keeps
-it open for its lifetime. Transcripts travel as :class:`~rath.session.TableRef` references and are
-read from the worker's chunk store; memories enter history only as short previews and URIs.
-
-Retries never duplicate:
-
-* ``remember`` passes the store an idempotency key, the caller's or else
-  ``<workflow id>/<run id>/<activity id>``, the same for every attempt of one activity.
-* ``commit`` keys each fact by session and content (:func:`rath.memory.commit_key`), and
-  records the extracted facts in its heartbeat details before writing them, so a retry after
-  a failure writes the same facts (found, not copied) without asking the model again.
+A retry never duplicates (idempotency keys, the commit's heartbeat cache): docs/memory.md.
 """
 
 from __future__ import annotations
@@ -148,7 +137,7 @@ class MemoryActivities:
                 return InjectResult()
             now = time.time()
             digests = await asyncio.to_thread(
-                self._put_rows, [memory_row(hit.record).stamped(now) for hit in chosen]
+                self._put_rows, [memory_row(hit.as_record()).stamped(now) for hit in chosen]
             )
         summary = " | ".join(hit.content for hit in chosen)
         return InjectResult(
@@ -263,22 +252,8 @@ async def _beating_with(extraction: _Extraction) -> AsyncIterator[None]:
     """Heartbeat with the extraction as details: at once, then at a third of the timeout."""
     details: dict[str, Any] = {_CACHE_KEY: extraction.model_dump(mode="json")}
     activity.heartbeat(details)
-    timeout = activity.info().heartbeat_timeout
-    if not timeout:
+    async with heartbeating(details):  # without details, a beat would erase the cache
         yield
-        return
-    interval = max(timeout.total_seconds() / 3, 0.05)
-
-    async def beat() -> None:
-        while True:
-            await asyncio.sleep(interval)
-            activity.heartbeat(details)  # without details, a beat would erase the cache
-
-    task = asyncio.create_task(beat())
-    try:
-        yield
-    finally:
-        task.cancel()
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from server_process import free_port, server_process
 
-from rath.memory.testing import FakeEmbeddingServer
+from rath.testing.fake_embedder import FakeEmbeddingServer
 
 INSTALL = "bash infra/openviking.sh"
 _ROOT = Path(__file__).resolve().parent.parent

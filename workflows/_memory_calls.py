@@ -76,7 +76,7 @@ async def commit_memories(
             heartbeat_timeout=timedelta(seconds=30),
             retry_policy=RetryPolicy(
                 maximum_attempts=provider.retry_max_attempts or 6,
-                non_retryable_error_types=["ConfigError", "CompressError"],
+                non_retryable_error_types=["ConfigError", "CompressError", "ExtractionError"],
             ),
             summary=f"{agent_name} · commit memories",
         )

@@ -10,8 +10,9 @@ from pydantic import BaseModel, ConfigDict
 
 from rath.contracts._contract import ActivityContract
 from rath.llm.provider import ProviderSpec
+from rath.memory.op_types import RecallMode
 from rath.memory.results import MemoryHit, MemoryRecord
-from rath.memory.spec import CommitResult, MemorySpec, RecallMode
+from rath.memory.spec import CommitResult, MemorySpec
 from rath.session.table_ref import TableRef
 
 

@@ -1,22 +1,17 @@
 """An Agent's memory: what ``memory=`` binds, and its memory methods (OpenRath's names).
 
-From plain Python the methods act on the store in this process. A store of the memory plane
-(a :class:`~rath.memory.BackendMemoryStore`: given, or opened from a backend or preset name or
-a :class:`~rath.memory.MemoryStoreSpec`) runs OpenRath's ops and returns the backend's results;
-Rath's stores (``"local"``, a :class:`~rath.memory.MemorySpec`, a
-:class:`~rath.memory.LocalMemoryStore`) return Rath's records and hits. Inside a durable
-``forward`` the methods are activities of the run (retried; a retried write or commit does not
-duplicate) and return a task to ``await``.
+From plain Python the methods act on the store in this process; inside a durable ``forward``
+they are activities of the run and return a task to ``await`` (docs/memory.md, "Agents").
 """
 
 from __future__ import annotations
 
-import hashlib
 from datetime import timedelta
 from types import TracebackType
 from typing import Any, Self
 
 from temporalio import workflow
+from temporalio.common import RetryPolicy
 
 from rath.contracts import (
     COMMIT_MEMORIES,
@@ -31,30 +26,35 @@ from rath.flow.agent_param import AgentParam
 from rath.flow.memory_inject import is_injected_row
 from rath.llm.provider import spec_from_provider
 from rath.memory import (
-    BackendMemoryStore,
     CommitResult,
-    InvalidMemoryError,
-    MemoryHit,
+    LocalMemoryStore,
+    MemoryHits,
     MemoryOpCommit,
     MemoryOpFind,
-    MemoryOpWrite,
     MemoryRecord,
     MemorySpec,
     MemoryStore,
     MemoryStoreClosed,
     MemoryStoreSpec,
     commit,
-    format_memory_uri,
     memory_spec,
     open_plane_store,
     recall,
     remember,
 )
+from rath.memory.abc import write_op
 from rath.session import ChunkKind, ChunkRow, Session
 from rath.workflows._scope import current_scope
 
 _CALL_TIMEOUT = timedelta(seconds=60)
 _COMMIT_TIMEOUT = timedelta(minutes=10)
+# A reply that is not a list of facts will not become one on the next try (invariant 3).
+_COMMIT_RETRY = RetryPolicy(
+    maximum_attempts=6, non_retryable_error_types=["ConfigError", "ExtractionError"]
+)
+_ARCHIVED = CommitResult(
+    preview="not extracted: commit_memory(session, wait=True) extracts facts with the model"
+)
 _MEMORY_FORMS = (str, MemorySpec, MemoryStoreSpec, MemoryStore)
 _COMMITTED_ROLES = {
     ChunkKind.SYSTEM: "system",
@@ -168,7 +168,8 @@ class AgentMemoryMethods:
             return current_scope().start_task(_remembered(args))
         plane = self._plane_store()
         if plane is not None:
-            return plane.dispatch(_write_op(content, scope, category, key, wait))
+            where = (scope or spec.scope, category or spec.category)
+            return plane.dispatch(write_op(content, *where, key=key, wait=wait))
         store = self._memory_store or spec
         return remember(
             store, content, scope=scope, category=category, key=key, session_id=session_id
@@ -192,9 +193,9 @@ class AgentMemoryMethods:
             target: Rath's name for ``target_uri``.
 
         Returns:
-            A plane store's :class:`~rath.memory.MemoryFindResult`; else a list of
-            :class:`~rath.memory.MemoryHit` (never a zero score); in a forward, a task
-            resolving to that list.
+            A plane store's :class:`~rath.memory.MemoryFindResult`; else
+            :class:`~rath.memory.MemoryHits` (a list with ``.hits``, never a zero score); in a
+            forward, a task resolving to it.
         """
         spec = self._require_memory()
         where = target_uri if target_uri is not None else target
@@ -211,8 +212,9 @@ class AgentMemoryMethods:
 
         A plane store gets OpenRath's ``MemoryOpCommit`` of the session's system, user and
         assistant text (injected memory rows left out) and extracts memories as its backend
-        does (the local one only with ``wait=True`` and a ``chat_provider`` option). Rath's
-        stores extract durable facts with the agent's model now, whatever ``wait`` says.
+        does (the local one only with ``wait=True`` and a ``chat_provider`` option). A SQLite
+        store extracts durable facts with the agent's model only with ``wait=True``; with
+        ``wait=False`` (OpenRath's default: archive only) no model call is made.
 
         Returns:
             A plane store's :class:`~rath.memory.MemoryCommitResult` (or its failure value);
@@ -221,6 +223,8 @@ class AgentMemoryMethods:
         """
         spec = self._require_memory()
         if workflow.in_workflow():
+            if not wait and workflow.patched("rath-commit-memory-archive-only"):
+                return current_scope().start_task(_archived())
             return current_scope().start_task(_committed(self, spec, session))
         rows = session.chunk_table.rows
         plane = self._plane_store()
@@ -228,12 +232,14 @@ class AgentMemoryMethods:
             messages = tuple(_op_messages(rows))
             op = MemoryOpCommit(session_id=str(session.id), messages=messages, wait=wait)
             return plane.dispatch(op)
+        if not wait:
+            return _ARCHIVED
         store = self._memory_store or spec
         return commit(store, rows, self.agent.provider, session_id=str(session.id))
 
-    def _plane_store(self) -> BackendMemoryStore | None:
+    def _plane_store(self) -> MemoryStore | None:
         store = self._memory_store
-        return store if isinstance(store, BackendMemoryStore) else None
+        return None if store is None or isinstance(store, LocalMemoryStore) else store
 
     def _require_memory(self) -> MemorySpec:
         if self._memory_closed and self._memory_spec is not None:
@@ -263,17 +269,6 @@ def _op_messages(rows: tuple[ChunkRow, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def _write_op(
-    content: str, scope: str | None, category: str | None, key: str | None, wait: bool
-) -> MemoryOpWrite:
-    text = content.strip()
-    if not text:
-        raise InvalidMemoryError("cannot remember empty content")
-    memory_id = key or hashlib.sha256(" ".join(text.lower().split()).encode()).hexdigest()[:16]
-    uri = format_memory_uri(scope or "user", category or "preferences", memory_id)
-    return MemoryOpWrite(uri=uri, content=text, wait=wait)
-
-
 async def _remembered(args: RememberArgs) -> MemoryRecord:
     result = await REMEMBER_MEMORY.execute(
         args, start_to_close_timeout=_CALL_TIMEOUT, summary="remember memory"
@@ -281,11 +276,15 @@ async def _remembered(args: RememberArgs) -> MemoryRecord:
     return result.record
 
 
-async def _recalled(args: RecallArgs) -> list[MemoryHit]:
+async def _recalled(args: RecallArgs) -> MemoryHits:
     result = await RECALL_MEMORIES.execute(
         args, start_to_close_timeout=_CALL_TIMEOUT, summary="recall memories"
     )
-    return list(result.hits)
+    return MemoryHits(result.hits)
+
+
+async def _archived() -> CommitResult:
+    return _ARCHIVED
 
 
 async def _committed(owner: AgentMemoryMethods, spec: MemorySpec, session: Session) -> CommitResult:
@@ -299,5 +298,9 @@ async def _committed(owner: AgentMemoryMethods, spec: MemorySpec, session: Sessi
         session_id=str(session.id),
     )
     return await COMMIT_MEMORIES.execute(
-        args, start_to_close_timeout=_COMMIT_TIMEOUT, summary="commit memories"
+        args,
+        start_to_close_timeout=_COMMIT_TIMEOUT,
+        heartbeat_timeout=timedelta(seconds=30),
+        retry_policy=_COMMIT_RETRY,
+        summary="commit memories",
     )

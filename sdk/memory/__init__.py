@@ -1,29 +1,6 @@
-"""Durable agent memory: remember, recall and extract knowledge that outlives a run.
+"""Durable agent memory: remember, recall, inject and commit knowledge that outlives a run.
 
-A :class:`MemoryStore` holds memories addressed by ``memory://<scope>/memories/<category>/<id>``
-URIs. :class:`LocalMemoryStore` keeps them in a SQLite file under the data dir (see
-:func:`default_memory_store`), recalls them by BM25 full-text ranking, and, given an
-:class:`Embedder`, by embedding similarity and a hybrid of both. Writes are idempotent, so a
-retried activity never stores a memory twice.
-
-Example::
-
-    from rath import memory
-
-    memory.remember("local", "The user prefers dark mode.")
-    for hit in memory.recall("local", "dark or light theme?"):
-        print(hit.score, hit.uri, hit.content)
-
-Workflows carry a :class:`MemorySpec` (:func:`memory_spec` turns ``"local"`` or a store into
-one) and use the ``rath.memory.*`` activities (:mod:`rath.activities.memory`): remember,
-recall, inject (recalled memories as marked SYSTEM rows) and commit (facts extracted by a
-model).
-
-OpenRath's memory plane is here too: backends by name (``rath.memory.get("local")``,
-``"openviking"``) whose stores run OpenRath's ops (``store.dispatch(MemoryOpWrite(...))``) and
-are Rath stores as well, so agents and durable runs take them (:mod:`rath.memory.abc`).
-
-See ``docs/memory.md`` for the design, the ranking and its measured quality.
+Every store is OpenRath's :class:`MemoryStore`, opened by a backend of the plane (docs/memory.md).
 """
 
 from __future__ import annotations
@@ -33,14 +10,6 @@ from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.llm.embedding import Embedder
 from rath.memory._api import Memory, commit, recall, remember
 from rath.memory._commit import commit_key, commit_messages, commit_rows, write_facts
-from rath.memory._defaults import (
-    StoreFactory,
-    default_memory_store,
-    local_store_factory,
-    memory_dir,
-    memory_path,
-    open_memory_store,
-)
 from rath.memory._e5 import E5Embedder
 from rath.memory._extraction import (
     EXTRACTION_PROMPT,
@@ -49,23 +18,31 @@ from rath.memory._extraction import (
     dedup_facts,
     parse_extracted_facts,
 )
-from rath.memory._handle import BackendMemoryStore
 from rath.memory._inject import injectable, injection_query
-from rath.memory._local import LocalMemoryStore
 from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
-from rath.memory._plane_spec import describe_store, open_plane_store
-from rath.memory._spec import build_embedder, embedding_spec, memory_spec
-from rath.memory._store import MemoryStore
-from rath.memory._uri import (
-    SCOPES,
-    MemoryURI,
-    format_memory_uri,
-    parse_memory_prefix,
-    parse_memory_uri,
+from rath.memory.abc import (
+    MemoryBackend,
+    MemoryCapabilities,
+    MemoryStore,
+    MemoryStoreSpec,
+    ScopeModel,
 )
-from rath.memory.abc import MemoryBackend, MemoryCapabilities, MemoryStoreSpec, ScopeModel
 from rath.memory.adapters.local import LocalMemoryBackend
-from rath.memory.adapters.openviking import OpenVikingMemoryBackend
+from rath.memory.adapters.openviking import OpenVikingBackend
+from rath.memory.adapters.sqlite import LocalMemoryStore, SqliteMemoryBackend
+from rath.memory.describe import (
+    StoreFactory,
+    build_embedder,
+    default_memory_store,
+    describe_store,
+    embedding_spec,
+    local_store_factory,
+    memory_dir,
+    memory_path,
+    memory_spec,
+    open_memory_store,
+    open_plane_store,
+)
 from rath.memory.errors import (
     EmbeddingError,
     ExtractionError,
@@ -89,6 +66,7 @@ from rath.memory.op_types import (
     MemoryOpSearch,
     MemoryOpTree,
     MemoryOpWrite,
+    RecallMode,
 )
 from rath.memory.registry import (
     current,
@@ -106,8 +84,8 @@ from rath.memory.results import (
     MemoryExecutionFailure,
     MemoryFindResult,
     MemoryHit,
+    MemoryHits,
     MemoryListResult,
-    MemoryPlaneHit,
     MemoryReadResult,
     MemoryRecord,
     MemoryResult,
@@ -119,7 +97,13 @@ from rath.memory.spec import (
     CommitResult,
     EmbeddingSpec,
     MemorySpec,
-    RecallMode,
+)
+from rath.memory.uri import (
+    SCOPES,
+    MemoryURI,
+    format_memory_uri,
+    parse_memory_prefix,
+    parse_memory_uri,
 )
 
 __all__ = [
@@ -127,7 +111,6 @@ __all__ = [
     "EXTRACTION_PROMPT",
     "MEMORY_PREFIX",
     "SCOPES",
-    "BackendMemoryStore",
     "BackendStoreSpec",
     "CommitResult",
     "E5Embedder",
@@ -150,6 +133,7 @@ __all__ = [
     "MemoryExecutionFailure",
     "MemoryFindResult",
     "MemoryHit",
+    "MemoryHits",
     "MemoryLevel",
     "MemoryListResult",
     "MemoryNotFound",
@@ -162,7 +146,6 @@ __all__ = [
     "MemoryOpSearch",
     "MemoryOpTree",
     "MemoryOpWrite",
-    "MemoryPlaneHit",
     "MemoryReadResult",
     "MemoryRecord",
     "MemoryResult",
@@ -175,9 +158,10 @@ __all__ = [
     "MemoryURIError",
     "MemoryWriteResult",
     "OpenAIEmbedder",
-    "OpenVikingMemoryBackend",
+    "OpenVikingBackend",
     "RecallMode",
     "ScopeModel",
+    "SqliteMemoryBackend",
     "StoreFactory",
     "UnsupportedMemoryOp",
     "build_embedder",

@@ -16,17 +16,17 @@ from rath.errors import ConfigError
 from rath.llm.provider import Provider
 from rath.memory._chat import provider_chat
 from rath.memory._commit import CommitResult, commit_rows
-from rath.memory._defaults import open_memory_store
-from rath.memory._spec import MemorySpec, memory_spec
-from rath.memory._store import (
+from rath.memory.abc import (
     DEFAULT_CATEGORY,
     DEFAULT_SCOPE,
     DEFAULT_TOP_K,
     MemoryStore,
-    RecallMode,
 )
-from rath.memory._uri import parse_memory_prefix
-from rath.memory.results import MemoryHit, MemoryRecord
+from rath.memory.describe import memory_spec, open_memory_store
+from rath.memory.op_types import RecallMode
+from rath.memory.results import MemoryHits, MemoryRecord
+from rath.memory.spec import MemorySpec
+from rath.memory.uri import parse_memory_prefix
 from rath.session.chunk import ChunkRow
 
 Memory = MemorySpec | MemoryStore | str
@@ -74,7 +74,7 @@ def recall(
     top_k: int = DEFAULT_TOP_K,
     target: str | None = None,
     mode: RecallMode = "hybrid",
-) -> list[MemoryHit]:
+) -> MemoryHits:
     """The memories most relevant to ``query``, best first, every score positive.
 
     Args:

@@ -1,15 +1,6 @@
 """Commit: extract durable facts from a transcript with one model call, and store each once.
 
-The steps, shared by the ``rath.memory.commit`` activity and :func:`rath.memory.commit`:
-
-1. :func:`commit_messages` builds the extraction prompt (:mod:`rath.memory._extraction`):
-   the conversation without tool results or injected memories, and the stored memories most
-   related to it, so the model does not repeat them.
-2. The caller asks a model (the activity through the worker's LLM client).
-3. :func:`write_facts` stores the parsed facts. A fact that restates a stored memory (same
-   text up to case, whitespace and final punctuation) is skipped. Each write carries the key
-   :func:`commit_key` (session and fact), so writing the same facts again, as a retried
-   activity does, finds them instead of adding copies.
+The steps, shared by the activity and :func:`rath.memory.commit`: docs/memory.md, "Commit helpers".
 """
 
 from __future__ import annotations
@@ -25,7 +16,7 @@ from rath.memory._extraction import (
     parse_extracted_facts,
     transcript_lines,
 )
-from rath.memory._store import MemoryStore
+from rath.memory.abc import MemoryStore
 from rath.memory.results import MemoryRecord
 from rath.memory.spec import CommitResult
 from rath.session.chunk import ChunkRow
@@ -70,7 +61,7 @@ def commit_messages(
         return []
     text = " ".join(line.split(": ", 1)[-1] for line in lines)[-_QUERY_CHARS:]
     known = store.recall(text, top_k=KNOWN_MEMORIES, scope=scope)
-    return build_extraction_messages(rows, existing=[hit.record for hit in known])
+    return build_extraction_messages(rows, existing=[hit.as_record() for hit in known])
 
 
 def write_facts(

@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict
 
 from rath.memory._marker import is_memory_row
 from rath.memory._tokens import fold_whitespace
-from rath.memory._uri import MemoryURI, check_scope, check_segment
 from rath.memory.errors import ExtractionError, InvalidMemoryError
 from rath.memory.results import MemoryRecord
+from rath.memory.uri import MemoryURI, check_scope, check_segment
 from rath.session.chunk import ChunkKind, ChunkRow
 
 EXTRACTION_PROMPT = """\

@@ -1,14 +1,4 @@
-"""Injection rules: which recalled memories go into a transcript before an agent runs.
-
-* The query is the newest user turn: the USER rows after the last ASSISTANT row, or, when
-  the transcript ends with the assistant (an agent chained after another), the USER rows
-  of the last turn that has any.
-* A hit is injected only if its score is positive and its URI is not already injected
-  anywhere in the transcript (:func:`~rath.memory.injected_memory_uris`): a chain of agents
-  over one conversation injects each memory once.
-* Each injected memory is a marked SYSTEM row (:func:`~rath.memory.memory_row`), so commits
-  skip it and later injections see it.
-"""
+"""Injection rules: which recalled memories go into a transcript (docs/memory.md, "Injection")."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
 """How injected memories look in a transcript, so they are recognised and never re-committed.
 
-An injected memory is a SYSTEM row whose content starts with :data:`MEMORY_PREFIX`, followed
-by the memory's URI on the first line and its content on the next::
-
-    [memory] memory://user/memories/preferences/3f9a0c1d2e4b5a69
-    The user prefers dark mode.
-
-The marker is in the content itself (rows carry no metadata), so it survives the chunk store,
-forks and merges, and costs nothing in workflow payloads. OpenRath's own form, which
-``DefaultRecallInjection.inject`` writes, is recognised too: ``[memory:<uri>] <snippet>``.
+``[memory] <uri>`` then the content; OpenRath's ``[memory:<uri>] <snippet>`` too (docs/memory.md).
 """
 
 from __future__ import annotations

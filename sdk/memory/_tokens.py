@@ -8,10 +8,8 @@ double-quoted string, so ``AND``, ``NEAR``, ``*``, ``"`` or ``:`` in a query are
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
 
-_WORD = re.compile(r"[^\W_]+")
+from rath.utils.text import words
 
 # Function words that would otherwise match nearly every memory ("what does the user like"
 # matching every memory containing "the"). English only: other languages keep all their
@@ -29,11 +27,6 @@ yourselves
 s t d ll m re ve don doesn didn isn aren wasn weren won wouldn shouldn couldn hasn haven hadn
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-
-
-def words(text: str) -> list[str]:
-    """The word tokens of ``text``: NFKC-normalised, case-folded runs of letters and digits."""
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
 def match_expression(query: str) -> str | None:

@@ -1,51 +1,74 @@
-"""OpenRath's memory plane: a :class:`MemoryBackend` opens stores that run memory ops.
+"""The memory plane: a :class:`MemoryBackend` opens :class:`MemoryStore` handles that run ops.
 
-A backend (``"local"``, ``"openviking"``) is registered by name (:mod:`rath.memory.registry`).
-A new backend either overrides OpenRath's public methods (``open``, ``close``, ``dispatch``,
-``store_count``) or Rath's hooks (``_open``, ``_dispatch``, ``_close``), which the public
-methods call after their bookkeeping.
-``backend.open(spec)`` gives a :class:`~rath.memory.BackendMemoryStore`: a Rath
-:class:`~rath.memory.MemoryStore` (so ``rath.memory.remember``/``recall`` and agents take it)
-whose ``dispatch(op)`` runs OpenRath's ops (:mod:`rath.memory.op_types`) and returns its results
-(:mod:`rath.memory.results`). Everything here is synchronous.
+``MemoryStore`` is OpenRath's handle (``dispatch(op)``, a reference count) with Rath's
+``remember``/``recall``/``get``/``list``/``forget`` beside, built on the ops (docs/memory.md).
 """
 
 from __future__ import annotations
 
+import abc
+import hashlib
+import re
 import threading
-from abc import ABC, ABCMeta, abstractmethod
-from collections.abc import Callable
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar, cast
 
-from rath.memory._handle import BackendMemoryStore
-from rath.memory._store_spec import MemoryStoreSpec
-from rath.memory.errors import MemoryStoreClosed, UnsupportedMemoryOp
+from rath.config import ConfigStore, default_store
+from rath.errors import MemoryStoreError
+from rath.memory.capabilities import MemoryCapabilities, ScopeModel
+from rath.memory.errors import (
+    InvalidMemoryError,
+    MemoryNotFound,
+    MemoryStoreClosed,
+    MemoryURIError,
+    UnsupportedMemoryOp,
+)
 from rath.memory.op_types import (
     MemoryOp,
-    MemoryOpCommit,
     MemoryOpFind,
-    MemoryOpList,
     MemoryOpRead,
-    MemoryOpResource,
-    MemoryOpSearch,
     MemoryOpTree,
     MemoryOpWrite,
+    RecallMode,
 )
-from rath.memory.results import MemoryResult
+from rath.memory.results import (
+    MemoryExecutionFailure,
+    MemoryFindResult,
+    MemoryHits,
+    MemoryListResult,
+    MemoryReadResult,
+    MemoryRecord,
+    MemoryResult,
+    MemoryWriteResult,
+    record_of,
+    snippet,
+)
+from rath.memory.spec import MemorySpec
+from rath.memory.uri import check_scope, check_segment, format_memory_uri
 
 __all__ = [
+    "DEFAULT_CATEGORY",
+    "DEFAULT_SCOPE",
+    "DEFAULT_TOP_K",
     "MemoryBackend",
     "MemoryCapabilities",
+    "MemoryStore",
     "MemoryStoreSpec",
     "ScopeModel",
+    "raise_failure",
+    "write_op",
 ]
 
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-# Each hook is abstract only while the public method that calls it is the base class's own.
+DEFAULT_SCOPE = "user"
+DEFAULT_CATEGORY = "preferences"
+DEFAULT_TOP_K = 4
+_SCOPES = ("user", "agent", "session", "resources")
+# Module-level aliases: inside the class body, `list` names the method below.
+_Records = list[MemoryRecord]
+# A hook is needed only while the public method that calls it is the base class's own.
 _HOOK_OF = {"open": "_open", "dispatch": "_dispatch"}
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
     # A type checker cannot see that overriding the public method is enough; to it the hooks
@@ -53,87 +76,298 @@ if TYPE_CHECKING:
     def _hook(method: _F) -> _F:
         return method
 else:
-    _hook = abstractmethod
+    _hook = abc.abstractmethod
 
 
-class ScopeModel(StrEnum):
-    """How a backend organises what it stores (a str enum, as in OpenRath)."""
+@dataclass
+class MemoryStoreSpec:
+    """Which store to open: a namespace, the identities a remote service wants, options.
 
-    KV = "kv"
-    FS = "fs"
-    VECTOR = "vector"
-    HYBRID = "hybrid"
+    ``options`` are the backend's: ``path`` (a local store's directory), ``url``/``api_key``
+    (OpenViking), ``embedding``/``embedding_provider`` and ``chat``/``chat_provider``.
+    """
 
+    namespace: str | None = None
+    account_id: str | None = None
+    user_id: str | None = None
+    agent_id: str | None = None
+    options: Mapping[str, Any] | None = None
 
-@dataclass(frozen=True, slots=True)
-class MemoryCapabilities:
-    """What a memory backend can do."""
+    @classmethod
+    def from_config(
+        cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
+    ) -> MemoryStoreSpec:
+        """The spec of the config file's memory preset ``name`` (else its default preset).
 
-    scope_model: ScopeModel
-    supports_write: bool = True
-    supports_read: bool = True
-    supports_list: bool = True
-    supports_tree: bool = True
-    supports_vector_search: bool = False
-    supports_intent_search: bool = False
-    supports_resource_ingest: bool = False
-    supports_session_commit: bool = False
-    supports_l0_l1_l2: bool = False
+        Args:
+            name: A ``memory.providers`` entry.
+            store: The config to read (default: :func:`rath.config.default_store`).
+            **overrides: Spec fields (``namespace``, ``user_id``...) or, for any other key,
+                options that win over the preset's.
 
-    def ops(self) -> frozenset[type[MemoryOp]]:
-        """The op types these capabilities allow (search runs as find without intent)."""
-        allowed = {
-            MemoryOpWrite: self.supports_write,
-            MemoryOpRead: self.supports_read,
-            MemoryOpList: self.supports_list,
-            MemoryOpTree: self.supports_tree,
-            MemoryOpFind: True,
-            MemoryOpSearch: True,
-            MemoryOpResource: self.supports_resource_ingest,
-            MemoryOpCommit: self.supports_session_commit,
+        Raises:
+            ConfigEntryNotFoundError: No such preset (a ``KeyError`` listing the presets).
+        """
+        store = store or default_store()
+        entry = store.get_memory_provider(name)
+        options = {
+            key: value
+            for key, value in {
+                "path": entry.path,
+                "embedding_provider": entry.embedding_provider,
+                "chat_provider": entry.chat_provider,
+            }.items()
+            if value is not None
         }
-        return frozenset(op for op, ok in allowed.items() if ok)
+        fields = {key: overrides.pop(key) for key in _SPEC_FIELDS if key in overrides}
+        return cls(**fields, options=options | overrides)
 
 
-def _calls_hook(method: _F) -> _F:
-    """Mark a public method of :class:`MemoryBackend` as the one that calls its hook."""
-    method._rath_calls_hook = True  # type: ignore[attr-defined]
-    return method
+_SPEC_FIELDS = ("namespace", "account_id", "user_id", "agent_id")
 
 
-class _BackendMeta(ABCMeta):
-    """Lets a backend implement either a public method or the hook it calls."""
+class MemoryStore:
+    """An open store of a :class:`MemoryBackend`: OpenRath's handle, with Rath's methods.
+
+    ``remember`` is idempotent (the same ``key``, or the same content in the same scope, gives
+    back the entry already stored; retried activities rely on it); ``recall`` returns at most
+    ``top_k`` hits, every score positive. Holders share a store by reference count:
+    ``acquire`` (+1), ``release`` (-1; closes at zero); ``with store:`` is one of each.
+
+    Attributes:
+        backend: The backend that opened it.
+        handle: Its id (a directory, a database file, or a random id for a remote store).
+        spec: What it was opened with.
+        state: The backend's own state for it (a client, a path, a database).
+        closed: Whether it was closed.
+    """
+
+    def __init__(
+        self,
+        backend: MemoryBackend,
+        handle: str,
+        spec: MemoryStoreSpec | None = None,
+        state: Any = None,
+    ) -> None:
+        self.backend = backend
+        self.handle = handle
+        self.spec = spec
+        self.state = state
+        self.closed = False
+        self._refcount = 0
+        self._released = False
+
+    def __repr__(self) -> str:
+        status = "closed" if self.closed else f"refcount={self.refcount}"
+        return f"MemoryStore({self.backend.name!r}, {self.handle!r}, {status})"
+
+    @property
+    def refcount(self) -> int:
+        """How many holders have acquired the store and not released it."""
+        return self._refcount
+
+    def acquire(self) -> Self:
+        """Take one reference (+1) and return the store.
+
+        Raises:
+            MemoryStoreClosed: The store is closed.
+        """
+        if self.closed or self._released:
+            raise MemoryStoreClosed(
+                self.handle, f"memory store {self.handle!r} is closed: open it again"
+            )
+        self._refcount += 1
+        return self
+
+    def release(self) -> None:
+        """Drop one reference (-1); at zero the store closes. No-op once closed that way."""
+        if self._released:
+            return
+        self._refcount -= 1
+        if self._refcount <= 0:
+            self._released = True
+            self.close()
+
+    def __enter__(self) -> Self:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def dispatch(self, op: MemoryOp) -> MemoryResult:
+        """Run ``op`` (see :meth:`MemoryBackend.dispatch`).
+
+        Raises:
+            MemoryStoreClosed: The store is closed.
+        """
+        if self.closed:
+            raise MemoryStoreClosed(self.handle)
+        return self.backend.dispatch(self, op)
+
+    def close(self) -> None:
+        """Close the store through its backend (idempotent; the data stays)."""
+        self.backend.close(self)
+
+    def remember(
+        self,
+        content: str,
+        scope: str = DEFAULT_SCOPE,
+        category: str = DEFAULT_CATEGORY,
+        *,
+        key: str | None = None,
+        session_id: str | None = None,
+    ) -> MemoryRecord:
+        """Write ``content`` at ``memory://<scope>/memories/<category>/<id>``; return its record.
+
+        The id is ``key``, else a hash of the content with whitespace folded, so the same
+        content (or key) lands on one entry; an entry already there is returned as it is.
+
+        Raises:
+            InvalidMemoryError: Empty content, or an invalid scope or category.
+            MemoryStoreError: The store failed.
+        """
+        op = write_op(content, scope, category, key=key, session_id=session_id)
+        existing = self.get(op.uri)
+        if existing is not None:
+            return existing
+        written = _checked(self.dispatch(op), op.uri)
+        assert isinstance(written, MemoryWriteResult)
+        return record_of(written.uri, op.content, session_id)
+
+    def recall(
+        self,
+        query: str,
+        *,
+        top_k: int = DEFAULT_TOP_K,
+        scope: str | None = None,
+        mode: RecallMode = "hybrid",
+        category: str | None = None,
+    ) -> MemoryHits:
+        """Up to ``top_k`` entries ranked for ``query``, best first, positive scores only.
+
+        Raises:
+            InvalidMemoryError: ``top_k`` < 1, an invalid scope, category or mode.
+            MemoryStoreError: The store failed.
+        """
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise InvalidMemoryError(f"top_k must be a positive integer, got {top_k!r}")
+        target = _target(scope, category)
+        op = MemoryOpFind(query=query, target_uri=target, top_k=top_k, mode=mode)
+        found = _checked(self.dispatch(op), target)
+        assert isinstance(found, MemoryFindResult)
+        hits = MemoryHits()
+        for hit in found.hits:
+            record = hit.record or (self.get(hit.uri) if hit.score > 0 else None)
+            if record is not None and hit.score > 0:
+                hits.append(
+                    replace(hit, record=record, snippet=hit.snippet or snippet(record.content))
+                )
+        return hits
+
+    def get(self, uri: str) -> MemoryRecord | None:
+        """The entry at ``uri`` as a record, or ``None``.
+
+        Raises:
+            MemoryURIError: ``uri`` is not a memory URI.
+        """
+        result = self.dispatch(MemoryOpRead(uri=uri))
+        if isinstance(result, MemoryExecutionFailure) and result.kind == "not_found":
+            return None
+        read = _checked(result, uri)
+        assert isinstance(read, MemoryReadResult)
+        return record_of(uri, read.data if isinstance(read.data, str) else read.data.decode())
+
+    def forget(self, uri: str) -> bool:
+        """Delete the entry at ``uri``; whether there was one (where the backend can delete)."""
+        return self.backend.forget(self, uri)
+
+    def list(self, *, scope: str | None = None, category: str | None = None) -> _Records:
+        """Every ``memories`` entry (of ``scope`` and ``category``), read whole."""
+        if category is not None:
+            check_segment("category", category)
+        records: _Records = []
+        for name in [check_scope(scope)] if scope else _SCOPES:
+            root = f"memory://{name}/memories" + (f"/{category}" if category else "")
+            listed = self.dispatch(MemoryOpTree(uri=root, depth=8))
+            if isinstance(listed, MemoryExecutionFailure):
+                continue
+            assert isinstance(listed, MemoryListResult)
+            for entry in listed.entries:
+                record = None if entry.is_dir else self.get(entry.uri)
+                if record is not None:
+                    records.append(record)
+        return records
+
+
+def write_op(
+    content: str,
+    scope: str = DEFAULT_SCOPE,
+    category: str = DEFAULT_CATEGORY,
+    *,
+    key: str | None = None,
+    session_id: str | None = None,
+    wait: bool = True,
+) -> MemoryOpWrite:
+    """The write ``remember`` sends: at ``key``, else at a hash of the folded content.
+
+    Raises:
+        InvalidMemoryError: Empty content, or an invalid scope or category.
+    """
+    text = content.strip() if isinstance(content, str) else ""
+    if not text:
+        raise InvalidMemoryError("cannot remember empty content")
+    memory_id = key or hashlib.sha256(_fold(text).encode()).hexdigest()[:16]
+    uri = format_memory_uri(scope, category, memory_id)
+    metadata = {"key": key, "session_id": session_id}
+    return MemoryOpWrite(uri=uri, content=text, wait=wait, metadata=metadata)
+
+
+def _concrete_hook(public: str) -> Callable[..., Any]:
+    def hook(self: object, *args: object) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} overrides {public}(); call that")
+
+    return hook
+
+
+class _BackendMeta(abc.ABCMeta):
+    """Lets a backend implement either a public method or the hook it calls.
+
+    The unused hook becomes a concrete method, so ``@dataclass`` (which recomputes the
+    abstract methods) keeps the class instantiable.
+    """
 
     def __new__(
         mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], /, **kwargs: Any
     ) -> _BackendMeta:
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
-        abstract = set(cls.__abstractmethods__)
         for public, hook in _HOOK_OF.items():
-            if not getattr(getattr(cls, public, None), "_rath_calls_hook", False):
-                abstract.discard(hook)
-        cls.__abstractmethods__ = frozenset(abstract)
+            overridden = not getattr(getattr(cls, public, None), "_rath_calls_hook", False)
+            if overridden and hook in cls.__abstractmethods__:
+                setattr(cls, hook, _concrete_hook(public))
+        abc.update_abstractmethods(cast("type[Any]", cls))
         return cls
 
 
-class MemoryBackend(ABC, metaclass=_BackendMeta):
+def _calls_hook(method: _F) -> _F:
+    method._rath_calls_hook = True  # type: ignore[attr-defined]
+    return method
+
+
+class MemoryBackend(abc.ABC, metaclass=_BackendMeta):
     """A kind of memory store.
 
     Subclasses implement ``capabilities`` and, for each pair, either OpenRath's public method
-    or Rath's hook: ``open`` or ``_open``, ``dispatch`` or ``_dispatch``. One that overrides
-    ``open`` keeps its own stores, so it should override ``close`` and ``store_count`` too.
-
-    ``open`` and ``close`` count the stores a backend instance has open (``store_count``).
-    ``dispatch`` refuses a closed store (:class:`MemoryStoreClosed`) and an op type the
-    backend does not run (:class:`UnsupportedMemoryOp`); failures a caller can act on come
-    back as :class:`~rath.memory.results.MemoryExecutionFailure` values.
+    or Rath's hook: ``open`` or ``_open``, ``dispatch`` or ``_dispatch`` (one that overrides
+    ``open`` keeps its own stores: override ``close`` and ``store_count`` too). ``dispatch``
+    refuses a closed store and an op it does not run; failures a caller can act on come back
+    as :class:`~rath.memory.results.MemoryExecutionFailure` values.
     """
 
     name: ClassVar[str] = ""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._open_stores: dict[str, BackendMemoryStore] = {}
+        self._open_stores: dict[str, MemoryStore] = {}
 
     @classmethod
     def is_available(cls) -> bool:
@@ -146,7 +380,7 @@ class MemoryBackend(ABC, metaclass=_BackendMeta):
         return None
 
     @classmethod
-    @abstractmethod
+    @abc.abstractmethod
     def capabilities(cls) -> MemoryCapabilities:
         """What this backend can do."""
 
@@ -161,15 +395,12 @@ class MemoryBackend(ABC, metaclass=_BackendMeta):
             return len(self._open_stores)
 
     @_calls_hook
-    def open(self, spec: MemoryStoreSpec | None = None) -> BackendMemoryStore:
+    def open(self, spec: MemoryStoreSpec | None = None) -> MemoryStore:
         """Open a store (reference count 0: ``with store:`` or ``acquire`` to share it)."""
         handle, state = self._open(spec)
-        store = BackendMemoryStore(self, handle, spec, state)
-        with self._lock:
-            self._open_stores[handle] = store
-        return store
+        return self._opened(MemoryStore(self, handle, spec, state))
 
-    def close(self, store: BackendMemoryStore) -> None:
+    def close(self, store: MemoryStore) -> None:
         """Close ``store`` (idempotent); what it stored stays."""
         with self._lock:
             if store.closed:
@@ -179,7 +410,7 @@ class MemoryBackend(ABC, metaclass=_BackendMeta):
         self._close(store)
 
     @_calls_hook
-    def dispatch(self, store: BackendMemoryStore, op: MemoryOp) -> MemoryResult:
+    def dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
         """Run ``op`` on ``store``.
 
         Raises:
@@ -192,22 +423,60 @@ class MemoryBackend(ABC, metaclass=_BackendMeta):
             raise UnsupportedMemoryOp(type(op).__name__, self.name or type(self).__name__)
         return self._dispatch(store, op)
 
-    def forget(self, store: BackendMemoryStore, uri: str) -> bool:
+    def forget(self, store: MemoryStore, uri: str) -> bool:
         """Delete the entry at ``uri``; whether there was one (not every backend can)."""
         raise UnsupportedMemoryOp("forget", self.name or type(self).__name__)
 
+    def describe(self, store: MemoryStore) -> MemorySpec | None:
+        """How a worker opens ``store``, when this backend says (``None``: by its spec)."""
+        return None
+
+    def _opened(self, store: MemoryStore) -> MemoryStore:
+        with self._lock:
+            self._open_stores[store.handle] = store
+        return store
+
     @_hook
     def _open(self, spec: MemoryStoreSpec | None) -> tuple[str, Any]:
-        """A new store's handle and the state ``_dispatch`` will find on ``store.state``.
-
-        Abstract unless the subclass overrides :meth:`open`.
-        """
+        """A new store's handle and the state ``_dispatch`` will find on ``store.state``."""
         raise NotImplementedError
 
     @_hook
-    def _dispatch(self, store: BackendMemoryStore, op: MemoryOp) -> MemoryResult:
-        """Run a supported op on an open store (abstract unless :meth:`dispatch` is overridden)."""
+    def _dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
+        """Run a supported op on an open store."""
         raise NotImplementedError
 
-    def _close(self, store: BackendMemoryStore) -> None:
+    def _close(self, store: MemoryStore) -> None:
         """Release what ``_open`` made (nothing by default)."""
+
+
+def raise_failure(failure: MemoryExecutionFailure, uri: str | None = None) -> None:
+    """Raise the Rath error a failure stands for (``uri``: what the failed op addressed)."""
+    if failure.kind == "not_found":
+        raise MemoryNotFound(uri or failure.detail or failure.message)
+    if failure.kind == "invalid_uri":
+        raise MemoryURIError(failure.message)
+    raise MemoryStoreError(
+        f"{failure.kind}: {failure.message}", retryable=failure.kind in ("transport", "timeout")
+    )
+
+
+def _checked(result: MemoryResult, uri: str | None) -> MemoryResult:
+    if isinstance(result, MemoryExecutionFailure):
+        raise_failure(result, uri)
+    return result
+
+
+def _target(scope: str | None, category: str | None) -> str | None:
+    if scope is None:
+        if category is not None:
+            raise InvalidMemoryError("recall by category needs a scope as well")
+        return None
+    check_scope(scope)
+    if category is None:
+        return f"memory://{scope}"
+    return f"memory://{scope}/memories/{check_segment('category', category)}"
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()

@@ -1,8 +1,59 @@
-"""OpenRath's module path ``rath.memory.capabilities``: what a memory backend supports.
+"""What a memory backend can do (OpenRath's ``rath.memory.capabilities``)."""
 
-Re-exported from ``rath.memory``.
-"""
+from __future__ import annotations
 
-from rath.memory import MemoryCapabilities, ScopeModel
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rath.memory.op_types import (
+    MemoryOp,
+    MemoryOpCommit,
+    MemoryOpFind,
+    MemoryOpList,
+    MemoryOpRead,
+    MemoryOpResource,
+    MemoryOpSearch,
+    MemoryOpTree,
+    MemoryOpWrite,
+)
 
 __all__ = ["MemoryCapabilities", "ScopeModel"]
+
+
+class ScopeModel(StrEnum):
+    """How a backend organises what it stores (a str enum, as in OpenRath)."""
+
+    KV = "kv"
+    FS = "fs"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryCapabilities:
+    """What a memory backend can do."""
+
+    scope_model: ScopeModel
+    supports_write: bool = True
+    supports_read: bool = True
+    supports_list: bool = True
+    supports_tree: bool = True
+    supports_vector_search: bool = False
+    supports_intent_search: bool = False
+    supports_resource_ingest: bool = False
+    supports_session_commit: bool = False
+    supports_l0_l1_l2: bool = False
+
+    def ops(self) -> frozenset[type[MemoryOp]]:
+        """The op types these capabilities allow (search runs as find without intent)."""
+        allowed = {
+            MemoryOpWrite: self.supports_write,
+            MemoryOpRead: self.supports_read,
+            MemoryOpList: self.supports_list,
+            MemoryOpTree: self.supports_tree,
+            MemoryOpFind: True,
+            MemoryOpSearch: True,
+            MemoryOpResource: self.supports_resource_ingest,
+            MemoryOpCommit: self.supports_session_commit,
+        }
+        return frozenset(op for op, ok in allowed.items() if ok)

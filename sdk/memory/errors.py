@@ -1,23 +1,4 @@
-"""The memory package's errors, placed in Rath's error tree.
-
-::
-
-    UserError
-    ├── InvalidMemoryError      a malformed request: empty content, bad scope/category, top_k < 1
-    │   └── MemoryURIError      a string that is not a valid ``memory://`` URI
-    └── MemoryStoreClosed       a store used after it closed (also a MemoryBackendError, below)
-    RunError
-    └── MemoryStoreError        (rath.errors) the store or its embedder failed
-        ├── MemoryBackendError  a memory backend of the plane failed (OpenRath's name)
-        │   ├── MemoryStoreClosed      as OpenRath: carries the store's ``handle``
-        │   ├── UnsupportedMemoryOp    the backend does not run that op
-        │   ├── MemoryBackendNotFound  no backend of that name is registered
-        │   ├── MemoryNotFound         nothing at that URI
-        │   └── MemoryConflict         the URI is taken
-        ├── EmbeddingError      the embedding endpoint failed (retryable or not, by status;
-        │                       defined in rath.llm, beside the embedders)
-        └── ExtractionError     a model's fact-extraction reply could not be parsed
-"""
+"""The memory package's errors, placed in Rath's error tree (docs/memory.md, "Errors")."""
 
 from __future__ import annotations
 

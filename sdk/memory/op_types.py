@@ -21,7 +21,12 @@ __all__ = [
     "MemoryOpSearch",
     "MemoryOpTree",
     "MemoryOpWrite",
+    "RecallMode",
 ]
+
+RecallMode = Literal["hybrid", "lexical", "embedding"]
+"""Rath's ranking of a find: ``hybrid`` fuses lexical (BM25) and embedding rankings (lexical
+alone when no embedder is set); ``lexical`` and ``embedding`` use one. Other backends ignore it."""
 
 MemoryLevel = Literal["abstract", "overview", "detail"]
 """How much of an entry to read: a one-line abstract, an overview, or the whole text."""
@@ -71,11 +76,12 @@ class MemoryOpTree(MemoryOp):
 
 @dataclass(frozen=True, slots=True)
 class MemoryOpFind(MemoryOp):
-    """Rank entries against ``query`` (under ``target_uri``, else every scope)."""
+    """Rank entries against ``query`` (under ``target_uri``, else every scope; ``mode``: Rath's)."""
 
     query: str
     target_uri: str | None = None
     top_k: int = 8
+    mode: RecallMode | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ a closed store or an op the backend does not run raise (:mod:`rath.memory.abc`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict
 
@@ -20,12 +20,15 @@ __all__ = [
     "MemoryEntry",
     "MemoryExecutionFailure",
     "MemoryFindResult",
+    "MemoryHit",
+    "MemoryHits",
     "MemoryListResult",
-    "MemoryPlaneHit",
     "MemoryReadResult",
     "MemoryResult",
     "MemoryWriteResult",
 ]
+
+EPOCH = datetime.fromtimestamp(0, UTC)
 
 FAILURE_KINDS = frozenset(
     {
@@ -43,24 +46,10 @@ FAILURE_KINDS = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
-class MemoryPlaneHit:
-    """One ranked entry: its URI, score (higher is better), a snippet and the level read.
-
-    OpenRath calls it ``MemoryHit``; in Rath that name is the recall hit of a store (a record
-    and its score), which has the same ``uri``, ``score`` and ``snippet`` to read.
-    """
-
-    uri: str
-    score: float
-    snippet: str | None = None
-    level: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class MemoryFindResult:
     """The hits of a find or search, best first."""
 
-    hits: tuple[MemoryPlaneHit, ...]
+    hits: tuple[MemoryHit, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,43 +149,59 @@ class MemoryRecord(BaseModel):
     session_id: str | None = None
 
 
-class MemoryHit(BaseModel):
-    """A recalled record with its score. Higher scores are better; every score is positive.
+@dataclass(frozen=True, slots=True)
+class MemoryHit:
+    """One ranked entry: OpenRath's ``uri``, ``score``, ``snippet``, ``level``; Rath's beside.
 
-    Attributes:
-        record: The recalled record.
-        score: The ranking score: BM25 for lexical recall, cosine similarity for embedding
-            recall, the reciprocal-rank-fusion sum for hybrid recall.
-        lexical_score: The record's BM25 score (positive), if the lexical search found it.
-        embedding_score: Its cosine similarity to the query, if the embedding search ranked it.
+    Rath's stores also give the whole ``record`` and, for SQLite recall, the ranking's parts:
+    ``lexical_score`` (BM25) and ``embedding_score`` (cosine similarity). Higher is better.
     """
 
-    model_config = ConfigDict(frozen=True)
-
-    record: MemoryRecord
+    uri: str
     score: float
+    snippet: str | None = None
+    level: str | None = None
+    record: MemoryRecord | None = None
     lexical_score: float | None = None
     embedding_score: float | None = None
 
-    @property
-    def uri(self) -> str:
-        """The record's URI."""
-        return self.record.uri
+    @classmethod
+    def of(cls, record: MemoryRecord, score: float, **parts: float | None) -> MemoryHit:
+        """The hit of a whole ``record`` (``parts``: ``lexical_score``, ``embedding_score``)."""
+        text = snippet(record.content)
+        return cls(record.uri, score, text, "detail", record, **parts)
 
     @property
     def content(self) -> str:
-        """The record's content."""
-        return self.record.content
+        """The record's content, else the snippet."""
+        return self.record.content if self.record is not None else (self.snippet or "")
+
+    def as_record(self) -> MemoryRecord:
+        """The hit's record (one made of its URI and text when the backend gave none)."""
+        return self.record if self.record is not None else record_of(self.uri, self.content)
+
+
+class MemoryHits(list[MemoryHit]):
+    """Rath's recall: a list of hits, best first, with OpenRath's ``.hits`` as well."""
 
     @property
-    def snippet(self) -> str:
-        """The content as a backend plane's hit shows it (OpenRath's ``MemoryHit.snippet``)."""
-        return snippet(self.record.content)
+    def hits(self) -> tuple[MemoryHit, ...]:
+        """The hits, as OpenRath's :class:`MemoryFindResult` holds them."""
+        return tuple(self)
 
-    @property
-    def level(self) -> str:
-        """Always ``"detail"``: a record is read whole."""
-        return "detail"
+
+def record_of(uri: str, content: str, session_id: str | None = None) -> MemoryRecord:
+    """The record of an entry a backend keeps no write time for (``created_at`` is the epoch)."""
+    parts = uri.split("://", 1)[-1].split("/")
+    category = parts[2] if len(parts) > 3 and parts[1] == "memories" else ""
+    return MemoryRecord(
+        uri=uri,
+        content=content,
+        scope=parts[0],
+        category=category,
+        created_at=EPOCH,
+        session_id=session_id,
+    )
 
 
 SNIPPET_CHARS = 200

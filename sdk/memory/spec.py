@@ -12,11 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from rath.llm.chat_response import RathLLMTokenUsage
-from rath.memory._uri import check_scope, check_segment
-
-RecallMode = Literal["hybrid", "lexical", "embedding"]
-"""``hybrid`` fuses lexical and embedding rankings (lexical alone when no embedder is set);
-``lexical`` and ``embedding`` use one ranking only."""
+from rath.memory.uri import check_scope, check_segment
 
 DEFAULT_SCOPE = "user"
 DEFAULT_CATEGORY = "preferences"

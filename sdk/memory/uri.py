@@ -1,20 +1,28 @@
-"""OpenRath's memory URI helpers: ``memory://<scope>/<path>``, ``viking://`` as an alias.
+"""Memory URIs: a memory's ``memory://<scope>/memories/<category>/<id>``, OpenRath's helpers.
 
-A backend that speaks OpenViking's wire form translates at its boundary with
-:func:`to_wire_uri` and :func:`to_public_uri`; everything else sees ``memory://``.
+``viking://`` is accepted as an alias and written back as ``memory://`` (docs/memory.md).
 """
 
 from __future__ import annotations
 
-from rath.memory._uri import SCOPES
+import re
+from dataclasses import dataclass
+
+from rath.memory.errors import InvalidMemoryError, MemoryURIError
 
 __all__ = [
     "LEGACY_MEMORY_URI_PREFIX",
     "MEMORY_URI_PREFIX",
     "MEMORY_URI_ROOT",
     "SCOPES",
+    "MemoryURI",
+    "check_scope",
+    "check_segment",
+    "format_memory_uri",
     "is_memory_uri",
     "memory_uri_prefix",
+    "parse_memory_prefix",
+    "parse_memory_uri",
     "split_memory_uri",
     "to_public_uri",
     "to_wire_uri",
@@ -24,8 +32,146 @@ __all__ = [
 MEMORY_URI_PREFIX = "memory://"
 LEGACY_MEMORY_URI_PREFIX = "viking://"
 MEMORY_URI_ROOT = "memory:/"
+SCOPES = ("user", "agent", "session", "resources")
 # The root's wire forms: to_wire_uri gives "viking://", OpenRath's gave "viking:/".
 _LEGACY_ROOTS = ("viking:/", LEGACY_MEMORY_URI_PREFIX)
+_MEMORIES = "memories"
+_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+_SHAPE = "memory://<scope>/memories/<category>/<id>"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryURI:
+    """A parsed memory URI. ``str(uri)`` formats it back.
+
+    Attributes:
+        scope: One of :data:`SCOPES`.
+        category: A name of letters, digits, ``_``, ``-`` and ``.`` (not leading), at most 64.
+        id: The memory's id, with the same character rules as ``category``.
+    """
+
+    scope: str
+    category: str
+    id: str
+
+    def __post_init__(self) -> None:
+        check_scope(self.scope)
+        check_segment("category", self.category)
+        check_segment("id", self.id)
+
+    def __str__(self) -> str:
+        return f"{MEMORY_URI_PREFIX}{self.scope}/{_MEMORIES}/{self.category}/{self.id}"
+
+    @classmethod
+    def parse(cls, uri: str) -> MemoryURI:
+        """Parse ``uri``.
+
+        Args:
+            uri: A string such as ``memory://user/memories/preferences/3f9a0c1d2e4b5a69``.
+
+        Returns:
+            The parsed URI.
+
+        Raises:
+            MemoryURIError: ``uri`` is not a string of that shape; the message names the part
+                that is wrong.
+        """
+        if not isinstance(uri, str):
+            raise MemoryURIError(f"a memory URI must be a string, got {type(uri).__name__}")
+        if uri.startswith(MEMORY_URI_PREFIX):
+            rest = uri[len(MEMORY_URI_PREFIX) :]
+        elif uri.startswith(LEGACY_MEMORY_URI_PREFIX):
+            rest = uri[len(LEGACY_MEMORY_URI_PREFIX) :]
+        else:
+            raise MemoryURIError(f"memory URI {uri!r} must start with {MEMORY_URI_PREFIX!r}")
+        if any(char in rest for char in "?#") or any(char.isspace() for char in rest):
+            raise MemoryURIError(
+                f"memory URI {uri!r} must not contain '?', '#' or whitespace; expected {_SHAPE}"
+            )
+        parts = rest.split("/")
+        if len(parts) != 4 or parts[1] != _MEMORIES:
+            raise MemoryURIError(f"memory URI {uri!r} is not of the form {_SHAPE}")
+        try:
+            return cls(scope=parts[0], category=parts[2], id=parts[3])
+        except InvalidMemoryError as exc:
+            raise MemoryURIError(f"memory URI {uri!r}: {exc}") from None
+
+
+def check_scope(scope: str) -> str:
+    """Return ``scope`` if it is one of :data:`SCOPES`.
+
+    Raises:
+        InvalidMemoryError: It is not.
+    """
+    if scope not in SCOPES:
+        raise InvalidMemoryError(
+            f"unknown memory scope {scope!r}; expected one of {', '.join(SCOPES)}"
+        )
+    return scope
+
+
+def check_segment(kind: str, value: str) -> str:
+    """Return ``value`` if it is a valid category or id (see :class:`MemoryURI`).
+
+    Args:
+        kind: What the value is, for the message (``"category"``, ``"id"``, ``"store name"``).
+        value: The value to check.
+
+    Raises:
+        InvalidMemoryError: ``value`` is empty, too long, or has other characters.
+    """
+    if not isinstance(value, str) or not _SEGMENT.fullmatch(value):
+        raise InvalidMemoryError(
+            f"invalid memory {kind} {value!r}: use 1-64 letters, digits, '_', '-' or '.' "
+            "(not starting with '.' or '-')"
+        )
+    return value
+
+
+def parse_memory_uri(uri: str) -> MemoryURI:
+    """Parse a memory URI; the same as :meth:`MemoryURI.parse`."""
+    return MemoryURI.parse(uri)
+
+
+def format_memory_uri(scope: str, category: str, memory_id: str) -> str:
+    """Format ``memory://<scope>/memories/<category>/<memory_id>``, checking every part.
+
+    Raises:
+        InvalidMemoryError: A part is invalid.
+    """
+    return str(MemoryURI(scope=scope, category=category, id=memory_id))
+
+
+def parse_memory_prefix(target: str) -> tuple[str, str | None]:
+    """The (scope, category) a recall target names: a scope or a memory URI prefix.
+
+    Accepted: ``user``, ``memory://user``, ``memory://user/memories/`` (one scope) and
+    ``memory://user/memories/preferences/`` (one category of it), with or without the
+    trailing ``/``; ``viking://`` too.
+
+    Raises:
+        MemoryURIError: ``target`` is neither (the message names the expected shapes).
+    """
+    if not isinstance(target, str):
+        raise MemoryURIError(f"a recall target must be a string, got {type(target).__name__}")
+    rest = target
+    for scheme in (MEMORY_URI_PREFIX, LEGACY_MEMORY_URI_PREFIX):
+        if target.startswith(scheme):
+            rest = target[len(scheme) :]
+            break
+    parts = rest.rstrip("/").split("/")
+    shape_ok = len(parts) == 1 or (parts[1] == _MEMORIES and len(parts) <= 3)
+    if not shape_ok or (rest != target and rest == "") or (rest == target and len(parts) > 1):
+        raise MemoryURIError(
+            f"recall target {target!r} is not a scope or a prefix such as "
+            "'memory://user/memories/' or 'memory://user/memories/preferences/'"
+        )
+    try:
+        scope = check_scope(parts[0])
+        category = check_segment("category", parts[2]) if len(parts) == 3 else None
+    except InvalidMemoryError as exc:
+        raise MemoryURIError(f"recall target {target!r}: {exc}") from None
+    return scope, category
 
 
 def memory_uri_prefix(uri: str) -> str | None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
+_WORD = re.compile(r"[^\W_]+")
+
 
 def preview(text: str, limit: int) -> str:
     """``text`` on one line (whitespace runs folded), cut to ``limit`` characters with ``...``."""
@@ -12,3 +17,8 @@ def preview(text: str, limit: int) -> str:
 def markdown_fields(*fields: tuple[str, object]) -> str:
     """Markdown for a run's static details in the Web UI: one ``**label** value`` per line."""
     return "  \n".join(f"**{label}** {value}" for label, value in fields)
+
+
+def words(text: str) -> list[str]:
+    """The word tokens of ``text``: NFKC-normalised, case-folded runs of letters and digits."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rath.memory import E5Embedder, Embedder, LocalMemoryStore, MemoryHit, OpenAIEmbedder
-from rath.memory.testing import FakeEmbeddingServer
+from rath.testing.fake_embedder import FakeEmbeddingServer
 
 MEMORIES: dict[str, str] = {
     "m01": "The user prefers dark mode in every editor and terminal.",

@@ -12,11 +12,17 @@ Commands (every result is one JSON line on stdout):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
 
-from rath.memory import LocalMemoryStore, OpenAIEmbedder, default_memory_store
+from rath.memory import LocalMemoryStore, MemoryHit, OpenAIEmbedder, default_memory_store
+
+
+def vars_of(hit: MemoryHit) -> dict[str, object]:
+    """The hit's plain fields (its record is a pydantic model, dumped separately)."""
+    return {f.name: getattr(hit, f.name) for f in dataclasses.fields(hit) if f.name != "record"}
 
 
 def main(argv: list[str]) -> None:
@@ -29,7 +35,8 @@ def main(argv: list[str]) -> None:
         embedder = OpenAIEmbedder("fake-embedding", base_url=argv[3]) if len(argv) > 3 else None
         with default_memory_store(embedder=embedder) as store:
             hits = store.recall(argv[2], top_k=5)
-        print(json.dumps([hit.model_dump(mode="json") for hit in hits]))
+        rows = [{**vars_of(hit), "record": hit.as_record().model_dump(mode="json")} for hit in hits]
+        print(json.dumps(rows))
     elif command == "write-many":
         db, worker, count = Path(argv[2]), int(argv[3]), int(argv[4])
         with LocalMemoryStore(db) as store:

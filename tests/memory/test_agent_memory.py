@@ -86,3 +86,54 @@ def test_commit_on_forward_stores_the_runs_facts(rath_env: Settings) -> None:
     with open_memory_store() as store:
         assert "The user's cat is called Miso." in [r.content for r in store.list()]
     assert out.usage is not None and out.usage.total_tokens == 15 + 15  # run + extraction
+
+
+def test_a_commit_reply_without_facts_is_not_retried(rath_env: Settings) -> None:
+    # The extraction reply is prose, not a JSON list: an ExtractionError is a mistake a retry
+    # does not fix, so the commit fails once and the run goes on (issue 29 N3).
+    with FakeChatServer(function_handler(lambda request: "Nice cat!")) as server:
+        agent = flow.Agent(
+            "A.",
+            provider=fake_provider(server),
+            options=FAST,
+            memory="local",
+            commit_on_forward=True,
+        )
+        out = agent(Session.from_user_message("My cat is called Miso."))
+        out.synchronize()
+        requests = len(server.requests)
+    assert requests == 2  # the run's round and one extraction attempt
+    assert "memory.committed" not in dict(out.lineage_extras)
+
+
+class Committer(flow.Workflow):
+    """A durable forward that commits its agent's answer and recalls what was stored."""
+
+    def __init__(self, provider: flow.Provider, wait: bool) -> None:
+        super().__init__()
+        self.agent = flow.Agent("A.", provider=provider, options=FAST, memory="local")
+        self.wait = wait
+
+    async def forward(self, session: Session) -> Session:
+        out = await self.agent(session)
+        await self.agent.commit_memory(out, wait=self.wait)
+        found = await self.agent.recall_memory("Miso")
+        assert list(found.hits) == list(found)  # OpenRath's .hits on Rath's list, in a forward
+        return out
+
+
+@pytest.mark.parametrize("wait", [False, True])
+def test_commit_memory_in_a_forward_extracts_only_when_waited_for(
+    rath_env: Settings, wait: bool
+) -> None:
+    fact = f"The user's cat is called Miso (wait={wait})."
+    facts = json.dumps([{"content": fact, "category": "profile"}])
+    with FakeChatServer([text_reply("Nice cat!"), text_reply(facts)]) as server:
+        Committer(fake_provider(server), wait)(
+            Session.from_user_message("My cat: Miso")
+        ).synchronize()
+        requests = len(server.requests)
+    with open_memory_store() as store:
+        stored = [record.content for record in store.list()]
+    assert requests == (2 if wait else 1)
+    assert (fact in stored) is wait

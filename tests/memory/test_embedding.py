@@ -23,7 +23,7 @@ from rath.memory import (
     MemoryHit,
     OpenAIEmbedder,
 )
-from rath.memory.testing import FakeEmbeddingServer, trigram_embedding
+from rath.testing.fake_embedder import FakeEmbeddingServer, trigram_embedding
 
 FACTS = [
     "The user prefers dark mode in every editor.",

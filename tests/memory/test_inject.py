@@ -28,10 +28,10 @@ from rath.memory import (
     RecallMode,
     is_memory_row,
 )
-from rath.memory.testing import FakeEmbeddingServer
 from rath.session import ChunkKind, TableRef, assistant_turn_chunk, user_text_chunk
 from rath.session.chunk import system_text_chunk
 from rath.store import ChunkStore
+from rath.testing.fake_embedder import FakeEmbeddingServer
 
 TIMEOUT = 60.0
 FAST_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=50), maximum_attempts=3)
@@ -274,7 +274,7 @@ def hit(n: int, score: float) -> MemoryHit:
         category="facts",
         created_at=datetime.now(UTC),
     )
-    return MemoryHit(record=record, score=score)
+    return MemoryHit.of(record, score)
 
 
 async def test_zero_and_negative_scores_are_never_injected(

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from rath.memory import LocalMemoryStore
-from rath.memory.testing import FakeEmbeddingServer
+from rath.testing.fake_embedder import FakeEmbeddingServer
 
 PROC = Path(__file__).with_name("memory_proc.py")
 TIMEOUT = 60.0

@@ -7,18 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from rath import memory as rath_memory
 from rath.errors import ConfigError
 from rath.memory import (
     EmbeddingSpec,
     InvalidMemoryError,
     LocalMemoryStore,
-    MemoryHit,
-    MemoryRecord,
     MemorySpec,
-    MemoryStore,
+    MemoryStoreSpec,
     MemoryURIError,
     OpenAIEmbedder,
-    RecallMode,
     memory_path,
     memory_spec,
     open_memory_store,
@@ -58,47 +56,12 @@ def test_anything_else_is_a_config_error(memory: object, message: str) -> None:
         memory_spec(memory)
 
 
-class OtherStore(MemoryStore):
-    """A store class the worker would not know how to open."""
-
-    def remember(
-        self,
-        content: str,
-        scope: str = "user",
-        category: str = "x",
-        *,
-        key: str | None = None,
-        session_id: str | None = None,
-    ) -> MemoryRecord:
-        raise NotImplementedError
-
-    def recall(
-        self,
-        query: str,
-        *,
-        top_k: int = 4,
-        scope: str | None = None,
-        mode: RecallMode = "hybrid",
-        category: str | None = None,
-    ) -> list[MemoryHit]:
-        return []
-
-    def get(self, uri: str) -> MemoryRecord | None:
-        return None
-
-    def forget(self, uri: str) -> bool:
-        return False
-
-    def list(self, *, scope: str | None = None, category: str | None = None) -> list[MemoryRecord]:
-        return []
-
-    def close(self) -> None:
-        pass
-
-
-def test_other_store_classes_cannot_be_described() -> None:
-    with pytest.raises(ConfigError, match="OtherStore"):
-        memory_spec(OtherStore())
+def test_a_plane_store_describes_itself_through_its_backend(tmp_path: Path) -> None:
+    store = rath_memory.get("sqlite").open(
+        MemoryStoreSpec(options={"path": str(tmp_path / "s.db")})
+    )
+    with store:
+        assert memory_spec(store) == MemorySpec(path=str(tmp_path / "s.db"))
 
 
 def test_a_spec_is_plain_json_without_secrets(

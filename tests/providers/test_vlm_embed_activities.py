@@ -21,10 +21,10 @@ from rath.contracts import DescribeImageArgs, DescribeImageResult, EmbedArgs, Em
 from rath.llm import Provider, ProviderSpec
 from rath.llm.credentials import VAULT
 from rath.llm.provider import spec_from_provider
-from rath.memory.testing import FakeEmbeddingServer, trigram_embedding
 from rath.settings import Settings
 from rath.store import store_at
 from rath.testing import error_reply, text_reply
+from rath.testing.fake_embedder import FakeEmbeddingServer, trigram_embedding
 
 PNG = b"\x89PNG\r\n\x1a\n not really a png"
 RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=100), maximum_attempts=3)

@@ -20,8 +20,13 @@ from typing import Any
 
 from rath.llm.embedding import EmbeddingProvider
 from rath.llm.openai.embedding import RathOpenAIEmbeddingClient
-from rath.memory._handle import BackendMemoryStore
-from rath.memory.abc import MemoryBackend, MemoryCapabilities, MemoryStoreSpec, ScopeModel
+from rath.memory.abc import (
+    MemoryBackend,
+    MemoryCapabilities,
+    MemoryStore,
+    MemoryStoreSpec,
+    ScopeModel,
+)
 from rath.memory.adapters import _files
 from rath.memory.adapters._ingest import commit, ingest
 from rath.memory.adapters._ranking import Embed, bm25_scores, cosine_scores
@@ -41,8 +46,8 @@ from rath.memory.registry import register
 from rath.memory.results import (
     MemoryExecutionFailure,
     MemoryFindResult,
+    MemoryHit,
     MemoryListResult,
-    MemoryPlaneHit,
     MemoryReadResult,
     MemoryResult,
     MemoryWriteResult,
@@ -95,10 +100,10 @@ class LocalMemoryBackend(MemoryBackend):
         _touch_meta(root, options)
         return str(root), LocalStoreState(root=root, options=options)
 
-    def _close(self, store: BackendMemoryStore) -> None:
+    def _close(self, store: MemoryStore) -> None:
         _touch_meta(_state(store).root, _state(store).options)
 
-    def forget(self, store: BackendMemoryStore, uri: str) -> bool:
+    def forget(self, store: MemoryStore, uri: str) -> bool:
         """Delete the entry at ``uri`` and its sidecars."""
         state = _state(store)
         try:
@@ -111,7 +116,7 @@ class LocalMemoryBackend(MemoryBackend):
         found.with_suffix(".vec").unlink(missing_ok=True)
         return True
 
-    def _dispatch(self, store: BackendMemoryStore, op: MemoryOp) -> MemoryResult:
+    def _dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
         state = _state(store)
         try:
             return self._run(state, op)
@@ -141,7 +146,7 @@ class LocalMemoryBackend(MemoryBackend):
         return commit(state.root, op, state.options)
 
 
-def _state(store: BackendMemoryStore) -> LocalStoreState:
+def _state(store: MemoryStore) -> LocalStoreState:
     state = store.state
     assert isinstance(state, LocalStoreState)
     return state
@@ -186,7 +191,7 @@ def _find(state: LocalStoreState, query: str, target: str | None, top_k: int) ->
     scores = _scores(state, query, files, texts)
     ranked = sorted(zip(scores, files, texts, strict=True), key=lambda item: -item[0])
     hits = tuple(
-        MemoryPlaneHit(uri=_files.uri_of(state.root, path), score=score, snippet=snippet(text))
+        MemoryHit(uri=_files.uri_of(state.root, path), score=score, snippet=snippet(text))
         for score, path, text in ranked[:top_k]
         if score > 0
     )

@@ -19,8 +19,13 @@ from typing import Any
 
 import httpx
 
-from rath.memory._handle import BackendMemoryStore
-from rath.memory.abc import MemoryBackend, MemoryCapabilities, MemoryStoreSpec, ScopeModel
+from rath.memory.abc import (
+    MemoryBackend,
+    MemoryCapabilities,
+    MemoryStore,
+    MemoryStoreSpec,
+    ScopeModel,
+)
 from rath.memory.adapters._viking_wire import (
     failure_kind,
     hidden,
@@ -46,14 +51,14 @@ from rath.memory.results import (
     MemoryEntry,
     MemoryExecutionFailure,
     MemoryFindResult,
+    MemoryHit,
     MemoryListResult,
-    MemoryPlaneHit,
     MemoryReadResult,
     MemoryResult,
     MemoryWriteResult,
 )
 
-__all__ = ["DEFAULT_URL", "OpenVikingMemoryBackend"]
+__all__ = ["DEFAULT_URL", "OpenVikingBackend"]
 
 DEFAULT_URL = "http://127.0.0.1:1933"
 _SDK = "openviking_sdk"
@@ -61,7 +66,7 @@ _LEVELS = {0: "abstract", 1: "overview", 2: "detail"}
 
 
 @register("openviking")
-class OpenVikingMemoryBackend(MemoryBackend):
+class OpenVikingBackend(MemoryBackend):
     """Memory on an OpenViking server (see the module docstring)."""
 
     @classmethod
@@ -109,10 +114,10 @@ class OpenVikingMemoryBackend(MemoryBackend):
         client.initialize()
         return uuid.uuid4().hex, client
 
-    def _close(self, store: BackendMemoryStore) -> None:
+    def _close(self, store: MemoryStore) -> None:
         store.state.close()
 
-    def forget(self, store: BackendMemoryStore, uri: str) -> bool:
+    def forget(self, store: MemoryStore, uri: str) -> bool:
         """Delete the entry at ``uri``; ``False`` when there was none."""
         try:
             store.state.rm(wire_file(uri))
@@ -122,7 +127,7 @@ class OpenVikingMemoryBackend(MemoryBackend):
             raise MemoryBackendError(f"OpenViking could not delete {uri}: {exc}") from exc
         return True
 
-    def _dispatch(self, store: BackendMemoryStore, op: MemoryOp) -> MemoryResult:
+    def _dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
         try:
             return _run(store.state, op)
         except ValueError as exc:
@@ -212,7 +217,7 @@ def _find(client: Any, op: MemoryOpFind | MemoryOpSearch) -> MemoryResult:
     ]
     items.sort(key=lambda item: -float(item.get("score", 0.0)))
     hits = tuple(
-        MemoryPlaneHit(
+        MemoryHit(
             uri=public_uri(str(item["uri"])),
             score=float(item.get("score", 0.0)),
             snippet=item.get("abstract") or item.get("overview"),

@@ -1,22 +1,40 @@
-"""OpenRath's module path ``rath.memory.persistence.paths``: where memory stores live.
+"""Where memory stores live (OpenRath's ``rath.memory.persistence.paths``)."""
 
-Re-exported from ``rath.memory.persistence``.
-"""
+from __future__ import annotations
 
-from rath.memory.persistence import (
-    LOCAL_SUBDIR,
-    MEMORY_DIR_NAME,
-    ensure_local_memory_root,
-    local_memory_root,
-    local_store_dir,
-    memory_root,
-)
+import uuid
+from pathlib import Path
 
-__all__ = [
-    "LOCAL_SUBDIR",
-    "MEMORY_DIR_NAME",
-    "ensure_local_memory_root",
-    "local_memory_root",
-    "local_store_dir",
-    "memory_root",
-]
+from rath.settings import Settings
+
+MEMORY_DIR_NAME = "memory"
+LOCAL_SUBDIR = "local"
+
+
+def memory_root() -> Path:
+    """``<RATH_HOME>/memory`` (not created)."""
+    return Settings.from_env().home / MEMORY_DIR_NAME
+
+
+def local_memory_root() -> Path:
+    """``<RATH_HOME>/memory/local``, the local stores' parent (not created)."""
+    return memory_root() / LOCAL_SUBDIR
+
+
+def ensure_local_memory_root() -> Path:
+    """:func:`local_memory_root`, created."""
+    root = local_memory_root()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def local_store_dir(store_id: str | uuid.UUID) -> Path:
+    """The directory of local store ``store_id``.
+
+    Raises:
+        ValueError: ``store_id`` is not one plain directory name.
+    """
+    name = str(store_id)
+    if not name or name in (".", "..") or "/" in name or "\\" in name:
+        raise ValueError(f"invalid local memory store id {name!r}: use a plain name or a UUID")
+    return local_memory_root() / name

@@ -35,19 +35,19 @@ from rath.flow.tool import (
 )
 from rath.llm import Provider
 from rath.memory import (
-    BackendMemoryStore,
     MemoryBackend,
     MemoryCapabilities,
     MemoryCommitResult,
     MemoryFindResult,
+    MemoryHit,
     MemoryOp,
     MemoryOpCommit,
     MemoryOpFind,
     MemoryOpWrite,
-    MemoryPlaneHit,
     MemoryRecord,
     MemoryResult,
     MemorySpec,
+    MemoryStore,
     MemoryStoreClosed,
     MemoryStoreSpec,
     MemoryWriteResult,
@@ -59,13 +59,13 @@ from rath.tools import FlowToolCall, tool
 from rath.tools._custom import MAX_BODY_CHARS, result_body, run_tool_call
 from rath.tools.mcp.adapter import _coerce_input_schema, _flatten_call_result
 
-HIT = MemoryPlaneHit(uri="memory://user/memories/preferences/a", score=0.9, snippet="dark mode")
+HIT = MemoryHit(uri="memory://user/memories/preferences/a", score=0.9, snippet="dark mode")
 
 
 class Recorder(MemoryBackend):
     """A plane backend that records every op and answers finds with ``hits``."""
 
-    def __init__(self, hits: tuple[MemoryPlaneHit, ...] = (), fail: bool = False) -> None:
+    def __init__(self, hits: tuple[MemoryHit, ...] = (), fail: bool = False) -> None:
         super().__init__()
         self.ops: list[MemoryOp] = []
         self.hits = hits
@@ -78,7 +78,7 @@ class Recorder(MemoryBackend):
     def _open(self, spec: MemoryStoreSpec | None) -> tuple[str, Any]:
         return "rec", None
 
-    def _dispatch(self, store: BackendMemoryStore, op: MemoryOp) -> MemoryResult:
+    def _dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
         if self.fail:
             raise RuntimeError("backend down")
         self.ops.append(op)
@@ -258,7 +258,7 @@ def test_commit_memory_sends_the_conversation_without_injected_memories() -> Non
 
 
 def test_injected_rows_use_openraths_text_and_target_uri_as_given() -> None:
-    backend = Recorder(hits=(HIT, MemoryPlaneHit(uri="memory://user/memories/x/b", score=0.5)))
+    backend = Recorder(hits=(HIT, MemoryHit(uri="memory://user/memories/x/b", score=0.5)))
     policy = DefaultRecallInjection(top_k=2, target_uri="memory://user/memories/")
     rows = policy.inject(user_session("first", "", "Theme?"), backend.open())
     assert [(row.kind, row.payload["content"]) for row in rows] == [
@@ -287,7 +287,7 @@ def test_injection_whose_recall_fails_is_empty_and_warns(caplog: pytest.LogCaptu
 
 
 def test_injection_skips_zero_scores_and_memories_already_present() -> None:
-    zero = MemoryPlaneHit(uri="memory://user/memories/x/zero", score=0.0, snippet="no")
+    zero = MemoryHit(uri="memory://user/memories/x/zero", score=0.0, snippet="no")
     store = Recorder(hits=(HIT, zero)).open()
     session = user_session("hi")
     session.chunk_table = ChunkTable(

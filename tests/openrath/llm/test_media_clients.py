@@ -19,8 +19,8 @@ from rath.llm import (
     VLMProvider,
 )
 from rath.memory import EmbeddingError
-from rath.memory.testing import FakeEmbeddingServer, trigram_embedding
 from rath.testing import FakeChatServer, error_reply, text_reply
+from rath.testing.fake_embedder import FakeEmbeddingServer, trigram_embedding
 
 PNG = b"\x89PNG\r\n\x1a\n not really a png"
 

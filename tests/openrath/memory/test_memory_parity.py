@@ -13,7 +13,6 @@ import pytest
 import rath.memory as memory
 from rath.errors import RathError
 from rath.memory import (
-    BackendMemoryStore,
     MemoryBackend,
     MemoryBackendError,
     MemoryBackendNotFound,
@@ -25,6 +24,7 @@ from rath.memory import (
     MemoryOpRead,
     MemoryOpResource,
     MemoryResult,
+    MemoryStore,
     MemoryStoreClosed,
     MemoryStoreSpec,
     MemoryWriteResult,
@@ -38,7 +38,7 @@ class PublicMethodsBackend(MemoryBackend):
     """A backend written against OpenRath's ABC: only the public methods."""
 
     def __init__(self) -> None:
-        self.stores: dict[str, BackendMemoryStore] = {}
+        self.stores: dict[str, MemoryStore] = {}
 
     @classmethod
     def is_available(cls) -> bool:
@@ -55,20 +55,20 @@ class PublicMethodsBackend(MemoryBackend):
     def store_count(self) -> int:
         return len(self.stores)
 
-    def open(self, spec: MemoryStoreSpec | None = None) -> BackendMemoryStore:
-        store = BackendMemoryStore(self, f"h{len(self.stores)}", spec, None)
+    def open(self, spec: MemoryStoreSpec | None = None) -> MemoryStore:
+        store = MemoryStore(self, f"h{len(self.stores)}", spec, None)
         self.stores[store.handle] = store
         return store
 
-    def close(self, store: BackendMemoryStore) -> None:
+    def close(self, store: MemoryStore) -> None:
         store.closed = True
         self.stores.pop(store.handle, None)
 
-    def dispatch(self, store: BackendMemoryStore, op: MemoryOp) -> MemoryResult:
+    def dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
         return MemoryListResult(entries=())
 
 
-def _local(path: Path) -> BackendMemoryStore:
+def _local(path: Path) -> MemoryStore:
     return memory.get("local").open(MemoryStoreSpec(options={"path": str(path)}))
 
 
@@ -105,7 +105,7 @@ def test_a_backend_with_neither_open_nor_open_hook_is_abstract() -> None:
         def capabilities(cls) -> MemoryCapabilities:
             return MemoryCapabilities(scope_model=ScopeModel.KV)
 
-        def dispatch(self, store: BackendMemoryStore, op: MemoryOp) -> MemoryResult:
+        def dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
             return MemoryListResult(entries=())
 
     with pytest.raises(TypeError, match="_open"):

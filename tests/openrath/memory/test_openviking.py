@@ -34,7 +34,7 @@ TEA = "The user drinks green tea every morning."
 TEA_URI = "memory://user/memories/drinks/tea"
 
 
-def _open(server: OpenViking, key: str | None = None) -> memory.BackendMemoryStore:
+def _open(server: OpenViking, key: str | None = None) -> memory.MemoryStore:
     spec = MemoryStoreSpec(
         account_id=server.account,
         user_id=server.user,

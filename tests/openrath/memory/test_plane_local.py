@@ -31,14 +31,14 @@ from rath.memory import (
     MemoryWriteResult,
 )
 from rath.memory.persistence import PersistentMemoryRegistry, local_memory_root
-from rath.memory.testing import FakeEmbeddingServer
+from rath.testing.fake_embedder import FakeEmbeddingServer
 
 
-def _open(path: Path, **options: Any) -> memory.BackendMemoryStore:
+def _open(path: Path, **options: Any) -> memory.MemoryStore:
     return memory.get("local").open(MemoryStoreSpec(options={"path": str(path), **options}))
 
 
-def _write(store: memory.BackendMemoryStore, uri: str, content: str) -> None:
+def _write(store: memory.MemoryStore, uri: str, content: str) -> None:
     assert isinstance(store.dispatch(MemoryOpWrite(uri=uri, content=content)), MemoryWriteResult)
 
 

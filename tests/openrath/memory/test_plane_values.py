@@ -15,12 +15,12 @@ from rath.memory import (
     MemoryCapabilities,
     MemoryConflict,
     MemoryExecutionFailure,
+    MemoryHit,
     MemoryNotFound,
     MemoryOpCommit,
     MemoryOpFind,
     MemoryOpRead,
     MemoryOpWrite,
-    MemoryPlaneHit,
     MemoryStoreClosed,
     ScopeModel,
     UnsupportedMemoryOp,
@@ -106,7 +106,7 @@ def test_an_op_the_backend_does_not_run_raises_unsupported() -> None:
             return "h", None
 
         def _dispatch(self, store: object, op: object) -> memory.MemoryResult:
-            return memory.MemoryFindResult(hits=(MemoryPlaneHit("memory://user/a", 1.0),))
+            return memory.MemoryFindResult(hits=(MemoryHit("memory://user/a", 1.0),))
 
     store = ReadOnly().open()
     with pytest.raises(UnsupportedMemoryOp, match="does not support MemoryOpWrite"):

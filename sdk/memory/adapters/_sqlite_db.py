@@ -1,23 +1,6 @@
-"""``LocalMemoryStore``: memories in one SQLite file, with full-text and embedding recall.
+"""The SQLite memory database behind ``LocalMemoryStore``: full-text and embedding recall.
 
-Layout (schema version 1):
-
-* ``memories``: one row per memory (URI, scope, category, content, a digest of the
-  whitespace-folded content, the writer's idempotency key, session id, creation time).
-  ``UNIQUE(scope, content_digest)`` and ``UNIQUE(idempotency_key)`` make writes idempotent
-  even when several processes race.
-* ``memories_fts``: an FTS5 index over the content (the ``unicode61 remove_diacritics 2``
-  tokenizer under ``porter`` stemming), kept in step by triggers; lexical recall ranks with
-  ``bm25()``.
-* ``vectors``: one float32 BLOB per (memory, embedding model). Vectors missing for the
-  configured model (written before an embedder was set, or by another model) are filled in at
-  the next embedding recall.
-
-Concurrency: the database runs in WAL mode with a busy timeout, and every write is a
-``BEGIN IMMEDIATE`` transaction, so writers in several processes queue for the write lock
-instead of failing with "database is locked" (a deferred transaction that reads then writes
-can fail at once, without waiting). In one process, the store serialises its use of its
-connection with a lock, so it may be shared between threads.
+Layout, ranking and concurrency: docs/memory.md, "LocalMemoryStore: SQLite".
 """
 
 from __future__ import annotations
@@ -32,18 +15,14 @@ from pathlib import Path
 
 from rath.errors import MemoryStoreError
 from rath.llm.embedding import Embedder
-from rath.memory._store import (
-    DEFAULT_CATEGORY,
-    DEFAULT_SCOPE,
-    DEFAULT_TOP_K,
-    MemoryStore,
-    RecallMode,
-)
-from rath.memory._tokens import content_digest, match_expression, words
-from rath.memory._uri import MemoryURI, check_scope, check_segment, format_memory_uri
-from rath.memory._vectors import dot, normalized, pack, unpack
+from rath.memory._tokens import content_digest, match_expression
+from rath.memory.abc import DEFAULT_CATEGORY, DEFAULT_SCOPE, DEFAULT_TOP_K
 from rath.memory.errors import InvalidMemoryError
+from rath.memory.op_types import RecallMode
 from rath.memory.results import MemoryHit, MemoryRecord
+from rath.memory.uri import MemoryURI, check_scope, check_segment, format_memory_uri
+from rath.utils.text import words
+from rath.utils.vectors import dot, normalized, pack, unpack
 
 SCHEMA_VERSION = 1
 RRF_K = 60
@@ -111,14 +90,8 @@ _Ranking = list[tuple[int, float]]
 _Where = tuple[str | None, str | None]  # (scope, category) filters of a recall
 
 
-class LocalMemoryStore(MemoryStore):
+class SqliteMemoryDB:
     """Memories in a SQLite file that persists across processes and restarts.
-
-    Example::
-
-        with LocalMemoryStore(Path("~/.rath/memory/memory.db").expanduser()) as store:
-            store.remember("The user prefers dark mode.", "user", "preferences")
-            hits = store.recall("dark or light theme?")
 
     Args:
         path: The database file (its directory is created). Several stores, in this process
@@ -150,7 +123,7 @@ class LocalMemoryStore(MemoryStore):
 
     def __repr__(self) -> str:
         extra = f", embedder={self.embedder!r}" if self.embedder is not None else ""
-        return f"LocalMemoryStore({str(self.path)!r}{extra})"
+        return f"SqliteMemoryDB({str(self.path)!r}{extra})"
 
     def remember(
         self,
@@ -160,8 +133,9 @@ class LocalMemoryStore(MemoryStore):
         *,
         key: str | None = None,
         session_id: str | None = None,
+        uri: str | None = None,
     ) -> MemoryRecord:
-        """Store ``content`` (see :meth:`MemoryStore.remember`).
+        """Store ``content`` (see :meth:`MemoryStore.remember`; ``uri``: where, if given).
 
         With an embedder, the content is embedded before the row is written, so a failing
         embedder fails the call (retryably) and leaves nothing half-written.
@@ -183,7 +157,7 @@ class LocalMemoryStore(MemoryStore):
             vector = normalized(self._embed([text], query=False)[0])
         seed = f"key\0{key}" if key is not None else f"content\0{scope}\0{digest}"
         memory_id = hashlib.sha256(seed.encode()).hexdigest()[:16]
-        uri = format_memory_uri(scope, category, memory_id)
+        uri = str(MemoryURI.parse(uri)) if uri else format_memory_uri(scope, category, memory_id)
         created = datetime.now(UTC).isoformat()
         with self._writing() as db:
             existing = _existing(db, key, scope, digest)
@@ -259,11 +233,8 @@ class LocalMemoryStore(MemoryStore):
         ranked = [(rid, score) for rid, score in ranked if score > 0][:top_k]
         records = self._records([rid for rid, _ in ranked])
         return [
-            MemoryHit(
-                record=records[rid],
-                score=score,
-                lexical_score=bm25.get(rid),
-                embedding_score=semantic.get(rid),
+            MemoryHit.of(
+                records[rid], score, lexical_score=bm25.get(rid), embedding_score=semantic.get(rid)
             )
             for rid, score in ranked
             if rid in records  # a concurrent forget may have removed it

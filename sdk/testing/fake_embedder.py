@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any, cast
 
-from rath.memory._tokens import words
-from rath.memory._vectors import normalized, pack
 from rath.testing._loopback import LoopbackServer
+from rath.utils.text import words
+from rath.utils.vectors import normalized, pack
 
 _EMBEDDING_PATHS = ("/v1/embeddings", "/embeddings")
 DEFAULT_DIMENSIONS = 256
