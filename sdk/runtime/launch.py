@@ -293,6 +293,7 @@ def start_lazy_run(
             serve_local=serve_local,
         )
     )
+    runtime.track(run_id, future)
     shown = runtime if progress else None
     handle = RunHandle(run_id, future, workflow=workflow, runtime=shown)
     out.attach_pending(handle)
