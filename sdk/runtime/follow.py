@@ -251,6 +251,11 @@ class FollowedRun:
         """The workflow id."""
         return self._run.run_id
 
+    @property
+    def on_read(self) -> Callable[[Session], None] | None:
+        """The run's hook for the session that publishes its result (``RunHandle.on_read``)."""
+        return getattr(self._run, "on_read", None)
+
     def done(self) -> bool:
         """True once the run and its follow-up finished."""
         return self._run.done() and self._follower.done()

@@ -15,7 +15,7 @@ from typing import Any
 
 from temporalio import workflow
 
-from rath.budget import Budget
+from rath.budget import Budget, with_total_tokens
 from rath.contracts import AgentMemory, LoopOptions
 from rath.errors import ConfigError
 from rath.llm._stream import RathLLMStreamDelta
@@ -75,8 +75,10 @@ def run_session_loop(
         memory: Inject memories before the first round (and commit after the run); see
             ``Agent(memory=...)``.
         budget: Limits on this run's tokens, tool calls and time (inside a durable forward
-            with a budget, the tree's are enforced too). Exceeding one ends the run with
-            :class:`~rath.errors.BudgetExceededError`, which carries the transcript so far.
+            with a budget, the tree's are enforced too); ``agent_provider.budget_total_tokens``
+            is ``Budget(total_tokens=...)`` unless this sets its own. Exceeding one ends the
+            run with :class:`~rath.errors.BudgetExceededError`, which carries the transcript
+            so far.
         tool_policy: ``{pattern: "allow" | "deny" | "ask"}`` (or a ``ToolPolicy``): ``ask``
             pauses the run until ``rath.approve``/``rath.deny`` answers (a timeout denies).
         on_event: Called with each :class:`~rath.llm.RathLLMStreamDelta` while the model
@@ -142,7 +144,7 @@ def run_session_loop(
         name=slug(agent_name),
         options=loop_options,
         memory=memory,
-        budget=budget,
+        budget=with_total_tokens(budget, agent_provider.budget_total_tokens),
         tools=tool_set,
         out=out,
         on_event=on_event,

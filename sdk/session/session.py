@@ -312,6 +312,9 @@ class Session(BaseModel):
         self.sandbox = result.sandbox
         self._pending = None
         self._rows = result._rows
+        on_read = getattr(pending, "on_read", None)
+        if on_read is not None:  # OpenRath's budget callback sees the caller's session
+            on_read(self)
         return self
 
     def __await__(self) -> Any:
