@@ -58,7 +58,7 @@ def test_fork_detach_merge() -> None:
 def test_merge_refuses_different_backends() -> None:
     a = Session.from_user_message("a").to("local", spec="/tmp/a")
     b = Session.from_user_message("b").to("bwrap", spec="/tmp/b")
-    with pytest.raises(ValueError, match="different sandbox backends"):
+    with pytest.raises(ValueError, match="targeting different backends: 'local' vs"):
         a.merge(b)
 
 
