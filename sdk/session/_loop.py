@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from temporalio import workflow
 
@@ -33,13 +33,16 @@ from rath.tools._agent_tools import agent_tool_set
 from rath.utils.ids import new_id
 from rath.workflows._scope import current_scope
 
+if TYPE_CHECKING:
+    from rath.tools import FlowToolCall
+
 
 def run_session_loop(
     user_session: Session,
     agent_session: Session,
     *,
     agent_provider: Provider,
-    tools: Sequence[Any] | None = None,
+    tools: list[FlowToolCall] | Sequence[Any] | None = None,
     max_tool_rounds: int | None = None,
     agent_name: str = "agent",
     options: Any = None,

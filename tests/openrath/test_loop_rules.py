@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from support import FAST, fake_provider, tool_bodies
 
 from rath import flow
 from rath.session import ChunkKind, Session
+from rath.session.loop import run_session_loop
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 
@@ -73,3 +75,8 @@ def test_usage_sums_the_loops_completions(rath_env: Settings, tmp_path: Path) ->
         usage = out.cumulative_usage
     assert usage is not None
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (30, 5, 35)
+
+
+def test_the_tools_parameter_documents_flow_tool_calls() -> None:
+    annotation = inspect.signature(run_session_loop).parameters["tools"].annotation
+    assert str(annotation).startswith("list[FlowToolCall] |")
