@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from enum import StrEnum
+from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from rath.llm.dto import RathLLMMessage, RathLLMToolCallPart
 
 
-class ChunkKind(StrEnum):
+class ChunkKind(str, Enum):  # noqa: UP042 - prints ChunkKind.X, as OpenRath's
     """The kind of a transcript row."""
 
     SYSTEM = "system"
