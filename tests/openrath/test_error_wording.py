@@ -46,8 +46,8 @@ def test_an_unknown_kind_lists_the_kinds() -> None:
         Session.create("agent", "x")
 
 
-def test_merging_across_backends_names_both() -> None:
-    a = Session.from_user_message("a").to("local", spec="/tmp/a")
-    b = Session.from_user_message("b").to("bwrap", spec="/tmp/b")
+def test_merging_across_backends_names_both(tmp_path: Path) -> None:
+    a = Session.from_user_message("a").to("local", spec=tmp_path / "a")
+    b = Session.from_user_message("b").to("bwrap", spec=tmp_path / "b")
     with pytest.raises(ValueError, match="different backends: 'local' vs 'bwrap'"):
         a.merge(b)
