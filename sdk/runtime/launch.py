@@ -163,6 +163,7 @@ async def run_workflow(
         static_details=static_details,
         search_attributes=search_attributes if runtime.search_attributes else None,
     )
+    runtime.begun.add(workflow_id)
     if on_started is not None:
         on_started()
     outage = runtime.settings.outage_seconds

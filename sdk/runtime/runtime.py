@@ -61,6 +61,8 @@ class Runtime:
         self._reader: asyncio.Future[Client] | None = None
         self._serves = True
         self._started: set[tuple[str, concurrent.futures.Future[Any]]] = set()
+        self.begun: set[str] = set()
+        """Workflow ids of the runs this process started on the server."""
 
     def read_only(self) -> None:
         """Never run an in-process worker here: this process only reads runs and answers them.
@@ -99,6 +101,9 @@ class Runtime:
             futures = [future for _, future in list(self._started)]
             concurrent.futures.wait(futures, timeout=self.settings.exit_wait_seconds)
         for run_id in sorted({run_id for run_id, future in self._started if not future.done()}):
+            if run_id not in self.begun:
+                notice(f"run {run_id} never started: its inputs were not ready")
+                continue
             notice(
                 f"run {run_id} still going: rath sessions follow {run_id} "
                 "(needs a worker: rath worker)"
