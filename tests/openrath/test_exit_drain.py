@@ -9,6 +9,7 @@ gets one line saying how to follow it.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -102,3 +103,41 @@ def test_a_compression_is_synchronous_in_plain_python(rath_env: Settings) -> Non
         assert not out.pending  # filled when the call returns, as OpenRath's
         assert len(server.requests) == 2
     assert out.chunk_table.rows[-1].payload["content"] == "the summary"
+
+
+def test_ctrl_c_during_the_exit_wait_leaves_the_runs_running(
+    rath_env: Settings, server_address: str
+) -> None:
+    release = threading.Event()
+
+    def slow(request: object) -> str:
+        release.wait(WAIT)  # held until the script has exited
+        return "late"
+
+    with FakeChatServer(function_handler(slow)) as server:
+        script = subprocess.Popen(
+            [sys.executable, "-c", CHAIN, server.base_url],
+            env=dict(os.environ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert script.stdout is not None
+            first, second = script.stdout.readline().split()
+            server.wait_for_requests(1, timeout=WAIT)  # the first run is waiting on the model
+            script.send_signal(signal.SIGINT)
+            _, stderr = script.communicate(timeout=WAIT)
+        finally:
+            release.set()
+            if script.poll() is None:
+                script.kill()
+    lines = stderr.splitlines()
+    assert "rath: waiting for 2 runs this script started (Ctrl-C leaves them running)" in lines
+    assert (
+        f"rath: run {first} still going: rath sessions follow {first} (needs a worker: rath worker)"
+        in lines
+    )
+    assert f"rath: run {second} never started: its inputs were not ready" in lines
+    assert "Traceback" not in stderr, stderr
+    TemporalCli(server_address).terminate(first, reason="test over")
