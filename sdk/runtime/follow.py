@@ -323,4 +323,6 @@ def follow_started_run(
             return  # the run failed before it started: nothing to follow
         await follower.run(await runtime.client(), on_event)
 
-    out.attach_pending(FollowedRun(run, runtime.submit(follow())))
+    delivered = runtime.submit(follow())
+    runtime.track(out.run_id, delivered)  # an unread run's last events reach on_event too
+    out.attach_pending(FollowedRun(run, delivered))

@@ -19,7 +19,7 @@ from temporal_cli import TemporalCli
 
 from rath.session import Session, run_session_compress, run_session_loop
 from rath.settings import Settings
-from rath.testing import FakeChatServer, function_handler
+from rath.testing import FakeChatServer, function_handler, text_reply
 
 WAIT = 120.0
 BOUND = 15.0
@@ -141,3 +141,30 @@ def test_ctrl_c_during_the_exit_wait_leaves_the_runs_running(
     assert f"rath: run {second} never started: its inputs were not ready" in lines
     assert "Traceback" not in stderr, stderr
     TemporalCli(server_address).terminate(first, reason="test over")
+
+
+STREAMED = """
+import sys
+from rath.llm import Provider
+from rath.session import Session, run_session_loop
+
+provider = Provider(model="fake-model", base_url=sys.argv[1], api_key="test-key")
+run_session_loop(
+    Session.from_user_message("one"), Session.from_agent_prompt("A."), agent_provider=provider,
+    on_event=lambda delta: print(delta.content_delta or "", end="", flush=True),
+)
+"""
+
+
+def test_an_unread_streamed_run_delivers_every_event_before_exit(rath_env: Settings) -> None:
+    with FakeChatServer([text_reply("every piece arrives")]) as server:
+        done = subprocess.run(
+            [sys.executable, "-c", STREAMED, server.base_url],
+            env=dict(os.environ),
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "every piece arrives"
