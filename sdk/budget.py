@@ -34,6 +34,13 @@ class Budget(BaseModel):
     deadline_seconds: float | None = Field(default=None, gt=0)
 
 
+def with_total_tokens(budget: Budget | None, tokens: int | None) -> Budget | None:
+    """``budget`` capped at ``tokens`` (OpenRath's ``budget_total_tokens``) unless it has a cap."""
+    if tokens is None or (budget is not None and budget.total_tokens is not None):
+        return budget
+    return (budget or Budget()).model_copy(update={"total_tokens": tokens})
+
+
 class Spent(BaseModel):
     """What a run (or a tree of runs) has used so far."""
 

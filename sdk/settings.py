@@ -59,6 +59,8 @@ class Settings:
         outage_seconds: ``RATH_CLIENT_OUTAGE_SECONDS`` (default 300): how long a client
             waiting on a run keeps reconnecting to an unreachable Temporal before it gives up
             (the run itself goes on; re-attach by its workflow id).
+        exit_wait_seconds: ``RATH_EXIT_WAIT_SECONDS`` (default: no limit): how long a script
+            that ends with runs it started and never read waits for them at exit.
         shutdown_grace_seconds: ``RATH_SHUTDOWN_GRACE_SECONDS`` (default 25): on SIGTERM or
             SIGINT a worker stops taking work and lets the calls it runs finish for this long,
             so a normal restart loses no attempt (keep it under your orchestrator's kill
@@ -82,6 +84,7 @@ class Settings:
     set_current_version: bool = False
     shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
     outage_seconds: float = DEFAULT_OUTAGE_SECONDS
+    exit_wait_seconds: float | None = None
     telemetry: bool = False
 
     @classmethod
@@ -133,6 +136,11 @@ class Settings:
                 "RATH_SHUTDOWN_GRACE_SECONDS", DEFAULT_SHUTDOWN_GRACE_SECONDS
             ),
             outage_seconds=_seconds("RATH_CLIENT_OUTAGE_SECONDS", DEFAULT_OUTAGE_SECONDS),
+            exit_wait_seconds=(
+                _seconds("RATH_EXIT_WAIT_SECONDS", 0.0)
+                if os.environ.get("RATH_EXIT_WAIT_SECONDS")
+                else None
+            ),
             telemetry=_telemetry(),
         )
 

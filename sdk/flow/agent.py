@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rath.budget import Budget
+from rath.budget import Budget, with_total_tokens
 from rath.contracts import AgentMemory
 from rath.errors import ConfigError
 from rath.flow._agent_memory import AgentMemoryMethods, MemoryArg
@@ -122,10 +122,7 @@ class Agent(AgentMemoryMethods, Workflow):
         self.memory_top_k = memory_top_k
         self.memory_target = memory_target
         self.commit_on_forward = commit_on_forward
-        tokens = provider.budget_total_tokens
-        if tokens is not None and (budget is None or budget.total_tokens is None):
-            budget = (budget or Budget()).model_copy(update={"total_tokens": tokens})
-        self.budget = budget
+        self.budget = with_total_tokens(budget, provider.budget_total_tokens)
         self.tool_policy = tool_policy
         self.on_event = on_event
         self._name = name

@@ -27,7 +27,7 @@ _STATE_PROVIDER_FIELDS = ("model", "base_url", "api_key_env", "provider_kind")
 
 
 class Workflow:
-    """Base class of agent modules. Subclasses call ``super().__init__()`` and define ``forward``.
+    """Base class of agent modules. Subclasses define ``forward`` (``super().__init__()`` optional).
 
     Example:
         class Pair(flow.Workflow):
@@ -50,16 +50,19 @@ class Workflow:
     _is_agent: ClassVar[bool] = False  # listed in a forward's summary
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
-        """Make the module, recording its constructor arguments."""
+        """Make the module with empty registries, recording its constructor arguments."""
         # Recorded so a worker can rebuild this module for a durable forward (see _spec.py).
         module = super().__new__(cls)
         object.__setattr__(module, "_init_args", (args, kwargs))
+        # Made here, as OpenRath allows, so an __init__ that never calls (or calls last)
+        # super().__init__() can still assign agents and children.
+        object.__setattr__(module, "_agents", {})
+        object.__setattr__(module, "_children", {})
+        object.__setattr__(module, "_budget", None)
         return module
 
     def __init__(self) -> None:
-        object.__setattr__(self, "_agents", {})
-        object.__setattr__(self, "_children", {})
-        object.__setattr__(self, "_budget", None)
+        """Keep the registries ``__new__`` made (a subclass may call this last)."""
 
     def with_budget(self, budget: Budget | None = None, **limits: Any) -> Self:
         """Give this module's durable runs one budget, shared by every agent they start.

@@ -252,6 +252,11 @@ class FollowedRun:
         """The workflow id."""
         return self._run.run_id
 
+    @property
+    def on_read(self) -> Callable[[Session], None] | None:
+        """The run's hook for the session that publishes its result (``RunHandle.on_read``)."""
+        return getattr(self._run, "on_read", None)
+
     def done(self) -> bool:
         """True once the run and its follow-up finished."""
         return self._run.done() and self._follower.done()
@@ -319,4 +324,6 @@ def follow_started_run(
             return  # the run failed before it started: nothing to follow
         await follower.run(await runtime.client(), on_event)
 
-    out.attach_pending(FollowedRun(run, runtime.submit(follow())))
+    delivered = runtime.submit(follow())
+    runtime.track(out.run_id, delivered)  # an unread run's last events reach on_event too
+    out.attach_pending(FollowedRun(run, delivered))

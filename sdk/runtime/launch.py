@@ -77,6 +77,8 @@ class RunHandle(PendingResult[Any]):
         self._future = future
         self._workflow = workflow
         self._runtime = runtime
+        self.on_read: Callable[[Session], None] | None = None
+        """Called by ``Session.synchronize`` with the caller's session once it holds the result."""
 
     @property
     def run_id(self) -> str:
@@ -133,13 +135,10 @@ async def run_workflow(
     on_budget_exceeded: BudgetCallback | None = None,
     on_started: Callable[[], None] | None = None,
     task_queue: str | Callable[[], str | None] | None = None,
-    on_success: Callable[[T], None] | None = None,
     static_details: str | None = None,
     serve_local: bool = False,
 ) -> T:
     """Start a workflow once its inputs are ready, and wait for its result.
-
-    ``on_success`` sees the result of a run that completed (it may raise, failing the wait).
 
     ``on_started`` is called once the server accepted the start (the run exists).
     ``task_queue`` defaults to the shared queue (a forward goes to its class's queue); a
@@ -167,12 +166,11 @@ async def run_workflow(
         static_details=static_details,
         search_attributes=search_attributes if runtime.search_attributes else None,
     )
+    runtime.begun.add(workflow_id)
     if on_started is not None:
         on_started()
     outage = runtime.settings.outage_seconds
     result: T = await run_result(client, handle, result_type, on_budget_exceeded, outage=outage)
-    if on_success is not None:
-        on_success(result)
     return result
 
 
@@ -262,7 +260,6 @@ def start_lazy_run(
     on_started: Callable[[], None] | None = None,
     task_queue: str | Callable[[], str | None] | None = None,
     progress: bool = True,
-    on_success: Callable[[Session], None] | None = None,
     static_details: str | None = None,
     serve_local: bool = False,
 ) -> RunHandle:
@@ -291,11 +288,11 @@ def start_lazy_run(
             on_budget_exceeded=on_budget_exceeded,
             on_started=on_started,
             task_queue=task_queue,
-            on_success=on_success,
             static_details=static_details,
             serve_local=serve_local,
         )
     )
+    runtime.track(run_id, future)
     shown = runtime if progress else None
     handle = RunHandle(run_id, future, workflow=workflow, runtime=shown)
     out.attach_pending(handle)
@@ -327,13 +324,14 @@ def start_loop(call: LoopCall) -> None:
         static_summary=call.summary(spec),
         static_details=call.details(spec),
         settings=settings,
-        on_budget_exceeded=call.provider.on_budget_exceeded,
+        # With a callback, a run stopped over budget is a result: the callback sees it on read.
+        on_budget_exceeded=_keep_partial if call.provider.on_budget_exceeded else None,
         on_started=(lambda: started.set_result(None)) if streaming else None,
         progress=not streaming,
-        on_success=lambda out: crossed_on_the_last_round(out, call.provider),
         serve_local=executor is not None,
         task_queue=lambda: owner_queue(get_runtime(settings), call.user.sandbox),
     )
+    handle.on_read = lambda out: budget_crossed(out, call.provider)
     if executor is not None:
         handle.add_done_callback(lambda _: EXECUTORS.discard(executor.id))
     if call.on_event is not None:
@@ -428,19 +426,23 @@ async def _outliving_outages(handle: WorkflowHandle[Any, T], workflow_id: str, o
             delay = min(delay * 2, _MAX_DELAY)
 
 
-def crossed_on_the_last_round(out: Session, provider: Any) -> None:
-    """OpenRath's budget callback for a run whose final round crossed ``budget_total_tokens``.
+def _keep_partial(session: Any, usage: Any) -> None:
+    """A run stopped over budget becomes its partial session (``budget_crossed`` calls back)."""
 
-    Rath stops a run before a call that the budget no longer allows (then the failure path
-    calls ``on_budget_exceeded``). A run whose last round crossed the cap ended on its own, and
-    OpenRath still called the callback once, after that round: so does this (or it logs the
-    warning OpenRath logs when there is no callback). A callback that raises fails the wait.
+
+def budget_crossed(out: Session, provider: Any) -> None:
+    """OpenRath's ``on_budget_exceeded(out, usage)``, with the caller's ``out`` once it is read.
+
+    A run stops before a call its budget no longer allows (``budget.exceeded`` in its extras);
+    a run whose last round crossed ``budget_total_tokens`` ended on its own. Either way
+    OpenRath called back once with the crossing usage, or logged a warning without a
+    callback. A callback that raises fails the read.
     """
     cap = getattr(provider, "budget_total_tokens", None)
-    if cap is None or out.usage is None or out.usage.total_tokens <= cap:
+    stopped = "budget.exceeded" in dict(out.lineage_extras)
+    crossed = cap is not None and out.usage is not None and out.usage.total_tokens > cap
+    if not (stopped or crossed) or out.usage is None:
         return
-    if "budget.exceeded" in dict(out.lineage_extras):
-        return  # the run stopped over budget: the failure path called back already
     callback = getattr(provider, "on_budget_exceeded", None)
     if callback is None:
         logger.warning(

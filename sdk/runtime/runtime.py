@@ -60,6 +60,9 @@ class Runtime:
         """Whether runs carry Rath's search attributes (known once connected)."""
         self._reader: asyncio.Future[Client] | None = None
         self._serves = True
+        self._started: set[tuple[str, concurrent.futures.Future[Any]]] = set()
+        self.begun: set[str] = set()
+        """Workflow ids of the runs this process started on the server."""
 
     def read_only(self) -> None:
         """Never run an in-process worker here: this process only reads runs and answers them.
@@ -77,6 +80,38 @@ class Runtime:
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the runtime loop; never blocks."""
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def track(self, run_id: str, future: concurrent.futures.Future[Any]) -> None:
+        """Note work of run ``run_id`` this script started: the exit waits for it."""
+        entry = (run_id, future)
+        self._started.add(entry)
+        future.add_done_callback(lambda _: self._started.discard(entry))
+
+    def finish_started_runs(self) -> None:
+        """At exit: wait for the runs this script started and never read (as OpenRath drains).
+
+        Bounded by ``RATH_EXIT_WAIT_SECONDS`` (no limit by default); Ctrl-C stops the wait.
+        Each run still going then gets one line saying how to follow it.
+        """
+        going = {run_id: future for run_id, future in list(self._started) if not future.done()}
+        if not going:
+            return
+        count = len(going)
+        notice(
+            f"waiting for {count} run{'s' if count != 1 else ''} this script started "
+            "(Ctrl-C leaves them running)"
+        )
+        with contextlib.suppress(KeyboardInterrupt):
+            futures = [future for _, future in list(self._started)]
+            concurrent.futures.wait(futures, timeout=self.settings.exit_wait_seconds)
+        for run_id in sorted({run_id for run_id, future in self._started if not future.done()}):
+            if run_id not in self.begun:
+                notice(f"run {run_id} never started: its inputs were not ready")
+                continue
+            notice(
+                f"run {run_id} still going: rath sessions follow {run_id} "
+                "(needs a worker: rath worker)"
+            )
 
     async def client(self) -> Client:
         """The connected client; the first call starts the embedded server and worker."""
@@ -168,25 +203,26 @@ class Runtime:
             with contextlib.suppress(Exception):
                 self.submit(stop()).result(timeout=timeout)
         with contextlib.suppress(Exception):
-            self.submit(_settle()).result(timeout=timeout)
+            self.submit(_settle(timeout)).result(timeout=timeout + _SETTLE_SECONDS)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=timeout)
 
 
-async def _settle() -> None:
+async def _settle(timeout: float) -> None:
     """Cancel what still waits on Temporal, and let the core deliver its last answers.
 
     The Temporal core answers from threads of its own, which take the GIL to hand a result
     to this loop. One that does so while the interpreter finalises aborts the process
     (``Fatal Python error: PyGILState_Release``, sdk-python#300). So before the loop stops,
-    every pending call is cancelled and the loop stays up a moment for those hand-overs.
+    every pending task is cancelled and awaited (no "Task was destroyed" at exit), and the
+    loop stays up a moment for those hand-overs.
     """
     current = asyncio.current_task()
     pending = [task for task in asyncio.all_tasks() if task is not current]
     for task in pending:
         task.cancel()
     if pending:
-        await asyncio.wait(pending, timeout=_SETTLE_SECONDS)
+        await asyncio.wait(pending, timeout=timeout)
     await asyncio.sleep(_SETTLE_SECONDS)  # the core's threads hand over while the loop runs
 
 
@@ -227,15 +263,24 @@ def shutdown_runtime(
         runtime.shutdown(timeout)
 
 
+def _shutdown_at_exit() -> None:
+    """Finish the runs this script started (see :meth:`Runtime.finish_started_runs`), then stop."""
+    with _lock:
+        runtimes = list(_runtimes.values())
+    for runtime in runtimes:
+        runtime.finish_started_runs()
+    shutdown_runtime()
+
+
 # Shut down before the interpreter starts finalising: ``atexit`` handlers run after
 # concurrent.futures refuses new work, which leaves the worker unable to evict workflows (and
 # has been seen to abort the process). Threading's exit hooks run first, newest first, so this
 # one (registered after concurrent.futures.thread's) runs while executors still work.
 _register_early_exit = getattr(threading, "_register_atexit", None)
 if _register_early_exit is not None:
-    _register_early_exit(shutdown_runtime)
+    _register_early_exit(_shutdown_at_exit)
 else:  # pragma: no cover - CPython always has it
-    atexit.register(shutdown_runtime)
+    atexit.register(_shutdown_at_exit)
 
 
 def notice(message: str) -> None:

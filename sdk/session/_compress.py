@@ -73,7 +73,8 @@ def run_session_compress(
             with ``persist``/``persist_path`` (see ``run_session_loop``).
 
     Returns:
-        A lazy session with one USER row; parents ``(user.id, agent.id)``, kind
+        The session with one USER row (in plain Python the call waits for it, as OpenRath's;
+        inside a durable ``forward`` it is lazy); parents ``(user.id, agent.id)``, kind
         ``op_session_compress``, extras ``compression.lossy`` and ``compression.rows_out``.
 
     Raises:
@@ -82,6 +83,7 @@ def run_session_compress(
             synchronous client cannot be built for ``on_event`` (no key: ``ValueError``).
         TypeError: ``on_event`` with a provider whose client cannot stream.
         PersistenceError: ``persist_path`` is taken by another session file; nothing starts.
+        RunFailedError: The compression failed (plain Python).
     """
     out = Session(
         id=new_id(),
@@ -120,7 +122,7 @@ def run_session_compress(
         register_run(user_session, agent_session, out)
     if writer is not None:
         persist_when_done(out, writer)
-    return out
+    return out.synchronize()  # synchronous in plain Python, as OpenRath's
 
 
 def _refuse_client_objects(executor: Any, on_event: Callable[..., None] | None) -> None:

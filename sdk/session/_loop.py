@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from temporalio import workflow
 
-from rath.budget import Budget
+from rath.budget import Budget, with_total_tokens
 from rath.contracts import AgentMemory, LoopOptions
 from rath.errors import ConfigError
 from rath.llm.chat_response import RathLLMStreamDelta
@@ -35,13 +35,16 @@ from rath.tools._agent_tools import agent_tool_set
 from rath.utils.ids import new_id
 from rath.workflows._scope import current_scope
 
+if TYPE_CHECKING:
+    from rath.tools import FlowToolCall
+
 
 def run_session_loop(
     user_session: Session,
     agent_session: Session,
     *,
     agent_provider: Provider,
-    tools: Sequence[Any] | None = None,
+    tools: list[FlowToolCall] | Sequence[Any] | None = None,
     max_tool_rounds: int | None = None,
     agent_name: str = "agent",
     options: Any = None,
@@ -77,8 +80,10 @@ def run_session_loop(
         memory: Inject memories before the first round (and commit after the run); see
             ``Agent(memory=...)``.
         budget: Limits on this run's tokens, tool calls and time (inside a durable forward
-            with a budget, the tree's are enforced too). Exceeding one ends the run with
-            :class:`~rath.errors.BudgetExceededError`, which carries the transcript so far.
+            with a budget, the tree's are enforced too); ``agent_provider.budget_total_tokens``
+            is ``Budget(total_tokens=...)`` unless this sets its own. Exceeding one ends the
+            run with :class:`~rath.errors.BudgetExceededError`, which carries the transcript
+            so far.
         tool_policy: ``{pattern: "allow" | "deny" | "ask"}`` (or a ``ToolPolicy``): ``ask``
             pauses the run until ``rath.approve``/``rath.deny`` answers (a timeout denies).
         on_event: Called with each :class:`~rath.llm.RathLLMStreamDelta` while the model
@@ -144,7 +149,7 @@ def run_session_loop(
         name=slug(agent_name),
         options=loop_options,
         memory=memory,
-        budget=budget,
+        budget=with_total_tokens(budget, agent_provider.budget_total_tokens),
         tools=tool_set,
         out=out,
         on_event=on_event,

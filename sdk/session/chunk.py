@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from enum import StrEnum
+from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -24,7 +24,7 @@ from rath.llm.chat_request import RathLLMMessage
 from rath.llm.chat_response import RathLLMToolCallPart
 
 
-class ChunkKind(StrEnum):
+class ChunkKind(str, Enum):  # noqa: UP042 - prints ChunkKind.X, as OpenRath's
     """The kind of a transcript row."""
 
     SYSTEM = "system"

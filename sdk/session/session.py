@@ -233,7 +233,7 @@ class Session(BaseModel):
             return cls()
         if kind not in ("user", "system"):
             raise ValueError(
-                f"Session.create kind must be 'user', 'system' or 'empty', not {kind!r}"
+                f"Session.create: unknown kind {kind!r} (use 'user', 'system' or 'empty')"
             )
         if kind == "user":
             return stamped_leaf(user_text_chunk(text), LineageKind.LEAF_USER, "Session.create")
@@ -306,6 +306,9 @@ class Session(BaseModel):
         self.sandbox = result.sandbox
         self._pending = None
         self._rows = result._rows
+        on_read = getattr(pending, "on_read", None)
+        if on_read is not None:  # OpenRath's budget callback sees the caller's session
+            on_read(self)
         return self
 
     def __await__(self) -> Any:
@@ -461,8 +464,8 @@ class Session(BaseModel):
             and ours.sandbox.backend != theirs.sandbox.backend
         ):
             raise ValueError(
-                f"cannot merge sessions on different sandbox backends "
-                f"({ours.sandbox.backend!r} and {theirs.sandbox.backend!r}); "
+                "cannot merge sessions targeting different backends: "
+                f"{ours.sandbox.backend!r} vs {theirs.sandbox.backend!r}; "
                 "move one with `.to(...)` first"
             )
         name = policy_name(policy)

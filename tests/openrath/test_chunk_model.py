@@ -101,3 +101,10 @@ def test_hitting_max_rounds_marks_the_output_truncated(rath_env: Settings, tmp_p
         )
         out.synchronize()
     assert ("loop.truncated", True) in out.lineage_extras
+
+
+def test_kinds_print_like_openraths_str_enums() -> None:
+    row = Session.from_user_message("hi").chunk_table.rows[0]
+    assert str(row.kind) == f"{row.kind}" == "ChunkKind.USER"
+    assert row.kind == "user" and row.kind.value == "user"
+    assert str(LineageKind.OP_FORK) == "LineageKind.OP_FORK" and LineageKind.OP_FORK == "op_fork"

@@ -26,6 +26,7 @@ from rath.llm.chat_response import (
 )
 from rath.session import (
     ChunkKind,
+    ChunkRow,
     Session,
     run_session_compress,
     run_session_loop,
@@ -169,6 +170,20 @@ def test_loaded_usage_is_openraths_type(tmp_path: Path) -> None:
     session, target = Session.from_user_message("x"), tmp_path / "s.jsonl"
     SessionWriter(session, path=target).close(RathLLMTokenUsage(3, 4, 7))
     assert load_session(session.id, path=target).cumulative_usage == RathLLMTokenUsage(3, 4, 7)
+
+
+def test_a_rows_time_is_persisted_so_a_reloaded_row_is_equal(tmp_path: Path) -> None:
+    session, target = Session.from_user_message("x"), tmp_path / "s.jsonl"
+    rows = [
+        ChunkRow(ChunkKind.USER, {"content": "x"}),
+        ChunkRow(ChunkKind.ASSISTANT, {"content": "y"}, at=1.5),
+    ]
+    with SessionWriter(session, path=target) as writer:
+        for index, row in enumerate(rows):
+            writer.write_chunk(index, row)
+    assert list(load_session(session.id, path=target).chunk_table.rows) == rows
+    records = [json.loads(line) for line in target.read_text().splitlines()]
+    assert [record.get("at") for record in records[1:3]] == [None, 1.5]
 
 
 # -- the loop and compression entries (1.1) -----------------------------------------------------

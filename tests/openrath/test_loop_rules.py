@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from tool_app import add
 
 from rath import flow
 from rath.session import ChunkKind, Session
+from rath.session.loop import run_session_loop
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 
@@ -85,3 +87,8 @@ def test_the_durable_loop_sends_tools_as_openrath_does(rath_env: Settings, tmp_p
     names = [tool["function"]["name"] for tool in tools]
     assert names == sorted(names) and "add" in names and "read_workspace_file" in names
     assert "additionalProperties" not in json.dumps(tools)
+
+
+def test_the_tools_parameter_documents_flow_tool_calls() -> None:
+    annotation = inspect.signature(run_session_loop).parameters["tools"].annotation
+    assert str(annotation).startswith("list[FlowToolCall] |")

@@ -122,9 +122,27 @@ def test_journal_export_resolves_ids_and_skips_or_refuses_unknown_ones(tmp_path:
     path = tmp_path / "out" / "journal.jsonl"
     export_journal_jsonl(journal, path)
     rows = [json.loads(line) for line in path.read_text().splitlines()]
-    assert [r["id"] for r in rows][:2] == [str(a.id), str(b.id)]
-    assert rows[1]["parent_session_ids"] == [str(a.id)]
+    assert [r["id"] for r in rows] == [str(b.id)]  # the unstamped input is not a visit
+    assert rows[0]["parent_session_ids"] == [str(a.id)]
     assert export_jsonl_string([a, b]).count("\n") == 2
+
+
+def test_the_journal_lists_what_operations_made_not_their_unstamped_root(
+    tmp_path: Path,
+) -> None:
+    # OpenRath's example 02: fork, fork, merge, detach inside the block write 4 rows.
+    with lineage_journal_tracking() as journal:
+        question = Session.from_user_message("Will it rain tomorrow?")
+        merged = question.fork().merge(question.fork())
+        fresh = merged.detach()
+    path = tmp_path / "journal.jsonl"
+    export_journal_jsonl(journal, path)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(rows) == 4 and rows[-1]["id"] == str(fresh.id)
+    assert question.id not in journal.visit_order
+    graph = journal.graph()
+    assert graph.nodes[0].id == question.id and len(graph.nodes) == 5
+    graph.validate()
 
 
 def test_the_registry_finds_sessions_weakly_and_tracks_the_active_one() -> None:

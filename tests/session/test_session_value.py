@@ -55,10 +55,10 @@ def test_fork_detach_merge() -> None:
     assert merged.sandbox == root.sandbox
 
 
-def test_merge_refuses_different_backends() -> None:
-    a = Session.from_user_message("a").to("local", spec="/tmp/a")
-    b = Session.from_user_message("b").to("bwrap", spec="/tmp/b")
-    with pytest.raises(ValueError, match="different sandbox backends"):
+def test_merge_refuses_different_backends(tmp_path: Path) -> None:
+    a = Session.from_user_message("a").to("local", spec=tmp_path / "a")
+    b = Session.from_user_message("b").to("bwrap", spec=tmp_path / "b")
+    with pytest.raises(ValueError, match="targeting different backends: 'local' vs"):
         a.merge(b)
 
 

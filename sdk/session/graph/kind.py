@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import Enum
 
 from rath.errors import LineageConsistencyError
 
 __all__ = ["LineageConsistencyError", "LineageKind"]
 
 
-class LineageKind(StrEnum):
+class LineageKind(str, Enum):  # noqa: UP042 - prints LineageKind.X, as OpenRath's
     """The operation that produced a session."""
 
     UNKNOWN = "unknown"

@@ -54,12 +54,14 @@ class LineageJournal:
     _seen: set[UUID] = field(default_factory=set, init=False, compare=False)
     _nodes: dict[UUID, GraphNode] = field(default_factory=dict, init=False, compare=False)
     _live: dict[UUID, weakref.ref[Session]] = field(default_factory=dict, init=False, compare=False)
+    _order: dict[UUID, None] = field(default_factory=dict, init=False, compare=False)
 
     def __post_init__(self) -> None:
         given: Any = self.visit_order
         if not isinstance(given, list):  # a list is kept as is: its owner sees the records
             self.visit_order = list(given)
         self._seen = set(self.visit_order)
+        self._order = dict.fromkeys(self.visit_order)  # the graph's nodes, visited or not
 
     def record(
         self,
@@ -67,6 +69,7 @@ class LineageJournal:
         *,
         agent: str | None = None,
         run_id: str | None = None,
+        visit: bool = True,
     ) -> None:
         """Add ``session`` (or refresh it); never waits for a lazy session.
 
@@ -75,6 +78,8 @@ class LineageJournal:
                 which only marks the visit: exports resolve it through the session registry.
             agent: The agent that produced it; kept from an earlier record if omitted.
             run_id: Its run's workflow id; kept from an earlier record if omitted.
+            visit: ``False`` adds a graph node only, not to ``visit_order`` (an unstamped
+                input, which OpenRath's journal never lists).
         """
         if isinstance(session, UUID):
             with self._lock:
@@ -82,7 +87,9 @@ class LineageJournal:
             return
         node, ref = self._node_of(session, agent, run_id)
         with self._lock:
-            self._visit(node.id)
+            if visit:
+                self._visit(node.id)
+            self._order.setdefault(node.id)
             self._nodes[node.id] = node
             if ref is None:
                 self._live.pop(node.id, None)
@@ -98,11 +105,12 @@ class LineageJournal:
         """The visited sessions as a graph, re-read from those still alive.
 
         The fresh snapshots are kept, so a session collected later keeps its last state. An
-        id recorded bare (never as a session) is a node of unknown lineage.
+        id recorded bare (never as a session) is a node of unknown lineage. Inputs recorded
+        as nodes only (``record(..., visit=False)``) are in the graph too.
         """
         known = self._snapshots()
         with self._lock:
-            order = list(dict.fromkeys(self.visit_order))
+            order = list(dict.fromkeys([*self._order, *self.visit_order]))
         return SessionGraph(
             nodes=tuple(
                 known.get(sid) or GraphNode(id=sid, lineage_kind=LineageKind.UNKNOWN)
@@ -144,6 +152,7 @@ class LineageJournal:
         if session_id not in self._seen:
             self._seen.add(session_id)
             self.visit_order.append(session_id)
+        self._order.setdefault(session_id)
 
     def __len__(self) -> int:
         return len(self._seen)
@@ -189,16 +198,17 @@ def record_session(
     Args:
         session: A session just made by an operation (fork, merge, a run's output...).
         agent: The agent that produced it, if any.
-        inputs: The sessions it was made from. Those not yet in the journal are recorded
-            first, so unstamped roots such as ``Session.from_user_message(...)`` are not
-            missing from the journal's graph.
+        inputs: The sessions it was made from. Those not yet in the journal are added as
+            graph nodes, so unstamped roots such as ``Session.from_user_message(...)`` are
+            not missing from the journal's graph; as in OpenRath, ``visit_order`` (and the
+            journal's export) lists only the sessions operations made.
     """
     journal = _ACTIVE.get()
     if journal is None or not session_graph_mode():
         return
     for source in inputs:
         if source.id not in journal:
-            journal.record(source)
+            journal.record(source, visit=False)
     journal.record(session, agent=agent)
 
 

@@ -72,7 +72,7 @@ def load_session(session_id: UUID | str, *, path: Path | None = None) -> Persist
     record = current_catalog().get(session_id)
     if record is None:
         raise PersistenceError(
-            f"no session {session_id}: no file in {sessions_dir()} and no catalog record in "
+            f"session {session_id} not found: no file in {sessions_dir()} and no catalog record in "
             "the store (RATH_STORE_URL or RATH_HOME must point where it ran)"
         )
     return load_recorded(reconciled(record))

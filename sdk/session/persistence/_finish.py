@@ -28,7 +28,9 @@ def persist_when_done(out: Session, writer: SessionWriter) -> None:
         # Off the runtime's loop: store reads and file writes.
         await asyncio.to_thread(_finish, run, writer)
 
-    written = get_runtime().submit(finish())
+    runtime = get_runtime()
+    written = runtime.submit(finish())
+    runtime.track(run.run_id, written)
     out.attach_pending(FollowedRun(run, written, what="writing its session file"))
 
 

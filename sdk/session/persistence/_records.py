@@ -43,8 +43,8 @@ def register_chunk_migration(from_version: int, fn: Migration) -> None:
 def _register(table: dict[int, Migration], from_version: int, fn: Migration) -> None:
     if from_version >= CURRENT_SCHEMA_VERSION:
         raise ValueError(
-            f"a migration from version {from_version} makes no sense: the current schema "
-            f"version is {CURRENT_SCHEMA_VERSION}"
+            f"refusing to register a migration from version {from_version}: migrations lead "
+            f"up to CURRENT_SCHEMA_VERSION ({CURRENT_SCHEMA_VERSION}), so start below it"
         )
     table[from_version] = fn
 
@@ -53,8 +53,8 @@ def migrate(record: dict[str, Any], version: int, *, header: bool, where: str) -
     """``record`` (of schema ``version``) brought to the current version."""
     if version > CURRENT_SCHEMA_VERSION:
         raise PersistenceError(
-            f"{where}: schema_version {version} is newer than this Rath reads "
-            f"({CURRENT_SCHEMA_VERSION}); refusing to downgrade"
+            f"{where}: schema_version {version} is newer than CURRENT_SCHEMA_VERSION "
+            f"({CURRENT_SCHEMA_VERSION}), which this Rath reads; refusing to downgrade"
         )
     table = _HEADER_MIGRATIONS if header else _CHUNK_MIGRATIONS
     while version < CURRENT_SCHEMA_VERSION:

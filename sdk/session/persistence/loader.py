@@ -120,4 +120,7 @@ def _row(record: dict[str, Any], where: str) -> ChunkRow:
     payload = record.get("payload")
     if not isinstance(payload, dict):
         raise PersistenceError(f"{where}: a chunk payload must be a JSON object")
-    return ChunkRow(kind=kind, payload=payload)
+    at = record.get("at")
+    if at is not None and (isinstance(at, bool) or not isinstance(at, int | float)):
+        raise PersistenceError(f"{where}: a chunk's 'at' must be seconds since the epoch")
+    return ChunkRow(kind=kind, payload=payload, at=at)

@@ -83,7 +83,8 @@ class SessionWriter:
             RuntimeError: The writer was closed or abandoned.
         """
         record = {"record_type": "chunk", "index": index, "kind": row.kind.value}
-        self._line(record | {"payload": row.payload})
+        at = {} if row.at is None else {"at": row.at}  # OpenRath's loader ignores extra keys
+        self._line(record | {"payload": row.payload} | at)
         self._count += 1
 
     def close(self, usage: RathLLMTokenUsage | None = None) -> None:
