@@ -1,14 +1,12 @@
 """Sessions: the values that flow through agents (transcript, lineage, placement, usage).
 
-Importing this package loads values only (no Temporal client): ``run_session_loop`` and
-``run_session_compress``, which start work, load the runtime when first used.
+Importing this package loads values only: work that needs the runtime asks the session host
+(:mod:`rath.session.host`), which loads it on first use.
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from rath.session import _plane_handles  # noqa: F401 - installs the sandbox handle opener
-from rath.session._default_host import DefaultHost
 from rath.session._diff import SessionDiff
 from rath.session.chunk import (
     ChunkKind,
@@ -21,6 +19,7 @@ from rath.session.chunk import (
     tool_feedback_chunk,
     user_text_chunk,
 )
+from rath.session.default_host import DefaultHost
 from rath.session.graph import (
     GraphNode,
     LineageConsistencyError,
@@ -39,6 +38,7 @@ from rath.session.graph import (
 )
 from rath.session.graph.kind import LineageKind
 from rath.session.graph.legacy import SessionLineage
+from rath.session.host import set_process_host
 from rath.session.manager import SessionRegistry, session_registry
 from rath.session.merge import Summarize, interleave_by_time
 from rath.session.placement import Placement
@@ -48,7 +48,7 @@ from rath.session.primitives import (
     detach_session,
     fork_session,
 )
-from rath.session.session import MergePolicy, Session, set_process_host
+from rath.session.session import MergePolicy, Session
 from rath.session.table_ref import TableRef
 
 if TYPE_CHECKING:

@@ -9,6 +9,11 @@ from pydantic import BaseModel, ConfigDict
 
 from rath.sandbox._spec import SandboxSpec
 
+NO_SANDBOX = (
+    'session has no sandbox backend; call session.to("local") (or another backend) before '
+    "using workspace tools"
+)
+
 
 class Placement(BaseModel):
     """Where a session's tools run: a sandbox backend, its spec, and a stable sandbox id.

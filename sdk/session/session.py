@@ -15,11 +15,10 @@ installed from above, so this module, on the lowest floor, imports nothing that 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
-from contextvars import ContextVar
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -27,11 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from rath.errors import ConfigError, NotReadyError, RunError, StoreError
 from rath.llm._usage import TokenUsage, add_usage
 from rath.llm.dto import RathLLMTokenUsage
-from rath.llm.provider import Provider
 from rath.sandbox._spec import SandboxSpec
 from rath.session._diff import SessionDiff
 from rath.session._graph_mode import stamped
-from rath.session._handles import NO_SANDBOX, open_handle
 from rath.session.chunk import (
     ChunkKind,
     ChunkRow,
@@ -43,8 +40,9 @@ from rath.session.chunk import (
 from rath.session.deferred import Deferred, PendingResult
 from rath.session.graph.kind import LineageKind
 from rath.session.graph.legacy import SessionLineage
+from rath.session.host import CompressJob, current_host
 from rath.session.merge import MERGE_SUMMARY_PROMPT, Summarize, policy_name
-from rath.session.placement import Placement
+from rath.session.placement import NO_SANDBOX, Placement
 from rath.session.table_ref import TableRef
 from rath.utils.ids import new_id
 from rath.utils.in_workflow import in_workflow
@@ -473,14 +471,16 @@ class Session(BaseModel):
             joined = Session(sandbox=out.sandbox)
             joined._resolve_with((ours, theirs), lambda: concatenated(joined, ours, theirs))
             host.compress(
-                out,
-                joined,
-                Session.from_agent_prompt(MERGE_SUMMARY_PROMPT),
-                provider=summarize.provider,
-                instruction=summarize.instruction,
-                name=summarize.name,
-                inputs=(ours, theirs),
-                usage_from=(ours, theirs),
+                CompressJob(
+                    user=joined,
+                    agent=Session.from_agent_prompt(MERGE_SUMMARY_PROMPT),
+                    provider=summarize.provider,
+                    instruction=summarize.instruction,
+                    name=summarize.name,
+                    out=out,
+                    inputs=(ours, theirs),
+                    usage_from=(ours, theirs),
+                )
             )
             return out
         if name == "interleave_by_time":
@@ -568,7 +568,7 @@ class Session(BaseModel):
             raise ConfigError(NO_SANDBOX)
         handle = self._handle
         if handle is None:
-            handle = open_handle(self.sandbox).acquire()
+            handle = current_host().open_handle(self.sandbox).acquire()
             self._handle = handle
         elif handle.closed:
             raise ConfigError(
@@ -742,90 +742,3 @@ def concatenated(out: Session, ours: Session, theirs: Session) -> Session:
 def merged_usage(ours: Session, theirs: Session) -> TokenUsage | None:
     """The usage of a merge: both branches' summed."""
     return add_usage(ours.usage, theirs.usage)
-
-
-class SessionHost(Protocol):
-    """Who runs sessions in this context: Rath's client runtime, or a durable run's scope.
-
-    A session asks its host for everything that is not a value operation. The runtime
-    installs the client host for the process (:func:`set_process_host`); a durable run
-    installs its scope for the code it runs (:func:`hosted_by`).
-    """
-
-    def check_backend(self, backend: str) -> None:
-        """Raise ``SandboxUnavailableError`` when ``backend`` is not a registered name."""
-        ...
-
-    def load_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
-        """A stored table's rows (blocking; not in workflow code)."""
-        ...
-
-    async def read_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
-        """A stored table's rows, from workflow code (an activity)."""
-        ...
-
-    def record(self, session: Session, *, inputs: tuple[Session, ...] = ()) -> None:
-        """Note a new session in the lineage graph (and hold its sandbox, client-side)."""
-        ...
-
-    def hold(self, session: Session) -> None:
-        """Make a placed session a holder of its sandbox."""
-        ...
-
-    def release(self, placement: Placement, holder: str) -> bool:
-        """Let ``holder`` go; returns whether that closed the sandbox."""
-        ...
-
-    def interleave(self, out: Session, ours: Session, theirs: Session) -> None:
-        """Make ``out`` the (lazy) ``interleave_by_time`` merge of two sessions."""
-        ...
-
-    def compress(
-        self,
-        out: Session,
-        user: Session,
-        agent: Session,
-        *,
-        provider: Provider,
-        instruction: str | None,
-        name: str,
-        inputs: tuple[Session, ...],
-        usage_from: tuple[Session, ...] = (),
-    ) -> None:
-        """Make ``out`` the (lazy) compression of ``user`` by ``provider``."""
-        ...
-
-
-_CONTEXT_HOST: ContextVar[SessionHost | None] = ContextVar("rath_session_host", default=None)
-_process_host: list[SessionHost] = []
-
-
-def current_host() -> SessionHost:
-    """The host of this context: the one a run installed, else the process's.
-
-    Raises:
-        ConfigError: No host is installed (``rath.session`` installs a default on import).
-    """
-    host = _CONTEXT_HOST.get()
-    if host is not None:
-        return host
-    if not _process_host:
-        raise ConfigError("no session host is installed; import rath.session first")
-    return _process_host[0]
-
-
-def set_process_host(host: SessionHost) -> SessionHost | None:
-    """Make ``host`` the process's host (outside runs); returns the one it replaces."""
-    previous = _process_host[0] if _process_host else None
-    _process_host[:] = [host]
-    return previous
-
-
-@contextlib.contextmanager
-def hosted_by(host: SessionHost) -> Iterator[SessionHost]:
-    """Make ``host`` current for the block (and for tasks started in it)."""
-    token = _CONTEXT_HOST.set(host)
-    try:
-        yield host
-    finally:
-        _CONTEXT_HOST.reset(token)
