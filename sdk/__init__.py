@@ -10,7 +10,7 @@ rath.session`` does not load the Temporal client and runtime.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from rath.session.host import SessionHost, install_runtime
+from rath.utils.runtime_hook import install_runtime
 
 if TYPE_CHECKING:
     from rath import errors, flow, llm, session
@@ -76,7 +76,7 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *__all__])
 
 
-def _client_host() -> SessionHost:
+def _client_host() -> Any:
     """The runtime's session host (importing ``rath.runtime`` installs it)."""
     # Deferred downward import, for cost only: the runtime loads Temporal's client.
     from rath.runtime import client_host

@@ -52,8 +52,9 @@ from rath.session.chunk import ChunkRow
 from rath.session.graph import GraphNode, SessionGraph
 from rath.session.graph.kind import LineageKind
 from rath.session.host import CompressJob, LoopRequest, hosted_by
+from rath.session.merge import merged_usage
 from rath.session.placement import Placement
-from rath.session.session import Session, merged_usage
+from rath.session.session import Session
 from rath.session.table_ref import TableRef
 from rath.tools.agent_tools import agent_tool_set
 from rath.utils.failures import describe_failure

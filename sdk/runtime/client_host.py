@@ -27,9 +27,9 @@ from rath.session.graph import record_session
 from rath.session.host import CompressJob, LoopRequest, set_process_host
 from rath.session.loop import resolve_executor
 from rath.session.manager import register_run
-from rath.session.merge import interleave_by_time
+from rath.session.merge import interleave_by_time, merged_usage
 from rath.session.placement import Placement
-from rath.session.session import Session, merged_usage
+from rath.session.session import Session
 from rath.session.table_ref import TableRef
 from rath.settings import Settings
 from rath.store import current_store

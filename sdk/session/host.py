@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from rath.errors import ConfigError
+from rath.utils.runtime_hook import install_runtime, make_runtime_host
 
 if TYPE_CHECKING:
     from rath.llm.provider import Provider
@@ -159,7 +160,6 @@ class SessionHost(Protocol):
 
 _CONTEXT_HOST: ContextVar[SessionHost | None] = ContextVar("rath_session_host", default=None)
 _process_host: list[SessionHost] = []
-_runtime_factory: list[Callable[[], SessionHost]] = []
 
 
 def current_host() -> SessionHost:
@@ -193,17 +193,25 @@ def hosted_by(host: SessionHost) -> Iterator[SessionHost]:
         _CONTEXT_HOST.reset(token)
 
 
-def install_runtime(factory: Callable[[], SessionHost]) -> None:
-    """Install what makes the runtime's host (``rath/__init__`` does, at import)."""
-    _runtime_factory[:] = [factory]
-
-
 def runtime_host() -> SessionHost:
     """The runtime's host, made (and made the process's) on first use.
 
     Raises:
         ConfigError: No runtime factory is installed (``import rath`` installs one).
     """
-    if not _runtime_factory:
-        raise ConfigError("no session runtime is installed: `import rath` first")
-    return _runtime_factory[0]()
+    host: SessionHost = make_runtime_host()
+    return host
+
+
+__all__ = [
+    "CompressJob",
+    "LoopRequest",
+    "Persist",
+    "PersistedCatalog",
+    "SessionHost",
+    "current_host",
+    "hosted_by",
+    "install_runtime",
+    "runtime_host",
+    "set_process_host",
+]

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self, cast
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
+from rath.errors import ConfigError, RunError
 from rath.sandbox._spec import SandboxSpec
+from rath.session.host import current_host
+from rath.utils.ids import new_id
+from rath.utils.in_workflow import in_workflow
+
+if TYPE_CHECKING:
+    from rath.session.session import Session
 
 NO_SANDBOX = (
     'session has no sandbox backend; call session.to("local") (or another backend) before '
@@ -46,3 +56,182 @@ class Placement(BaseModel):
         """``backend:working_dir`` (or ``backend:#<id>`` for an allocated workspace)."""
         where = self.spec.working_dir or f"#{self.sandbox_id.hex[:8]}"
         return f"{self.backend}:{where}"
+
+
+class Placeable:
+    """The sandbox half of :class:`~rath.session.Session`: placing, holding, handles (a mixin)."""
+
+    if TYPE_CHECKING:
+        sandbox: Placement | None
+        _handle: Any
+        _cm_depth: int
+
+        id: UUID
+
+        @property
+        def sandbox_backend(self) -> str | None:
+            """The placement's backend name."""
+
+        def synchronize(self) -> Any:
+            """Wait for a lazy session."""
+
+    def _place(self, handle: Any, backend: str | None) -> None:
+        """Bind ``handle``, or place the session on ``backend`` (constructor arguments)."""
+        on = handle.backend.name if handle is not None else self.sandbox_backend
+        if backend is not None and on not in (None, backend):
+            raise ValueError(f"sandbox_backend {backend!r} does not match the sandbox's {on!r}")
+        if handle is not None:
+            self.bind_sandbox(handle)
+        elif backend is not None and self.sandbox is None:
+            self.to(backend)
+
+    def to(self, backend: str = "local", *, spec: SandboxSpec | str | Path | Any = None) -> Self:
+        """Place this session's tools on a sandbox backend; returns ``self``.
+
+        As in OpenRath, the session first lets go of what it held: its open handle (see
+        :meth:`require_sandbox`) and its hold on the previous sandbox (:meth:`close_sandbox`).
+
+        Args:
+            backend: A registered backend name (``"local"``, ``"bwrap"``, ``"docker"`` or one
+                added with :func:`rath.sandbox.register_backend`). Whether it can run is
+                checked where the sandbox opens, on the worker.
+            spec: A :class:`SandboxSpec`, OpenRath's ``BackendSandboxSpec``, or a workspace
+                directory. Outside workflow code a relative directory is resolved against the
+                current directory now; ``None`` gives the session a fresh workspace under the
+                data dir.
+
+        Raises:
+            SandboxUnavailableError: ``backend`` is not registered; the message lists the
+                registered backends.
+        """
+        current_host().check_backend(backend)
+        sandbox_spec = _sandbox_spec(backend, spec)
+        self.close_sandbox()
+        self.sandbox = Placement(spec=sandbox_spec, sandbox_id=new_id())
+        current_host().hold(cast("Session", self))
+        return self
+
+    def release(self) -> bool:
+        """Stop holding this session's sandbox; the last session to let go closes it.
+
+        Every placed session made in plain Python (``.to()``, forks, detaches, merges, a run's
+        output) holds its sandbox. Closing deletes a workspace Rath allocated (``.to(name)``
+        with no ``spec``); one you named is never touched. A lazy session is waited for first,
+        so a run never loses its workspace. ``with session:`` releases on exit.
+
+        Returns:
+            Whether this release closed the sandbox.
+        """
+        if self.sandbox is None or in_workflow():
+            return False
+        with contextlib.suppress(RunError):  # a failed run still let go of its sandbox
+            self.synchronize()
+        return current_host().release(self.sandbox, str(self.id))
+
+    def require_sandbox(self) -> Any:
+        """An open handle of the backend plane on this session's sandbox (OpenRath's).
+
+        Opened on first use (one reference, held until :meth:`close_sandbox`) on the same
+        workspace the session's tools use; ``handle.dispatch(BackendToolFilesRead(...))``.
+
+        Raises:
+            ConfigError: The session has no sandbox (``.to(...)`` first), or its handle was
+                closed (both also ``RuntimeError``).
+        """
+        if self.sandbox is None:
+            raise ConfigError(NO_SANDBOX)
+        handle = self._handle
+        if handle is None:
+            handle = current_host().open_handle(self.sandbox).acquire()
+            self._handle = handle
+        elif handle.closed:
+            raise ConfigError(
+                "this session's sandbox handle is closed; bind an open one with "
+                "session.bind_sandbox(...) or call session.close_sandbox() first"
+            )
+        return handle
+
+    def bind_sandbox(self, sandbox: Any) -> Self:
+        """Hold ``sandbox`` (a plane handle) as this session's sandbox; returns ``self``.
+
+        The session is placed on the handle's backend and workspace, so its tools use the
+        same files; the handle held before is released.
+        """
+        if sandbox is self._handle:
+            return self
+        held = sandbox.acquire()
+        try:
+            self.to(sandbox.backend.name, spec=Path(sandbox.handle))  # releases the previous
+        except BaseException:
+            held.release()
+            raise
+        self._handle = held
+        return self
+
+    def close_sandbox(self) -> Self:
+        """Release this session's handle and its hold on the sandbox; returns ``self``."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            handle.release()
+        self.release()
+        return self
+
+    def __enter__(self) -> Self:
+        """Open the sandbox handle on the outermost ``with`` (a placed session, client-side)."""
+        if self._cm_depth == 0 and self.sandbox is not None and not in_workflow():
+            if self._handle is not None and self._handle.closed:
+                self._handle = None  # someone else closed it: open a new one
+            self.require_sandbox()
+        self._cm_depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the handle and release the sandbox on leaving the outermost ``with``."""
+        if self._cm_depth == 0:
+            return  # an exit without an enter
+        self._cm_depth -= 1
+        if self._cm_depth == 0:
+            self.close_sandbox()
+
+
+def _sandbox_spec(backend: str, spec: SandboxSpec | str | Path | Any) -> SandboxSpec:
+    """Rath's spec for ``.to(backend, spec=...)``."""
+    if isinstance(spec, SandboxSpec):
+        return spec.model_copy(update={"backend": backend})
+    if spec is None or isinstance(spec, str | Path):
+        return SandboxSpec(backend=backend, working_dir=_workspace_path(spec))
+    return _from_backend_spec(backend, spec)
+
+
+def _from_backend_spec(backend: str, spec: Any) -> SandboxSpec:
+    """OpenRath's ``BackendSandboxSpec`` (image, env, timeout, working_dir) as Rath's spec."""
+    fields: dict[str, Any] = {
+        "backend": backend,
+        "working_dir": _workspace_path(spec.working_dir),
+        "image": spec.image,
+        "env": dict(spec.env or {}),
+    }
+    timeout: timedelta | None = spec.timeout
+    if timeout is not None:
+        fields["command_timeout"] = timeout.total_seconds()
+    return SandboxSpec(**fields)
+
+
+def _workspace_path(spec: str | Path | None) -> str | None:
+    if spec is None:
+        return None
+    path = Path(spec).expanduser()
+    if in_workflow():  # no file system here: the worker checks when it opens the sandbox
+        if not path.is_absolute():
+            raise ConfigError(
+                f"sandbox spec {str(spec)!r} is relative; inside workflow code pass an absolute "
+                "workspace path (the worker's current directory is not yours)"
+            )
+        return str(path)
+    path = path if path.is_absolute() else path.resolve()
+    if path.exists() and not path.is_dir():
+        raise ConfigError(
+            f"sandbox workspace {str(path)!r} is a file, not a directory: pass a directory "
+            "(it is created if missing)"
+        )
+    return str(path)

@@ -1,32 +1,18 @@
 """``Session``: the value that flows through ``Workflow`` modules, like a tensor through layers.
 
-A session is a typed pydantic model: an id, a transcript *by reference* (:class:`TableRef`),
-lineage, a sandbox placement and token usage. It serialises through Temporal's pydantic
-converter in O(1) bytes however long the transcript is. A session returned by an agent call is
-*lazy*: its id and lineage are known at once, its rows and usage once the run finishes; reading
-them waits (see :meth:`Session.synchronize`).
-
-What a session needs from whoever runs it (reading stored rows, recording lineage, holding a
-sandbox, merges that call a model or read rows) it asks its :class:`SessionHost`: Rath's client
-runtime in plain Python, the run's scope in workflow code. The host is a context variable
-installed from above, so this module, on the lowest floor, imports nothing that runs work.
+Sessions are lazy pydantic values; what needs work they ask their host (docs/design.md).
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
-from datetime import timedelta
-from pathlib import Path
 from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from rath.errors import ConfigError, NotReadyError, RunError, StoreError
-from rath.llm._usage import TokenUsage, add_usage
-from rath.llm.dto import RathLLMTokenUsage
-from rath.sandbox._spec import SandboxSpec
+from rath.errors import NotReadyError, StoreError
+from rath.llm._usage import TokenUsage
 from rath.session._diff import SessionDiff
 from rath.session._graph_mode import stamped
 from rath.session.chunk import (
@@ -40,10 +26,11 @@ from rath.session.chunk import (
 from rath.session.deferred import Deferred, PendingResult
 from rath.session.graph.kind import LineageKind
 from rath.session.graph.legacy import SessionLineage
-from rath.session.host import CompressJob, current_host
-from rath.session.merge import MERGE_SUMMARY_PROMPT, Summarize, policy_name
-from rath.session.placement import NO_SANDBOX, Placement
+from rath.session.host import current_host
+from rath.session.merge import Summarize, merge_sessions
+from rath.session.placement import Placeable, Placement
 from rath.session.table_ref import TableRef
+from rath.session.usage import SessionTokenUsage, UsageLike, recorded_usage
 from rath.utils.ids import new_id
 from rath.utils.in_workflow import in_workflow
 
@@ -52,61 +39,7 @@ _PREVIEW_TAIL = 4
 _PREVIEW_CHARS = 256  # per row (tool arguments: 160), as OpenRath's preview
 
 
-class SessionTokenUsage(RathLLMTokenUsage):
-    """OpenRath's token usage, as a session reports it (:attr:`Session.cumulative_usage`).
-
-    A :class:`~rath.llm.dto.RathLLMTokenUsage` that compares equal to, and adds (``+``) with,
-    any usage of the same three counts: OpenRath's type or Rath's ``TokenUsage``. The detail
-    dicts are not kept (Rath records only the counts).
-    """
-
-    def counts(self) -> tuple[int, int, int]:
-        """``(prompt_tokens, completion_tokens, total_tokens)``."""
-        return (self.prompt_tokens, self.completion_tokens, self.total_tokens)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, RathLLMTokenUsage | TokenUsage):
-            return self.counts() == _counts(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.counts())
-
-    def __add__(self, other: RathLLMTokenUsage | TokenUsage) -> SessionTokenUsage:
-        prompt, completion, total = (
-            a + b for a, b in zip(self.counts(), _counts(other), strict=True)
-        )
-        return SessionTokenUsage(prompt, completion, total)
-
-    def __repr__(self) -> str:
-        return (
-            f"SessionTokenUsage(prompt_tokens={self.prompt_tokens}, "
-            f"completion_tokens={self.completion_tokens}, total_tokens={self.total_tokens})"
-        )
-
-    @classmethod
-    def of(cls, usage: TokenUsage | None) -> SessionTokenUsage | None:
-        """Rath's recorded usage as OpenRath's type (``None`` stays ``None``)."""
-        return None if usage is None else cls(*_counts(usage))
-
-
-UsageLike = RathLLMTokenUsage | TokenUsage
-"""A usage a session accepts: OpenRath's type or Rath's."""
-
-
-def _counts(usage: UsageLike) -> tuple[int, int, int]:
-    return (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens)
-
-
-def _recorded_usage(usage: UsageLike | None) -> TokenUsage | None:
-    """``usage`` as Rath records it (the three counts)."""
-    if usage is None or isinstance(usage, TokenUsage):
-        return usage
-    prompt, completion, total = _counts(usage)
-    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
-
-
-class Session(BaseModel):
+class Session(Placeable, BaseModel):
     """A transcript plus lineage, sandbox placement and usage (OpenRath-compatible API)."""
 
     model_config = ConfigDict(validate_assignment=False)
@@ -182,7 +115,7 @@ class Session(BaseModel):
             "id": id,
             "table": TableRef.inline(*chunk_table.rows) if chunk_table is not None else table,
             "sandbox": None if handle is not None else sandbox,
-            "usage": _recorded_usage(cumulative_usage if usage is None else usage),
+            "usage": recorded_usage(cumulative_usage if usage is None else usage),
         }
         super().__init__(
             **{name: value for name, value in fields.items() if value is not None},
@@ -200,16 +133,6 @@ class Session(BaseModel):
     # Stored sessions (histories, catalogs) validate straight through pydantic, which
     # ignores keys of older versions; only calls from code go through this signature.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
-
-    def _place(self, handle: Any, backend: str | None) -> None:
-        """Bind ``handle``, or place the session on ``backend`` (constructor arguments)."""
-        on = handle.backend.name if handle is not None else self.sandbox_backend
-        if backend is not None and on not in (None, backend):
-            raise ValueError(f"sandbox_backend {backend!r} does not match the sandbox's {on!r}")
-        if handle is not None:
-            self.bind_sandbox(handle)
-        elif backend is not None and self.sandbox is None:
-            self.to(backend)
 
     @classmethod
     def from_rows(cls, rows: tuple[ChunkRow, ...] | list[ChunkRow], **fields: Any) -> Session:
@@ -368,7 +291,7 @@ class Session(BaseModel):
 
     @cumulative_usage.setter
     def cumulative_usage(self, value: UsageLike | None) -> None:
-        self.usage = _recorded_usage(value)
+        self.usage = recorded_usage(value)
 
     # -- branching ------------------------------------------------------------------------
 
@@ -443,66 +366,7 @@ class Session(BaseModel):
         Raises:
             ValueError: An unknown policy, or sessions on different sandbox backends.
         """
-        ours, theirs = self, other
-        if (
-            ours.sandbox is not None
-            and theirs.sandbox is not None
-            and ours.sandbox.backend != theirs.sandbox.backend
-        ):
-            raise ValueError(
-                f"cannot merge sessions on different sandbox backends "
-                f"({ours.sandbox.backend!r} and {theirs.sandbox.backend!r}); "
-                "move one with `.to(...)` first"
-            )
-        name = policy_name(policy)
-        out = Session(
-            sandbox=ours.sandbox,  # self's, as in OpenRath: an unbound self stays unbound
-            **stamped(
-                parent_session_ids=(ours.id, theirs.id),
-                lineage_kind=LineageKind.OP_MERGE,
-                lineage_operator="Session.merge",
-                lineage_extras=(() if name == "concat" else (("merge.policy", name),)),
-            ),
-        )
-        host = current_host()
-        if name == "summarize":
-            summarize = policy if isinstance(policy, Summarize) else Summarize()
-            # Both branches, one after the other: what the model reads (not a graph node).
-            joined = Session(sandbox=out.sandbox)
-            joined._resolve_with((ours, theirs), lambda: concatenated(joined, ours, theirs))
-            host.compress(
-                CompressJob(
-                    user=joined,
-                    agent=Session.from_agent_prompt(MERGE_SUMMARY_PROMPT),
-                    provider=summarize.provider,
-                    instruction=summarize.instruction,
-                    name=summarize.name,
-                    out=out,
-                    inputs=(ours, theirs),
-                    usage_from=(ours, theirs),
-                )
-            )
-            return out
-        if name == "interleave_by_time":
-            host.interleave(out, ours, theirs)
-        elif name == "concat":
-            out._resolve_with((ours, theirs), lambda: concatenated(out, ours, theirs))
-        else:
-            assert callable(policy)
-            function = policy
-
-            def custom() -> Session:
-                merged = function(ours, theirs)
-                return out._settled(
-                    merged.table,
-                    merged._rows,
-                    merged_usage(ours, theirs),
-                    sandbox=ours.sandbox or theirs.sandbox,
-                )
-
-            out._resolve_with((ours, theirs), custom)
-        host.record(out, inputs=(ours, theirs))
-        return out
+        return merge_sessions(self, other, policy)
 
     def diff(self, other: Session) -> SessionDiff:
         """The rows this session has (``+``) and ``other`` has (``-``) since they parted.
@@ -510,114 +374,6 @@ class Session(BaseModel):
         Waits for lazy sessions; in workflow code, ``await`` both first.
         """
         return SessionDiff.between(self.chunk_table.rows, other.chunk_table.rows)
-
-    def to(self, backend: str = "local", *, spec: SandboxSpec | str | Path | Any = None) -> Session:
-        """Place this session's tools on a sandbox backend; returns ``self``.
-
-        As in OpenRath, the session first lets go of what it held: its open handle (see
-        :meth:`require_sandbox`) and its hold on the previous sandbox (:meth:`close_sandbox`).
-
-        Args:
-            backend: A registered backend name (``"local"``, ``"bwrap"``, ``"docker"`` or one
-                added with :func:`rath.sandbox.register_backend`). Whether it can run is
-                checked where the sandbox opens, on the worker.
-            spec: A :class:`SandboxSpec`, OpenRath's ``BackendSandboxSpec``, or a workspace
-                directory. Outside workflow code a relative directory is resolved against the
-                current directory now; ``None`` gives the session a fresh workspace under the
-                data dir.
-
-        Raises:
-            SandboxUnavailableError: ``backend`` is not registered; the message lists the
-                registered backends.
-        """
-        current_host().check_backend(backend)
-        sandbox_spec = _sandbox_spec(backend, spec)
-        self.close_sandbox()
-        self.sandbox = Placement(spec=sandbox_spec, sandbox_id=new_id())
-        current_host().hold(self)
-        return self
-
-    def release(self) -> bool:
-        """Stop holding this session's sandbox; the last session to let go closes it.
-
-        Every placed session made in plain Python (``.to()``, forks, detaches, merges, a run's
-        output) holds its sandbox. Closing deletes a workspace Rath allocated (``.to(name)``
-        with no ``spec``); one you named is never touched. A lazy session is waited for first,
-        so a run never loses its workspace. ``with session:`` releases on exit.
-
-        Returns:
-            Whether this release closed the sandbox.
-        """
-        if self.sandbox is None or in_workflow():
-            return False
-        with contextlib.suppress(RunError):  # a failed run still let go of its sandbox
-            self.synchronize()
-        return current_host().release(self.sandbox, str(self.id))
-
-    def require_sandbox(self) -> Any:
-        """An open handle of the backend plane on this session's sandbox (OpenRath's).
-
-        Opened on first use (one reference, held until :meth:`close_sandbox`) on the same
-        workspace the session's tools use; ``handle.dispatch(BackendToolFilesRead(...))``.
-
-        Raises:
-            ConfigError: The session has no sandbox (``.to(...)`` first), or its handle was
-                closed (both also ``RuntimeError``).
-        """
-        if self.sandbox is None:
-            raise ConfigError(NO_SANDBOX)
-        handle = self._handle
-        if handle is None:
-            handle = current_host().open_handle(self.sandbox).acquire()
-            self._handle = handle
-        elif handle.closed:
-            raise ConfigError(
-                "this session's sandbox handle is closed; bind an open one with "
-                "session.bind_sandbox(...) or call session.close_sandbox() first"
-            )
-        return handle
-
-    def bind_sandbox(self, sandbox: Any) -> Session:
-        """Hold ``sandbox`` (a plane handle) as this session's sandbox; returns ``self``.
-
-        The session is placed on the handle's backend and workspace, so its tools use the
-        same files; the handle held before is released.
-        """
-        if sandbox is self._handle:
-            return self
-        held = sandbox.acquire()
-        try:
-            self.to(sandbox.backend.name, spec=Path(sandbox.handle))  # releases the previous
-        except BaseException:
-            held.release()
-            raise
-        self._handle = held
-        return self
-
-    def close_sandbox(self) -> Session:
-        """Release this session's handle and its hold on the sandbox; returns ``self``."""
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            handle.release()
-        self.release()
-        return self
-
-    def __enter__(self) -> Session:
-        """Open the sandbox handle on the outermost ``with`` (a placed session, client-side)."""
-        if self._cm_depth == 0 and self.sandbox is not None and not in_workflow():
-            if self._handle is not None and self._handle.closed:
-                self._handle = None  # someone else closed it: open a new one
-            self.require_sandbox()
-        self._cm_depth += 1
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        """Close the handle and release the sandbox on leaving the outermost ``with``."""
-        if self._cm_depth == 0:
-            return  # an exit without an enter
-        self._cm_depth -= 1
-        if self._cm_depth == 0:
-            self.close_sandbox()
 
     # -- display --------------------------------------------------------------------------
 
@@ -678,67 +434,9 @@ def stamped_leaf(row: ChunkRow, kind: LineageKind, operator: str) -> Session:
     return leaf
 
 
-def _sandbox_spec(backend: str, spec: SandboxSpec | str | Path | Any) -> SandboxSpec:
-    """Rath's spec for ``.to(backend, spec=...)``."""
-    if isinstance(spec, SandboxSpec):
-        return spec.model_copy(update={"backend": backend})
-    if spec is None or isinstance(spec, str | Path):
-        return SandboxSpec(backend=backend, working_dir=_workspace_path(spec))
-    return _from_backend_spec(backend, spec)
-
-
-def _from_backend_spec(backend: str, spec: Any) -> SandboxSpec:
-    """OpenRath's ``BackendSandboxSpec`` (image, env, timeout, working_dir) as Rath's spec."""
-    fields: dict[str, Any] = {
-        "backend": backend,
-        "working_dir": _workspace_path(spec.working_dir),
-        "image": spec.image,
-        "env": dict(spec.env or {}),
-    }
-    timeout: timedelta | None = spec.timeout
-    if timeout is not None:
-        fields["command_timeout"] = timeout.total_seconds()
-    return SandboxSpec(**fields)
-
-
-def _workspace_path(spec: str | Path | None) -> str | None:
-    if spec is None:
-        return None
-    path = Path(spec).expanduser()
-    if in_workflow():  # no file system here: the worker checks when it opens the sandbox
-        if not path.is_absolute():
-            raise ConfigError(
-                f"sandbox spec {str(spec)!r} is relative; inside workflow code pass an absolute "
-                "workspace path (the worker's current directory is not yours)"
-            )
-        return str(path)
-    path = path if path.is_absolute() else path.resolve()
-    if path.exists() and not path.is_dir():
-        raise ConfigError(
-            f"sandbox workspace {str(path)!r} is a file, not a directory: pass a directory "
-            "(it is created if missing)"
-        )
-    return str(path)
-
-
 MergePolicy = (
     Literal["concat", "interleave_by_time", "summarize"]
     | Summarize
     | Callable[[Session, Session], Session]
 )
 """What :meth:`Session.merge` accepts as ``policy``."""
-
-
-def concatenated(out: Session, ours: Session, theirs: Session) -> Session:
-    """``out`` as the ``concat`` of two ready sessions (rows by reference, usage summed)."""
-    rows = None
-    if ours._rows is not None and theirs._rows is not None:
-        rows = ours._rows + theirs._rows
-    table = ours.table.concat(theirs.table)
-    usage = merged_usage(ours, theirs)
-    return out._settled(table, rows, usage, sandbox=ours.sandbox or theirs.sandbox)
-
-
-def merged_usage(ours: Session, theirs: Session) -> TokenUsage | None:
-    """The usage of a merge: both branches' summed."""
-    return add_usage(ours.usage, theirs.usage)
