@@ -53,8 +53,8 @@ from rath.session.table_ref import TableRef
 
 if TYPE_CHECKING:
     from rath.session._attach import attach
-    from rath.session._compress import run_session_compress
     from rath.session._loop import run_session_loop
+    from rath.session.compress import run_session_compress
     from rath.session.loop import DefaultSessionLoopExecutor, SessionLoopExecutor
     from rath.session.persistence import (
         PersistedSession,
@@ -128,7 +128,7 @@ __all__ = [
 # to import.
 _STARTERS = {
     "run_session_loop": "rath.session._loop",
-    "run_session_compress": "rath.session._compress",
+    "run_session_compress": "rath.session.compress",
     "attach": "rath.session._attach",
     "SessionLoopExecutor": "rath.session.loop",
     "DefaultSessionLoopExecutor": "rath.session.loop",
