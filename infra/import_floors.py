@@ -17,8 +17,8 @@ Configured in pyproject.toml (``type = "floors"``) and run by ``lint-imports`` i
   code moves into folders. An entry no floor uses any more breaks the contract: delete it.
 * A module may import modules of its own floor or of lower ones, never of a higher floor or
   of a sibling floor.
-* No import cycle among the package's modules, counting every import statement that runs
-  (inside functions too; the contract's config excludes ``if TYPE_CHECKING:`` imports).
+* No import cycle among the package's modules, counting every import statement (inside
+  functions and under ``TYPE_CHECKING`` too).
 * No cycle among the packages one level below the root (``rath.X``; a top-level module counts
   as its own package), counting the imports between modules of different packages, except
   imports of the root itself.

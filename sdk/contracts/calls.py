@@ -203,7 +203,8 @@ def compress_shell(job: CompressJob) -> Session:
     usage = None
     for source in job.usage_from:
         usage = add_usage(usage, source.usage)
-    return job.out.model_copy(update={"usage": usage})
+    out: Session = job.out.model_copy(update={"usage": usage})
+    return out
 
 
 def _prompt_head(agent: Session) -> str:

@@ -121,7 +121,8 @@ class Workflow:
         """
         if self._runs_itself:
             return self.forward(session, *args, **kwargs)
-        return current_host().run_forward(self, session, args, kwargs)
+        out: Session = current_host().run_forward(self, session, args, kwargs)
+        return out
 
     # -- walking --------------------------------------------------------------------------
 

@@ -30,4 +30,5 @@ def attach(session_or_run: UUID | str) -> Session:
         RunNotFoundError: Neither the catalog nor Temporal knows it, or the run is of a
             kind that makes no session (``rath.CloseSandbox``).
     """
-    return current_host().attach(session_or_run)
+    out: Session = current_host().attach(session_or_run)
+    return out

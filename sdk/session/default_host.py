@@ -91,7 +91,8 @@ class DefaultHost:
 
     def attach(self, session_or_run: UUID | str) -> Session:
         """Attaching asks Temporal: the runtime does it."""
-        return self._runtime("attach").attach(session_or_run)
+        out: Session = self._runtime("attach").attach(session_or_run)
+        return out
 
     def catalog(self) -> PersistedCatalog:
         """The session catalog is in the runtime's store."""
@@ -103,7 +104,8 @@ class DefaultHost:
         """A durable forward: the runtime starts it (workflow code runs it inline)."""
         if in_workflow():
             return module.forward(session, *args, **kwargs)  # type: ignore[no-any-return]
-        return runtime_host().run_forward(module, session, args, kwargs)
+        out: Session = runtime_host().run_forward(module, session, args, kwargs)
+        return out
 
     def handover(self, host: SessionHost) -> None:
         """Give the holds taken so far to ``host`` (the runtime's client host)."""

@@ -11,19 +11,23 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol, TypeAlias
 from uuid import UUID
 
 from rath.errors import ConfigError
+from rath.llm.provider import Provider
+from rath.session.chunk import ChunkRow
+from rath.session.table_ref import TableRef
 from rath.utils.runtime_hook import install_runtime, make_runtime_host
 
-if TYPE_CHECKING:
-    from rath.llm.provider import Provider
-    from rath.session.chunk import ChunkRow
-    from rath.session.persistence._records import PersistedSession, PersistedSessionMeta
-    from rath.session.placement import Placement
-    from rath.session.session import Session
-    from rath.session.table_ref import TableRef
+# This module sits below the session, its placement and the persistence records (they ask
+# it for their host), so it names them by role, not by import.
+Session: TypeAlias = Any
+"""A :class:`~rath.session.Session`."""
+Placement: TypeAlias = Any
+"""A :class:`~rath.session.Placement`."""
+PersistedSession: TypeAlias = Any
+"""A :class:`~rath.session.persistence.PersistedSession`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +87,7 @@ class PersistedCatalog(Protocol):
         """The recorded session (checked against its run), or ``None``."""
         ...
 
-    def metas(self) -> list[PersistedSessionMeta]:
+    def metas(self) -> list[Any]:
         """Every recorded session's meta."""
         ...
 

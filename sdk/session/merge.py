@@ -17,9 +17,9 @@ This module holds what needs no session: the policy names, :class:`Summarize` an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Literal, TypeAlias
 
 from rath.llm._usage import TokenUsage, add_usage
 from rath.llm.provider import Provider
@@ -29,8 +29,8 @@ from rath.session.chunk import ChunkKind, ChunkRow
 from rath.session.graph.kind import LineageKind
 from rath.session.host import CompressJob, current_host
 
-if TYPE_CHECKING:
-    from rath.session.session import MergePolicy, Session
+# The session module imports this one: sessions are named by role here, not imported.
+Session: TypeAlias = Any
 
 MERGE_SUMMARY_PROMPT = (
     "You merge parallel branches of one agent conversation into a single account."
@@ -122,6 +122,12 @@ def policy_name(policy: object) -> str:
             f"merge policy must be a name, Summarize(...) or a function, not {policy!r}"
         )
     return getattr(policy, "__name__", "custom")
+
+
+MergePolicy = (
+    Literal["concat", "interleave_by_time", "summarize"] | Summarize | Callable[[Any, Any], Any]
+)
+"""What :meth:`Session.merge` accepts as ``policy``: a name, ``Summarize``, or a function."""
 
 
 def merge_sessions(ours: Session, theirs: Session, policy: MergePolicy) -> Session:

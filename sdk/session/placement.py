@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
@@ -15,9 +15,6 @@ from rath.sandbox._spec import SandboxSpec
 from rath.session.host import current_host
 from rath.utils.ids import new_id
 from rath.utils.in_workflow import in_workflow
-
-if TYPE_CHECKING:
-    from rath.session.session import Session
 
 NO_SANDBOX = (
     'session has no sandbox backend; call session.to("local") (or another backend) before '
@@ -108,7 +105,7 @@ class Placeable:
         sandbox_spec = _sandbox_spec(backend, spec)
         self.close_sandbox()
         self.sandbox = Placement(spec=sandbox_spec, sandbox_id=new_id())
-        current_host().hold(cast("Session", self))
+        current_host().hold(self)
         return self
 
     def release(self) -> bool:

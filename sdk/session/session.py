@@ -6,7 +6,7 @@ Sessions are lazy pydantic values; what needs work they ask their host (docs/des
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -27,7 +27,7 @@ from rath.session.deferred import Deferred, PendingResult
 from rath.session.graph.kind import LineageKind
 from rath.session.graph.legacy import SessionLineage
 from rath.session.host import current_host
-from rath.session.merge import Summarize, merge_sessions
+from rath.session.merge import MergePolicy, merge_sessions
 from rath.session.placement import Placeable, Placement
 from rath.session.table_ref import TableRef
 from rath.session.usage import SessionTokenUsage, UsageLike, recorded_usage
@@ -366,7 +366,8 @@ class Session(Placeable, BaseModel):
         Raises:
             ValueError: An unknown policy, or sessions on different sandbox backends.
         """
-        return merge_sessions(self, other, policy)
+        out: Session = merge_sessions(self, other, policy)
+        return out
 
     def diff(self, other: Session) -> SessionDiff:
         """The rows this session has (``+``) and ``other`` has (``-``) since they parted.
@@ -432,11 +433,3 @@ def stamped_leaf(row: ChunkRow, kind: LineageKind, operator: str) -> Session:
     if lineage:
         current_host().record(leaf)
     return leaf
-
-
-MergePolicy = (
-    Literal["concat", "interleave_by_time", "summarize"]
-    | Summarize
-    | Callable[[Session, Session], Session]
-)
-"""What :meth:`Session.merge` accepts as ``policy``."""

@@ -59,7 +59,7 @@ def load_session(session_id: UUID | str, *, path: Path | None = None) -> Persist
     file = file_of(session_id)
     if file is not None:
         return read_session_file(file)
-    recorded = current_host().catalog().load(session_id)
+    recorded: PersistedSession | None = current_host().catalog().load(session_id)
     if recorded is None:
         raise PersistenceError(
             f"no session {session_id}: no file in {sessions_dir()} and no catalog record in "
