@@ -4,7 +4,7 @@ Run from the repository root::
 
     .venv/bin/python infra/floor_figures.py             # the figures of docs/benchmarks.md
     .venv/bin/python infra/floor_figures.py --runs 5    # more fresh processes per import time
-    .venv/bin/python infra/floor_figures.py --contract  # allowed_package_cycles, allowed_private
+    .venv/bin/python infra/floor_figures.py --contract  # allowed_private
 
 Counts come from grimp, grouped as the contract (``import_floors.py``) and the before-stop hook
 group them; import times and loaded modules from fresh interpreters, one per run.
@@ -149,13 +149,9 @@ def import_figures(runs: int) -> list[str]:
 
 
 def contract_lists(graph: grimp.ImportGraph) -> str:
-    """``allowed_package_cycles`` and ``allowed_private`` for today's tree, as TOML."""
-    loops = [" ".join(c) for c in package_cycles(graph, "rath")]
+    """``allowed_private`` for today's tree, as TOML."""
     pairs = sorted(private_imports(graph, "rath"), key=lambda pair: (pair[1], pair[0]))
-    out = ["allowed_package_cycles = ["]
-    out.extend(f'    "{loop}",' for loop in loops)
-    out.append("]")
-    out.append("allowed_private = [")
+    out = ["allowed_private = ["]
     out.extend(f'    "{a}{ARROW}{b}",' for a, b in pairs)
     out.append("]")
     return "\n".join(out)

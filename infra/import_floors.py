@@ -21,9 +21,7 @@ Configured in pyproject.toml (``type = "floors"``) and run by ``lint-imports`` i
   functions and under ``TYPE_CHECKING`` too).
 * No cycle among the packages one level below the root (``rath.X``; a top-level module counts
   as its own package), counting the imports between modules of different packages, except
-  imports of the root itself. ``allowed_package_cycles`` (optional) holds transitional cycles,
-  one string of package names each: a cycle whose packages are all in one entry is allowed;
-  an entry that no cycle falls in any more breaks the contract (delete it).
+  imports of the root itself.
 * No import, from a module of package ``rath.A``, of a module under another package
   ``rath.B`` whose path after ``rath.B`` has a segment starting with ``_`` (``__init__``-style
   names excepted): a package imports another's public names, never its private modules.
@@ -218,16 +216,6 @@ def private_imports(graph: grimp.ImportGraph, package: str) -> list[tuple[str, s
     ]
 
 
-def unallowed_cycles(
-    found: list[list[str]], allowed: Iterable[str]
-) -> tuple[list[list[str]], list[str]]:
-    """The cycles no ``allowed`` entry covers, and the entries that cover no cycle."""
-    entries = {entry: set(entry.split()) for entry in allowed}
-    new = [loop for loop in found if not any(set(loop) <= names for names in entries.values())]
-    stale = [e for e, names in entries.items() if not any(set(c) <= names for c in found)]
-    return new, sorted(stale)
-
-
 def unallowed_pairs(
     found: list[tuple[str, str]], allowed: Iterable[str]
 ) -> tuple[list[tuple[str, str]], list[str]]:
@@ -288,7 +276,6 @@ class FloorsContract(Contract):
     package = fields.StringField()
     floors = fields.ListField(subfield=fields.StringField())
     transitional_modules = fields.ListField(subfield=fields.StringField(), required=False)
-    allowed_package_cycles = fields.ListField(subfield=fields.StringField(), required=False)
     allowed_private = fields.ListField(subfield=fields.StringField(), required=False)
 
     def _list(self, name: str) -> list[str]:
@@ -307,9 +294,7 @@ class FloorsContract(Contract):
             lines = graph.get_import_details(importer=importer, imported=imported)
             where = ", ".join(f"line {d['line_number']}" for d in lines) or "?"
             details.append((importer, imported, why, where))
-        package_loops, stale_loops = unallowed_cycles(
-            package_cycles(graph, package), self._list("allowed_package_cycles")
-        )
+        package_loops = package_cycles(graph, package)
         private, stale_private = unallowed_pairs(
             private_imports(graph, package), self._list("allowed_private")
         )
@@ -319,7 +304,6 @@ class FloorsContract(Contract):
             "wrong": details,
             "cycles": loops,
             "package_cycles": package_loops,
-            "stale_cycles": stale_loops,
             "private": private,
             "stale_private": stale_private,
         }
@@ -340,8 +324,6 @@ class FloorsContract(Contract):
             output.print_error(
                 f"package cycle of {len(loop)}: {' '.join(loop)} (break an import between them)"
             )
-        for entry in meta["stale_cycles"]:
-            output.print_error(f"allowed_package_cycles entry {entry!r} is no cycle now: delete it")
         for importer, imported in meta["private"]:
             output.print_error(
                 f"{importer} imports {imported}, another package's private module: import a "

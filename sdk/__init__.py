@@ -10,6 +10,8 @@ rath.session`` does not load the Temporal client and runtime.
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from rath.utils.runtime_hook import install_runtime
+
 if TYPE_CHECKING:
     from rath import errors, flow, llm, session
     from rath.approvals import approve, deny, pending_approvals
@@ -72,3 +74,14 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *__all__])
+
+
+def _client_host() -> Any:
+    """The runtime's session host (importing ``rath.runtime`` installs it)."""
+    # Deferred downward import, for cost only: the runtime loads Temporal's client.
+    from rath.runtime import client_host
+
+    return client_host.current()
+
+
+install_runtime(_client_host)

@@ -35,16 +35,28 @@ from rath.contracts import (
     ReadArgs,
     exceeded_session,
 )
+from rath.contracts.calls import (
+    LoopCall,
+    compress_args,
+    compress_run_id,
+    compress_shell,
+    loop_call,
+    refuse_persist_in_forward,
+    refused_streaming_executor,
+    slug,
+)
 from rath.errors import BudgetExceededError, ConfigError, NotReadyError, RunFailedError, UserError
 from rath.llm.chat_response import RathLLMTokenUsage, add_usage
-from rath.llm.provider import Provider, spec_from_provider
-from rath.session._calls import CompressJob, LoopCall, slug
+from rath.llm.provider import spec_from_provider
 from rath.session.chunk import ChunkRow
 from rath.session.graph import GraphNode, SessionGraph
 from rath.session.graph.kind import LineageKind
+from rath.session.host import CompressJob, LoopRequest, hosted_by
+from rath.session.merge import merged_usage
 from rath.session.placement import Placement
-from rath.session.session import Session, hosted_by, merged_usage
+from rath.session.session import Session
 from rath.session.table_ref import TableRef
+from rath.tools.agent_tools import agent_tool_set
 from rath.utils.failures import describe_failure
 from rath.workflows._old_children import OldChildren
 from rath.workflows._run_tasks import RunTasks
@@ -229,31 +241,54 @@ class WorkflowScope:
 
         out.attach_pending(self.spawn(f"merge-{out.id.hex[:12]}", run()))
 
-    def compress(
-        self,
-        out: Session,
-        user: Session,
-        agent: Session,
-        *,
-        provider: Provider,
-        instruction: str | None,
-        name: str,
-        inputs: tuple[Session, ...],
-        usage_from: tuple[Session, ...] = (),
-    ) -> None:
+    def compress(self, job: CompressJob) -> None:
         """Run the compression activity as a task of the run."""
-        self.start_compress(
-            CompressJob(
-                user=user,
-                agent=agent,
-                provider=provider,
-                instruction=instruction,
-                name=slug(name),
-                out=out,
-                inputs=inputs,
-                usage_from=usage_from,
+        if job.executor is not None or job.on_event is not None:
+            what = "executor=" if job.executor is not None else "on_event="
+            raise ConfigError(
+                f"{what} calls an object of the calling process, which a durable forward "
+                "cannot reach: give the compressor a provider (and read the summary when ready)"
             )
+        refuse_persist_in_forward(job.persist)
+        self.start_compress(job)
+
+    def run_loop(self, request: LoopRequest) -> None:
+        """Schedule the agent run as a child ``rath.SessionLoop`` (see :meth:`start_loop`)."""
+        call = loop_call(request, agent_tool_set(request.tools, request.tool_policy))
+        if refused_streaming_executor(request):
+            return
+        if request.executor is not None:
+            raise ConfigError(
+                "executor= calls an object of the calling process, which a durable forward "
+                "cannot reach: give the agent a provider (or rath.llm.register_chat_client "
+                "a kind the workers know)"
+            )
+        refuse_persist_in_forward(request.persist)
+        self.start_loop(call)
+
+    def open_handle(self, placement: Placement) -> Any:
+        """Refused: workflow code opens no sandbox (tools run in activities)."""
+        raise UserError(
+            "require_sandbox() opens a sandbox handle, which workflow code cannot hold (no "
+            "I/O in workflows); the agents' tools use the session's sandbox already"
         )
+
+    def attach(self, session_or_run: UUID | str) -> Session:
+        """Refused: attaching asks Temporal, which workflow code cannot."""
+        raise UserError("rath.session.attach asks Temporal: call it from plain Python")
+
+    def catalog(self) -> Any:
+        """Refused: the catalog is in the store, which workflow code cannot read."""
+        raise UserError(
+            "rath.session.persistence reads the store (no I/O in workflows): call it from "
+            "plain Python, or in an activity"
+        )
+
+    def run_forward(
+        self, module: Any, session: Session, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Session:
+        """A nested module's ``forward`` runs inline, as part of this run."""
+        return module.forward(session, *args, **kwargs)  # type: ignore[no-any-return]
 
     # -- work started by forward code -------------------------------------------------------
 
@@ -325,12 +360,12 @@ class WorkflowScope:
         async def run() -> Session:
             await job.user.ready()
             await job.agent.ready()
-            result = await execute_compress(job.args(spec))
+            result = await execute_compress(compress_args(job, spec))
             self.add_usage(result.usage)
-            return compressed(job.shell(), result)
+            return compressed(compress_shell(job), result)
 
-        job.out.attach_pending(self.spawn(job.run_id, run()))
-        self.record(job.out, agent=job.name, inputs=job.inputs)
+        job.out.attach_pending(self.spawn(compress_run_id(job), run()))
+        self.record(job.out, agent=slug(job.name), inputs=job.inputs)
 
     def start_task(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``coro`` as a task the run waits for (memory calls return these to ``await``)."""

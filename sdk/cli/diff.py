@@ -14,9 +14,9 @@ import json
 from collections import Counter
 from typing import Any
 
+from rath.runtime.session_catalog import load_recorded
 from rath.session.branch import count_rounds, row_digest
 from rath.session.chunk import ChunkKind, ChunkRow, format_chunk_row_brief
-from rath.session.persistence import load_recorded
 from rath.store import SessionRecord, current_catalog
 from rath.store.lineage import models_of
 from rath.store.lookup import find_record

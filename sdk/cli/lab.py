@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rath.errors import ConfigError
+from rath.runtime.session_catalog import load_recorded
 from rath.session.branch import FORK_ROUND, FORK_ROUNDS, count_rounds, prefix_table, round_cut
-from rath.session.persistence import load_recorded
 from rath.session.table_ref import TableRef
 from rath.store import SessionRecord, current_catalog, current_store
 from rath.utils.ids import new_id

@@ -24,10 +24,11 @@ from rath.cli.view import view_command
 from rath.errors import ConfigError
 from rath.runtime.reconcile import reconcile
 from rath.runtime.runtime import get_runtime
+from rath.runtime.session_catalog import load_recorded
 from rath.session.chunk import ChunkRow, format_chunk_row_brief
 from rath.session.graph import GraphNode, SessionGraph
 from rath.session.graph.kind import LineageKind
-from rath.session.persistence import SessionWriter, load_recorded, load_session, prune_sessions
+from rath.session.persistence import SessionWriter, load_session, prune_sessions
 from rath.session.persistence.loader import read_session_file
 from rath.session.session import Session
 from rath.session.table_ref import TableRef

@@ -24,10 +24,10 @@ from rath.cli.view_page import PAGE
 from rath.errors import RathError
 from rath.llm.chat_response import usage_json
 from rath.runtime.devserver import server_status
+from rath.runtime.session_catalog import load_recorded
 from rath.session.branch import count_rounds
 from rath.session.chunk import format_chunk_row_brief
 from rath.session.graph import GraphNode, SessionGraph
-from rath.session.persistence import load_recorded
 from rath.settings import Settings
 from rath.store import SessionRecord, current_catalog
 from rath.store.lineage import catalog_graph, models_of

@@ -24,16 +24,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Generic, TypedDict, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack, overload
 
-from temporalio import activity, workflow
-from temporalio.common import (
-    Priority,
-    RetryPolicy,
-    SearchAttributes,
-    TypedSearchAttributes,
-    WorkflowIDReusePolicy,
-)
+if TYPE_CHECKING:
+    from temporalio import workflow
+    from temporalio.common import (
+        Priority,
+        RetryPolicy,
+        SearchAttributes,
+        TypedSearchAttributes,
+        WorkflowIDReusePolicy,
+    )
 
 I = TypeVar("I")  # noqa: E741 (the input type)
 R = TypeVar("R")
@@ -110,6 +111,8 @@ class ActivityContract(Generic[I, R]):
         Raises:
             temporalio.exceptions.ActivityError: The activity failed (after its retries).
         """
+        from temporalio import workflow  # deferred, for cost: values load no Temporal
+
         result: R = await workflow.execute_activity(
             self.name, arg, result_type=self.result, **options
         )
@@ -124,6 +127,8 @@ class ActivityContract(Generic[I, R]):
         Raises:
             temporalio.exceptions.ActivityError: The activity failed (after its retries).
         """
+        from temporalio import workflow  # deferred, for cost: values load no Temporal
+
         result: R = await workflow.execute_local_activity(
             self.name, arg, result_type=self.result, **options
         )
@@ -137,6 +142,8 @@ class ActivityContract(Generic[I, R]):
 
     def implement(self, fn: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         """Decorator: register ``fn`` (a method or a function) as this activity."""
+        from temporalio import activity  # deferred, for cost: values load no Temporal
+
         return activity.defn(name=self.name)(fn)
 
 
@@ -160,6 +167,8 @@ class WorkflowContract(Generic[I, R]):
         Raises:
             temporalio.exceptions.ChildWorkflowError: The child failed.
         """
+        from temporalio import workflow  # deferred, for cost: values load no Temporal
+
         result: R = await workflow.execute_child_workflow(
             self.name, arg, result_type=self.result, **options
         )
@@ -169,6 +178,8 @@ class WorkflowContract(Generic[I, R]):
         self, arg: I, **options: Unpack[ChildOptions]
     ) -> workflow.ChildWorkflowHandle[Any, R]:
         """Workflow code: start the workflow as a child; await the handle for its result."""
+        from temporalio import workflow  # deferred, for cost: values load no Temporal
+
         handle: workflow.ChildWorkflowHandle[Any, R] = await workflow.start_child_workflow(
             self.name, arg, result_type=self.result, **options
         )

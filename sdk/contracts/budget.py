@@ -11,13 +11,15 @@ LLM call (an :data:`ASK_SIGNAL` signal carrying a :class:`BudgetAsk`, answered b
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
-from temporalio.exceptions import ApplicationError
 
 from rath.budget import Budget, Spent
 from rath.session.session import Session
+
+if TYPE_CHECKING:
+    from temporalio.exceptions import ApplicationError
 
 ASK_SIGNAL = "rath.budget_ask"
 """The signal an agent run sends its parent: a :class:`BudgetAsk`."""
@@ -29,6 +31,10 @@ BUDGET_EXCEEDED = "BudgetExceeded"
 
 def budget_exceeded(who: str, reason: str, session: Session) -> ApplicationError:
     """The failure that ends a run over budget; ``session`` (the transcript so far) rides along."""
+    from temporalio.exceptions import (
+        ApplicationError,  # deferred, for cost: values load no Temporal
+    )
+
     return ApplicationError(
         f"{who} stopped: budget exceeded ({reason}); the transcript so far is kept",
         session,
@@ -39,6 +45,10 @@ def budget_exceeded(who: str, reason: str, session: Session) -> ApplicationError
 
 def exceeded_session(failure: BaseException | None) -> tuple[str, Session] | None:
     """The message and transcript so far of a ``BudgetExceeded`` failure (``None`` otherwise)."""
+    from temporalio.exceptions import (
+        ApplicationError,  # deferred, for cost: values load no Temporal
+    )
+
     while failure is not None:
         if isinstance(failure, ApplicationError) and failure.type == BUDGET_EXCEEDED:
             details: Any = failure.details

@@ -18,7 +18,7 @@ from rath.flow.memory_inject import DefaultRecallInjection
 from rath.flow.workflow import Workflow
 from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
-from rath.session._loop import run_session_loop
+from rath.session import run_session_loop
 from rath.session.session import Session
 
 __all__ = ["Agent", "MemoryArg"]

@@ -11,7 +11,7 @@ from rath.flow.agent_param import AgentParam
 from rath.flow.workflow import Workflow
 from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
-from rath.session._compress import run_session_compress
+from rath.session.compress import run_session_compress
 from rath.session.session import Session
 
 __all__ = ["Compressor"]

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar, Self
 
-from temporalio import workflow
-
 from rath.budget import Budget
-from rath.flow._durable import run_forward
 from rath.flow.agent_param import AgentParam, indent_tail
 from rath.session.chunk import ChunkRow
+from rath.session.host import current_host
 from rath.session.session import Session
 from rath.session.table_ref import TableRef
 
@@ -124,9 +122,10 @@ class Workflow:
         :mod:`rath.contracts.modules`). Inside workflow code (a parent's ``forward``) it
         just calls ``forward``. To orchestrate from the client instead, call ``forward`` directly.
         """
-        if self._runs_itself or workflow.in_workflow():
+        if self._runs_itself:
             return self.forward(session, *args, **kwargs)
-        return run_forward(self, session, *args, **kwargs)
+        out: Session = current_host().run_forward(self, session, args, kwargs)
+        return out
 
     # -- walking --------------------------------------------------------------------------
 

@@ -34,6 +34,15 @@ from rath.contracts import (
     SessionLoopInput,
     exceeded_session,
 )
+from rath.contracts.calls import (
+    LoopCall,
+    compress_args,
+    compress_details,
+    compress_run_id,
+    compress_shell,
+    compress_summary,
+    slug,
+)
 from rath.errors import BudgetExceededError, RunFailedError, RunUnreachableError
 from rath.llm._executor import EXECUTORS
 from rath.llm.provider import provider_spec
@@ -47,9 +56,9 @@ from rath.runtime.progress import (
 )
 from rath.runtime.runtime import Runtime, get_runtime
 from rath.runtime.sandboxes import hold
-from rath.session._calls import CompressJob, LoopCall
 from rath.session.deferred import PendingResult
 from rath.session.graph import record_session
+from rath.session.host import CompressJob
 from rath.session.placement import Placement
 from rath.session.session import Session
 from rath.settings import DEFAULT_OUTAGE_SECONDS, Settings
@@ -360,12 +369,14 @@ def start_compress(job: CompressJob) -> None:
     handle = start_lazy_run(
         job.out,
         workflow=COMPRESS_RUN.name,
-        run_id=job.run_id,
-        agent=job.name,
+        run_id=compress_run_id(job),
+        agent=slug(job.name),
         inputs=job.inputs,
-        make_input=lambda: CompressInput(args=job.args(spec, executor), output=job.shell()),
-        static_summary=job.summary(spec),
-        static_details=job.details(spec),
+        make_input=lambda: CompressInput(
+            args=compress_args(job, spec, executor), output=compress_shell(job)
+        ),
+        static_summary=compress_summary(job, spec),
+        static_details=compress_details(job, spec),
         settings=settings,
         serve_local=executor is not None,
     )

@@ -1,15 +1,15 @@
 """Sessions: the values that flow through agents (transcript, lineage, placement, usage).
 
-Importing this package loads values only (no Temporal client): ``run_session_loop`` and
-``run_session_compress``, which start work, load the runtime when first used.
+Importing this package loads values only: work that needs the runtime asks the session host
+(:mod:`rath.session.host`), which loads it on first use.
 """
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rath.session import _plane_handles  # noqa: F401 - installs the sandbox handle opener
-from rath.session._default_host import DefaultHost
+from rath.session._attach import attach
 from rath.session._diff import SessionDiff
+from rath.session._loop import run_session_loop
 from rath.session.chunk import (
     ChunkKind,
     ChunkRow,
@@ -21,6 +21,8 @@ from rath.session.chunk import (
     tool_feedback_chunk,
     user_text_chunk,
 )
+from rath.session.compress import run_session_compress
+from rath.session.default_host import DefaultHost
 from rath.session.graph import (
     GraphNode,
     LineageConsistencyError,
@@ -39,8 +41,9 @@ from rath.session.graph import (
 )
 from rath.session.graph.kind import LineageKind
 from rath.session.graph.legacy import SessionLineage
+from rath.session.host import set_process_host
 from rath.session.manager import SessionRegistry, session_registry
-from rath.session.merge import Summarize, interleave_by_time
+from rath.session.merge import MergePolicy, Summarize, interleave_by_time
 from rath.session.placement import Placement
 from rath.session.primitives import (
     create_system_session,
@@ -48,25 +51,8 @@ from rath.session.primitives import (
     detach_session,
     fork_session,
 )
-from rath.session.session import MergePolicy, Session, set_process_host
+from rath.session.session import Session
 from rath.session.table_ref import TableRef
-
-if TYPE_CHECKING:
-    from rath.session._attach import attach
-    from rath.session._compress import run_session_compress
-    from rath.session._loop import run_session_loop
-    from rath.session.loop import DefaultSessionLoopExecutor, SessionLoopExecutor
-    from rath.session.persistence import (
-        PersistedSession,
-        PersistedSessionHeader,
-        PersistedSessionMeta,
-        PersistenceError,
-        SessionWriter,
-        delete_session,
-        list_persisted_sessions,
-        load_session,
-        prune_sessions,
-    )
 
 __all__ = [
     "ChunkKind",
@@ -123,13 +109,9 @@ __all__ = [
     "validate_acyclic",
 ]
 
-# The operations that start work (and persistence, which reads the store and asks runs) live
-# on the API floor and load the runtime: resolved on first use (PEP 562), so values stay cheap
-# to import.
+# OpenRath's loop executors and session files live on the engines floor: named here, loaded on
+# first use (PEP 562), so this value package never imports them.
 _STARTERS = {
-    "run_session_loop": "rath.session._loop",
-    "run_session_compress": "rath.session._compress",
-    "attach": "rath.session._attach",
     "SessionLoopExecutor": "rath.session.loop",
     "DefaultSessionLoopExecutor": "rath.session.loop",
     **dict.fromkeys(

@@ -1,33 +1,20 @@
-"""``rath.session.attach``: the lazy session of an existing run, from any process.
-
-A script stopped with Ctrl-C leaves its runs going (on any worker with their code). Run again,
-it can pick a run back up instead of starting over: ``attach(session_id)`` (from the catalog,
-or ``rath sessions``) or ``attach(workflow_id)`` returns a session that reads like the one the
-script had: lazy while the run goes on, ready once it ends, and a failed run raises its error.
-Streamed events can be followed again from any offset with ``rath.streaming.follow_events``.
-"""
+"""``rath.session.attach``: the lazy session of an existing run, from any process."""
 
 from __future__ import annotations
 
 from uuid import UUID
 
-from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP
-from rath.errors import RunNotFoundError
-from rath.llm.chat_response import usage_from_json
-from rath.runtime.launch import attach_run
-from rath.runtime.run_history import StartedRun, run_input
-from rath.runtime.runtime import get_runtime
-from rath.session.graph.kind import LineageKind
-from rath.session.placement import Placement
+from rath.session.host import current_host
 from rath.session.session import Session
-from rath.session.table_ref import TableRef
-from rath.store import SessionRecord, current_catalog
-
-_KINDS = {kind.value: kind for kind in LineageKind}
 
 
 def attach(session_or_run: UUID | str) -> Session:
     """The session a run produces (or produced), by session id or by workflow id.
+
+    A script stopped with Ctrl-C leaves its runs going; run again, it can pick a run back up
+    with ``attach(session_id)`` (from the catalog, or ``rath sessions``) or
+    ``attach(workflow_id)``: lazy while the run goes on, ready once it ends, and a failed
+    run raises its error.
 
     Args:
         session_or_run: A session id from the catalog (``rath sessions ls``), or a run's
@@ -43,66 +30,5 @@ def attach(session_or_run: UUID | str) -> Session:
         RunNotFoundError: Neither the catalog nor Temporal knows it, or the run is of a
             kind that makes no session (``rath.CloseSandbox``).
     """
-    record = _record(session_or_run)
-    run_id = record.workflow_id if record is not None else str(session_or_run)
-    runtime = get_runtime()
-
-    async def look() -> StartedRun | None:
-        return await run_input(await runtime.client(), run_id or "")
-
-    found = runtime.submit(look()).result(timeout=60) if run_id else None
-    if found is None:
-        if record is not None and record.status != "running":
-            return _from_record(record)
-        raise RunNotFoundError(f"no session or run {str(session_or_run)!r}: nothing to attach to")
-    out = _session_of(record, found)
-    attach_run(out, run_id or "", workflow=found.workflow_type)
+    out: Session = current_host().attach(session_or_run)
     return out
-
-
-def _record(key: UUID | str) -> SessionRecord | None:
-    try:
-        session_id = UUID(str(key))
-    except ValueError:
-        return None  # a workflow id
-    return current_catalog().get(session_id)
-
-
-def _session_of(record: SessionRecord | None, started: StartedRun) -> Session:
-    workflow_type, run_input = started.workflow_type, started.input
-    if workflow_type == SESSION_LOOP.name:
-        return Session(
-            id=run_input.output_id,
-            parent_session_ids=(run_input.user.id, run_input.agent.id),
-            lineage_kind=LineageKind.OP_SESSION_LOOP,
-            lineage_operator="run_session_loop",
-            sandbox=run_input.user.sandbox,
-        )
-    if workflow_type == FORWARD.name:
-        return Session(
-            id=run_input.output_id,
-            parent_session_ids=(run_input.session.id,),
-            lineage_kind=LineageKind.OP_WORKFLOW,
-            lineage_operator=f"{run_input.module.class_name}.forward",
-            sandbox=run_input.session.sandbox,
-        )
-    if workflow_type == COMPRESS_RUN.name:
-        shell: Session = run_input.output
-        return shell
-    if record is not None:
-        return _from_record(record, table=False)
-    raise RunNotFoundError(f"a {workflow_type} run produces no session to attach to")
-
-
-def _from_record(record: SessionRecord, *, table: bool = True) -> Session:
-    session = Session(
-        id=record.id,
-        parent_session_ids=record.parents,
-        lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
-        lineage_operator=record.operator,
-        sandbox=Placement.model_validate(record.placement) if record.placement else None,
-        usage=usage_from_json(record.usage) if record.usage else None,
-    )
-    if table and record.root is not None:
-        session.table = TableRef.sealed(record.root)
-    return session

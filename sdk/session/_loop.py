@@ -1,42 +1,23 @@
-"""``run_session_loop``: one agent pass over a user session, as a durable run.
+"""``run_session_loop``: one agent pass over a user session, started by the session's host.
 
-Called from plain Python it starts a :class:`~rath.workflows.session_loop.SessionLoopWorkflow`
-through the background runtime and returns a lazy session at once; reading it waits. Lazy
-inputs do not block the call: the run starts when they are ready, so ``agent2(agent1(s))``
-returns immediately too. Called from a durable ``forward`` (workflow code) it schedules the
-same workflow as a child, as a task of the parent, and returns a lazy session just the same.
+From plain Python the client runtime starts a ``rath.SessionLoop`` run; from a durable
+``forward`` the run's scope schedules it as a child. Either way the output is lazy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from temporalio import workflow
+from typing import Any
 
 from rath.budget import Budget, with_total_tokens
-from rath.contracts import AgentMemory, LoopOptions
-from rath.errors import ConfigError
 from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
-from rath.llm.registry import cannot_stream
-from rath.runtime.launch import start_loop
-from rath.session._calls import LoopCall, slug
 from rath.session._graph_mode import stamped
-from rath.session.deferred import Deferred
 from rath.session.graph.kind import LineageKind
-from rath.session.manager import register_run
-from rath.session.persistence._finish import persist_when_done
-from rath.session.persistence.writer import SessionWriter
+from rath.session.host import LoopRequest, Persist, current_host
 from rath.session.session import Session
-from rath.tools._agent_tools import agent_tool_set
 from rath.utils.ids import new_id
-from rath.workflows._scope import current_scope
-
-if TYPE_CHECKING:
-    from rath.tools import FlowToolCall
 
 
 def run_session_loop(
@@ -44,12 +25,13 @@ def run_session_loop(
     agent_session: Session,
     *,
     agent_provider: Provider,
-    tools: list[FlowToolCall] | Sequence[Any] | None = None,
+    # OpenRath's annotation, kept as text: rath.tools is a floor above this module.
+    tools: list[FlowToolCall] | Sequence[Any] | None = None,  # type: ignore[name-defined]  # noqa: F821
     max_tool_rounds: int | None = None,
     agent_name: str = "agent",
     options: Any = None,
     compress_at_tokens: int | None = None,
-    memory: AgentMemory | None = None,
+    memory: Any = None,
     budget: Budget | None = None,
     tool_policy: Any = None,
     on_event: Callable[[RathLLMStreamDelta], None] | None = None,
@@ -80,10 +62,8 @@ def run_session_loop(
         memory: Inject memories before the first round (and commit after the run); see
             ``Agent(memory=...)``.
         budget: Limits on this run's tokens, tool calls and time (inside a durable forward
-            with a budget, the tree's are enforced too); ``agent_provider.budget_total_tokens``
-            is ``Budget(total_tokens=...)`` unless this sets its own. Exceeding one ends the
-            run with :class:`~rath.errors.BudgetExceededError`, which carries the transcript
-            so far.
+            with a budget, the tree's are enforced too). Exceeding one ends the run with
+            :class:`~rath.errors.BudgetExceededError`, which carries the transcript so far.
         tool_policy: ``{pattern: "allow" | "deny" | "ask"}`` (or a ``ToolPolicy``): ``ask``
             pauses the run until ``rath.approve``/``rath.deny`` answers (a timeout denies).
         on_event: Called with each :class:`~rath.llm.RathLLMStreamDelta` while the model
@@ -119,20 +99,6 @@ def run_session_loop(
         PersistenceError: ``persist_path`` is taken by another session file (see
             :class:`~rath.session.persistence.SessionWriter`); nothing starts.
     """
-    tool_set = agent_tool_set(tools, tool_policy)
-    base_options = options or LoopOptions()
-    if max_tool_rounds is None:
-        max_tool_rounds = base_options.max_tool_rounds
-    if max_tool_rounds < 1:
-        raise ConfigError(f"max_tool_rounds must be at least 1, got {max_tool_rounds}")
-    if compress_at_tokens is not None and compress_at_tokens < 1:
-        raise ConfigError(
-            f"compress_at_tokens must be a positive token count or None, got {compress_at_tokens}"
-        )
-    update: dict[str, Any] = {"max_tool_rounds": max_tool_rounds}
-    if compress_at_tokens is not None:
-        update["compress_at_tokens"] = compress_at_tokens
-    loop_options = base_options.model_copy(update=update)
     out = Session(
         id=new_id(),
         sandbox=user_session.sandbox,
@@ -142,75 +108,30 @@ def run_session_loop(
             lineage_operator="run_session_loop",
         ),
     )
-    call = LoopCall(
+    request = LoopRequest(
         user=user_session,
         agent=agent_session,
         provider=agent_provider,
-        name=slug(agent_name),
-        options=loop_options,
+        out=out,
+        agent_name=agent_name,
+        tools=tools,
+        tool_policy=tool_policy,
+        max_tool_rounds=max_tool_rounds,
+        options=options,
+        compress_at_tokens=compress_at_tokens,
         memory=memory,
         budget=with_total_tokens(budget, agent_provider.budget_total_tokens),
-        tools=tool_set,
-        out=out,
         on_event=on_event,
         executor=executor,
+        lazy=lazy,
+        persist=persisting(persist, persist_path, sandbox_handle_id),
     )
-    if executor is not None and on_event is not None:
-        out.attach_pending(Deferred((), _refuse_streaming_executor))
-        return out
-    refusal = cannot_stream(agent_provider) if on_event is not None else None
-    if refusal is not None:
-        out.attach_pending(Deferred((), partial(_raise, refusal)))
-        return out
-    if workflow.in_workflow():
-        if executor is not None:
-            raise ConfigError(
-                "executor= calls an object of the calling process, which a durable forward "
-                "cannot reach: give the agent a provider (or rath.llm.register_chat_client "
-                "a kind the workers know)"
-            )
-        refuse_persist_in_workflow(persist, persist_path)
-        current_scope().start_loop(call)
-        return out
-    writer = writer_for(out, persist, persist_path, sandbox_handle_id)
-    start_loop(call)
-    register_run(user_session, agent_session, out)
-    if writer is not None:
-        persist_when_done(out, writer)
-    if not lazy:
-        out.synchronize()
+    current_host().run_loop(request)
     return out
 
 
-def _refuse_streaming_executor() -> Session:
-    # Raised when the output is read, as OpenRath did (its tests read it to get the error).
-    raise ConfigError(
-        "on_event with a custom executor is not supported: stream with "
-        "rath.session.loop.StreamingExecutor(client, on_event) as the executor instead"
-    )
-
-
-def _raise(error: Exception) -> Session:
-    raise error
-
-
-def refuse_persist_in_workflow(persist: bool, persist_path: Path | None) -> None:
-    """Inside a durable forward, ``persist=`` cannot write a client file: say so.
-
-    Raises:
-        ConfigError: ``persist`` or ``persist_path`` was given.
-    """
-    if persist or persist_path:
-        raise ConfigError(
-            "persist= writes a file on the client: inside a durable forward every agent "
-            "run is in the session catalog already (rath.session.persistence.load_session)"
-        )
-
-
-def writer_for(
-    out: Session, persist: bool, persist_path: Path | None, sandbox_handle_id: str | None
-) -> SessionWriter | None:
-    """The session file writer of ``out`` (its header written now), if asked for."""
-    if not (persist or persist_path):
+def persisting(persist: bool, path: Path | None, sandbox_handle_id: str | None) -> Persist | None:
+    """OpenRath's three persistence keywords as one value (``None``: no file)."""
+    if not (persist or path):
         return None
-    return SessionWriter(out, sandbox_handle_id=sandbox_handle_id, path=persist_path)
+    return Persist(path=path, sandbox_handle_id=sandbox_handle_id)

@@ -17,12 +17,20 @@ This module holds what needs no session: the policy names, :class:`Summarize` an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
 
+from rath.llm.chat_response import RathLLMTokenUsage, add_usage
 from rath.llm.provider import Provider
 from rath.session._diff import SessionDiff
+from rath.session._graph_mode import stamped
 from rath.session.chunk import ChunkKind, ChunkRow
+from rath.session.graph.kind import LineageKind
+from rath.session.host import CompressJob, current_host
+
+# The session module imports this one: sessions are named by role here, not imported.
+Session: TypeAlias = Any
 
 MERGE_SUMMARY_PROMPT = (
     "You merge parallel branches of one agent conversation into a single account."
@@ -114,3 +122,88 @@ def policy_name(policy: object) -> str:
             f"merge policy must be a name, Summarize(...) or a function, not {policy!r}"
         )
     return getattr(policy, "__name__", "custom")
+
+
+MergePolicy = (
+    Literal["concat", "interleave_by_time", "summarize"] | Summarize | Callable[[Any, Any], Any]
+)
+"""What :meth:`Session.merge` accepts as ``policy``: a name, ``Summarize``, or a function."""
+
+
+def merge_sessions(ours: Session, theirs: Session, policy: MergePolicy) -> Session:
+    """:meth:`Session.merge` (see there); the output is of ``ours``'s class."""
+    make = type(ours)
+    if (
+        ours.sandbox is not None
+        and theirs.sandbox is not None
+        and ours.sandbox.backend != theirs.sandbox.backend
+    ):
+        raise ValueError(
+            "cannot merge sessions targeting different backends: "
+            f"{ours.sandbox.backend!r} vs {theirs.sandbox.backend!r}; "
+            "move one with `.to(...)` first"
+        )
+    name = policy_name(policy)
+    out = make(
+        sandbox=ours.sandbox,  # self's, as in OpenRath: an unbound self stays unbound
+        **stamped(
+            parent_session_ids=(ours.id, theirs.id),
+            lineage_kind=LineageKind.OP_MERGE,
+            lineage_operator="Session.merge",
+            lineage_extras=(() if name == "concat" else (("merge.policy", name),)),
+        ),
+    )
+    host = current_host()
+    if name == "summarize":
+        summarize = policy if isinstance(policy, Summarize) else Summarize()
+        # Both branches, one after the other: what the model reads (not a graph node).
+        joined = make(sandbox=out.sandbox)
+        joined._resolve_with((ours, theirs), lambda: concatenated(joined, ours, theirs))
+        host.compress(
+            CompressJob(
+                user=joined,
+                agent=make.from_agent_prompt(MERGE_SUMMARY_PROMPT),
+                provider=summarize.provider,
+                instruction=summarize.instruction,
+                name=summarize.name,
+                out=out,
+                inputs=(ours, theirs),
+                usage_from=(ours, theirs),
+            )
+        )
+        return out
+    if name == "interleave_by_time":
+        host.interleave(out, ours, theirs)
+    elif name == "concat":
+        out._resolve_with((ours, theirs), lambda: concatenated(out, ours, theirs))
+    else:
+        assert callable(policy)
+        function = policy
+
+        def custom() -> Session:
+            merged = function(ours, theirs)
+            return out._settled(
+                merged.table,
+                merged._rows,
+                merged_usage(ours, theirs),
+                sandbox=ours.sandbox or theirs.sandbox,
+            )
+
+        out._resolve_with((ours, theirs), custom)
+    host.record(out, inputs=(ours, theirs))
+    return out
+
+
+def concatenated(out: Session, ours: Session, theirs: Session) -> Session:
+    """``out`` as the ``concat`` of two ready sessions (rows by reference, usage summed)."""
+    rows = None
+    if ours._rows is not None and theirs._rows is not None:
+        rows = ours._rows + theirs._rows
+    table = ours.table.concat(theirs.table)
+    usage = merged_usage(ours, theirs)
+    return out._settled(table, rows, usage, sandbox=ours.sandbox or theirs.sandbox)
+
+
+def merged_usage(ours: Session, theirs: Session) -> RathLLMTokenUsage | None:
+    """The usage of a merge: both branches' summed."""
+    return add_usage(ours.usage, theirs.usage)

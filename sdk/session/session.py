@@ -1,37 +1,20 @@
 """``Session``: the value that flows through ``Workflow`` modules, like a tensor through layers.
 
-A session is a typed pydantic model: an id, a transcript *by reference* (:class:`TableRef`),
-lineage, a sandbox placement and token usage. It serialises through Temporal's pydantic
-converter in O(1) bytes however long the transcript is. A session returned by an agent call is
-*lazy*: its id and lineage are known at once, its rows and usage once the run finishes; reading
-them waits (see :meth:`Session.synchronize`).
-
-What a session needs from whoever runs it (reading stored rows, recording lineage, holding a
-sandbox, merges that call a model or read rows) it asks its :class:`SessionHost`: Rath's client
-runtime in plain Python, the run's scope in workflow code. The host is a context variable
-installed from above, so this module, on the lowest floor, imports nothing that runs work.
+Sessions are lazy pydantic values; what needs work they ask their host (docs/design.md).
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-from collections.abc import Callable, Iterator
-from contextvars import ContextVar
-from datetime import timedelta
-from pathlib import Path
-from typing import Any, Literal, Protocol
+from collections.abc import Callable
+from typing import Any
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from rath.backend.spec import DEFAULT_COMMAND_TIMEOUT, BackendSandboxSpec
-from rath.errors import ConfigError, NotReadyError, RunError, StoreError
-from rath.llm.chat_response import RathLLMTokenUsage, add_usage
-from rath.llm.provider import Provider
+from rath.errors import NotReadyError, StoreError
+from rath.llm.chat_response import RathLLMTokenUsage
 from rath.session._diff import SessionDiff
 from rath.session._graph_mode import stamped
-from rath.session._handles import NO_SANDBOX, open_handle
 from rath.session.branch import branch_fields
 from rath.session.chunk import (
     ChunkKind,
@@ -44,9 +27,11 @@ from rath.session.chunk import (
 from rath.session.deferred import Deferred, PendingResult
 from rath.session.graph.kind import LineageKind
 from rath.session.graph.legacy import SessionLineage
-from rath.session.merge import MERGE_SUMMARY_PROMPT, Summarize, policy_name
-from rath.session.placement import Placement
+from rath.session.host import current_host
+from rath.session.merge import MergePolicy, merge_sessions
+from rath.session.placement import Placeable, Placement
 from rath.session.table_ref import TableRef
+from rath.session.usage import SessionTokenUsage, UsageLike, recorded_usage
 from rath.utils.ids import new_id
 from rath.utils.in_workflow import in_workflow
 
@@ -55,54 +40,7 @@ _PREVIEW_TAIL = 4
 _PREVIEW_CHARS = 256  # per row (tool arguments: 160), as OpenRath's preview
 
 
-class SessionTokenUsage(RathLLMTokenUsage):
-    """OpenRath's token usage, as a session reports it (:attr:`Session.cumulative_usage`).
-
-    A :class:`~rath.llm.chat_response.RathLLMTokenUsage` that compares equal to, and adds
-    (``+``) with, any usage of the same three counts. The detail dicts are not kept (Rath
-    records only the counts).
-    """
-
-    def counts(self) -> tuple[int, int, int]:
-        """``(prompt_tokens, completion_tokens, total_tokens)``."""
-        return _counts(self)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, RathLLMTokenUsage):
-            return self.counts() == _counts(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.counts())
-
-    def __add__(self, other: RathLLMTokenUsage) -> SessionTokenUsage:
-        prompt, completion, total = (
-            a + b for a, b in zip(self.counts(), _counts(other), strict=True)
-        )
-        return SessionTokenUsage(prompt, completion, total)
-
-    def __repr__(self) -> str:
-        return (
-            f"SessionTokenUsage(prompt_tokens={self.prompt_tokens}, "
-            f"completion_tokens={self.completion_tokens}, total_tokens={self.total_tokens})"
-        )
-
-    @classmethod
-    def of(cls, usage: RathLLMTokenUsage | None) -> SessionTokenUsage | None:
-        """Rath's recorded usage as OpenRath's type (``None`` stays ``None``)."""
-        return None if usage is None else cls(*_counts(usage))
-
-
-def _counts(usage: RathLLMTokenUsage) -> tuple[int, int, int]:
-    return (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens)
-
-
-def _recorded_usage(usage: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:
-    """``usage`` as Rath records it (the three counts)."""
-    return None if usage is None else RathLLMTokenUsage(*_counts(usage))
-
-
-class Session(BaseModel):
+class Session(Placeable, BaseModel):
     """A transcript plus lineage, sandbox placement and usage (OpenRath-compatible API)."""
 
     model_config = ConfigDict(validate_assignment=False)
@@ -178,7 +116,7 @@ class Session(BaseModel):
             "id": id,
             "table": TableRef.inline(*chunk_table.rows) if chunk_table is not None else table,
             "sandbox": None if handle is not None else sandbox,
-            "usage": _recorded_usage(cumulative_usage if usage is None else usage),
+            "usage": recorded_usage(cumulative_usage if usage is None else usage),
         }
         super().__init__(
             **{name: value for name, value in fields.items() if value is not None},
@@ -196,16 +134,6 @@ class Session(BaseModel):
     # Stored sessions (histories, catalogs) validate straight through pydantic, which
     # ignores keys of older versions; only calls from code go through this signature.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
-
-    def _place(self, handle: Any, backend: str | None) -> None:
-        """Bind ``handle``, or place the session on ``backend`` (constructor arguments)."""
-        on = handle.backend.name if handle is not None else self.sandbox_backend
-        if backend is not None and on not in (None, backend):
-            raise ValueError(f"sandbox_backend {backend!r} does not match the sandbox's {on!r}")
-        if handle is not None:
-            self.bind_sandbox(handle)
-        elif backend is not None and self.sandbox is None:
-            self.to(backend)
 
     @classmethod
     def from_rows(cls, rows: tuple[ChunkRow, ...] | list[ChunkRow], **fields: Any) -> Session:
@@ -366,8 +294,8 @@ class Session(BaseModel):
         return SessionTokenUsage.of(self.usage)
 
     @cumulative_usage.setter
-    def cumulative_usage(self, value: RathLLMTokenUsage | None) -> None:
-        self.usage = _recorded_usage(value)
+    def cumulative_usage(self, value: UsageLike | None) -> None:
+        self.usage = recorded_usage(value)
 
     # -- branching ------------------------------------------------------------------------
 
@@ -457,63 +385,7 @@ class Session(BaseModel):
         Raises:
             ValueError: An unknown policy, or sessions on different sandbox backends.
         """
-        ours, theirs = self, other
-        if (
-            ours.sandbox is not None
-            and theirs.sandbox is not None
-            and ours.sandbox.backend != theirs.sandbox.backend
-        ):
-            raise ValueError(
-                "cannot merge sessions targeting different backends: "
-                f"{ours.sandbox.backend!r} vs {theirs.sandbox.backend!r}; "
-                "move one with `.to(...)` first"
-            )
-        name = policy_name(policy)
-        out = Session(
-            sandbox=ours.sandbox,  # self's, as in OpenRath: an unbound self stays unbound
-            **stamped(
-                parent_session_ids=(ours.id, theirs.id),
-                lineage_kind=LineageKind.OP_MERGE,
-                lineage_operator="Session.merge",
-                lineage_extras=(() if name == "concat" else (("merge.policy", name),)),
-            ),
-        )
-        host = current_host()
-        if name == "summarize":
-            summarize = policy if isinstance(policy, Summarize) else Summarize()
-            # Both branches, one after the other: what the model reads (not a graph node).
-            joined = Session(sandbox=out.sandbox)
-            joined._resolve_with((ours, theirs), lambda: concatenated(joined, ours, theirs))
-            host.compress(
-                out,
-                joined,
-                Session.from_agent_prompt(MERGE_SUMMARY_PROMPT),
-                provider=summarize.provider,
-                instruction=summarize.instruction,
-                name=summarize.name,
-                inputs=(ours, theirs),
-                usage_from=(ours, theirs),
-            )
-            return out
-        if name == "interleave_by_time":
-            host.interleave(out, ours, theirs)
-        elif name == "concat":
-            out._resolve_with((ours, theirs), lambda: concatenated(out, ours, theirs))
-        else:
-            assert callable(policy)
-            function = policy
-
-            def custom() -> Session:
-                merged = function(ours, theirs)
-                return out._settled(
-                    merged.table,
-                    merged._rows,
-                    merged_usage(ours, theirs),
-                    sandbox=ours.sandbox or theirs.sandbox,
-                )
-
-            out._resolve_with((ours, theirs), custom)
-        host.record(out, inputs=(ours, theirs))
+        out: Session = merge_sessions(self, other, policy)
         return out
 
     def diff(self, other: Session) -> SessionDiff:
@@ -522,128 +394,6 @@ class Session(BaseModel):
         Waits for lazy sessions; in workflow code, ``await`` both first.
         """
         return SessionDiff.between(self.chunk_table.rows, other.chunk_table.rows)
-
-    def to(
-        self, backend: str = "local", *, spec: BackendSandboxSpec | str | Path | None = None
-    ) -> Session:
-        """Place this session's tools on a sandbox backend; returns ``self``.
-
-        As in OpenRath, the session first lets go of what it held: its open handle (see
-        :meth:`require_sandbox`) and its hold on the previous sandbox (:meth:`close_sandbox`).
-
-        Args:
-            backend: A registered backend name (``"local"``, ``"bwrap"``, ``"docker"`` or one
-                added with :func:`rath.backend.sandboxes.register_backend`). Whether it can run is
-                checked where the sandbox opens, on the worker.
-            spec: A :class:`~rath.backend.BackendSandboxSpec` or a workspace
-                directory. Outside workflow code a relative directory is resolved against the
-                current directory now; ``None`` gives the session a fresh workspace under the
-                data dir.
-
-        Raises:
-            SandboxUnavailableError: ``backend`` is not registered; the message lists the
-                registered backends.
-        """
-        current_host().check_backend(backend)
-        sandbox_spec = _sandbox_spec(backend, spec)
-        self.close_sandbox()
-        self.sandbox = Placement(spec=sandbox_spec, sandbox_id=new_id())
-        current_host().hold(self)
-        return self
-
-    def release(self) -> bool:
-        """Stop holding this session's sandbox; the last session to let go closes it.
-
-        Every placed session made in plain Python (``.to()``, forks, detaches, merges, a run's
-        output) holds its sandbox. Closing deletes a workspace Rath allocated (``.to(name)``
-        with no ``spec``); one you named is never touched. A lazy session is waited for first,
-        so a run never loses its workspace. ``with session:`` releases on exit.
-
-        Returns:
-            Whether this release closed the sandbox.
-        """
-        if self.sandbox is None or in_workflow():
-            return False
-        with contextlib.suppress(RunError):  # a failed run still let go of its sandbox
-            self.synchronize()
-        return current_host().release(self.sandbox, str(self.id))
-
-    def require_sandbox(self) -> Any:
-        """An open handle of the backend plane on this session's sandbox (OpenRath's).
-
-        Opened on first use (one reference, held until :meth:`close_sandbox`) on the same
-        workspace the session's tools use; ``handle.dispatch(BackendToolFilesRead(...))``.
-
-        Raises:
-            ConfigError: The session has no sandbox (``.to(...)`` first), or its handle was
-                closed (both also ``RuntimeError``).
-        """
-        handle = self._handle
-        if handle is not None and handle.closed:
-            raise ConfigError(
-                "session sandbox is closed; bind an open one with session.bind_sandbox(...) "
-                "or call session.close_sandbox() first"
-            )
-        if self.sandbox is None:
-            raise ConfigError(NO_SANDBOX)
-        if handle is None:
-            handle = open_handle(self.sandbox).acquire()
-            self._handle = handle
-        return handle
-
-    def bind_sandbox(self, sandbox: Any) -> Session:
-        """Hold ``sandbox`` (a plane handle) as this session's sandbox; returns ``self``.
-
-        The session is placed on the handle's backend and workspace, so its tools use the
-        same files; the handle held before is released. ``session.sandbox = handle`` does the
-        same. A closed handle is kept as is: :meth:`require_sandbox` then refuses it.
-        """
-        if sandbox is self._handle:
-            return self
-        if sandbox.closed:
-            self.close_sandbox()
-            self._handle = sandbox
-            return self
-        held = sandbox.acquire()
-        try:
-            self.to(sandbox.backend.name, spec=Path(sandbox.handle))  # releases the previous
-        except BaseException:
-            held.release()
-            raise
-        self._handle = held
-        return self
-
-    def close_sandbox(self) -> Session:
-        """Release this session's handle and its hold on the sandbox; returns ``self``."""
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            handle.release()
-        self.release()
-        return self
-
-    def __enter__(self) -> Session:
-        """Open the sandbox handle on the outermost ``with`` (a placed session, client-side)."""
-        if self._cm_depth == 0 and self.sandbox is not None and not in_workflow():
-            if self._handle is not None and self._handle.closed:
-                self._handle = None  # someone else closed it: open a new one
-            self.require_sandbox()
-        self._cm_depth += 1
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        """Close the handle and release the sandbox on leaving the outermost ``with``."""
-        if self._cm_depth == 0:
-            return  # an exit without an enter
-        self._cm_depth -= 1
-        if self._cm_depth == 0:
-            self.close_sandbox()
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        """``session.sandbox = handle`` binds a plane handle (OpenRath's assignment)."""
-        if name == "sandbox" and value is not None and not isinstance(value, Placement):
-            self.bind_sandbox(value)
-            return
-        super().__setattr__(name, value)
 
     # -- display --------------------------------------------------------------------------
 
@@ -702,150 +452,3 @@ def stamped_leaf(row: ChunkRow, kind: LineageKind, operator: str) -> Session:
     if lineage:
         current_host().record(leaf)
     return leaf
-
-
-def _sandbox_spec(backend: str, spec: BackendSandboxSpec | str | Path | None) -> BackendSandboxSpec:
-    """The placement's spec for ``.to(backend, spec=...)`` (agents' commands default to 60 s)."""
-    if spec is None or isinstance(spec, str | Path):
-        spec = BackendSandboxSpec(working_dir=_workspace_path(spec))
-    elif not isinstance(spec, BackendSandboxSpec):
-        raise ConfigError(
-            f"sandbox spec {spec!r} is not a BackendSandboxSpec: pass a "
-            "rath.backend.BackendSandboxSpec, a workspace directory or None"
-        )
-    return dataclasses.replace(
-        spec,
-        backend=backend,
-        working_dir=_workspace_path(spec.working_dir),
-        timeout=spec.timeout or timedelta(seconds=DEFAULT_COMMAND_TIMEOUT),
-    )
-
-
-def _workspace_path(spec: str | Path | None) -> str | None:
-    if spec is None:
-        return None
-    path = Path(spec).expanduser()
-    if in_workflow():  # no file system here: the worker checks when it opens the sandbox
-        if not path.is_absolute():
-            raise ConfigError(
-                f"sandbox spec {str(spec)!r} is relative; inside workflow code pass an absolute "
-                "workspace path (the worker's current directory is not yours)"
-            )
-        return str(path)
-    path = path if path.is_absolute() else path.resolve()
-    if path.exists() and not path.is_dir():
-        raise ConfigError(
-            f"sandbox workspace {str(path)!r} is a file, not a directory: pass a directory "
-            "(it is created if missing)"
-        )
-    return str(path)
-
-
-MergePolicy = (
-    Literal["concat", "interleave_by_time", "summarize"]
-    | Summarize
-    | Callable[[Session, Session], Session]
-)
-"""What :meth:`Session.merge` accepts as ``policy``."""
-
-
-def concatenated(out: Session, ours: Session, theirs: Session) -> Session:
-    """``out`` as the ``concat`` of two ready sessions (rows by reference, usage summed)."""
-    rows = None
-    if ours._rows is not None and theirs._rows is not None:
-        rows = ours._rows + theirs._rows
-    table = ours.table.concat(theirs.table)
-    usage = merged_usage(ours, theirs)
-    return out._settled(table, rows, usage, sandbox=ours.sandbox or theirs.sandbox)
-
-
-def merged_usage(ours: Session, theirs: Session) -> RathLLMTokenUsage | None:
-    """The usage of a merge: both branches' summed."""
-    return add_usage(ours.usage, theirs.usage)
-
-
-class SessionHost(Protocol):
-    """Who runs sessions in this context: Rath's client runtime, or a durable run's scope.
-
-    A session asks its host for everything that is not a value operation. The runtime
-    installs the client host for the process (:func:`set_process_host`); a durable run
-    installs its scope for the code it runs (:func:`hosted_by`).
-    """
-
-    def check_backend(self, backend: str) -> None:
-        """Raise ``SandboxUnavailableError`` when ``backend`` is not a registered name."""
-        ...
-
-    def load_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
-        """A stored table's rows (blocking; not in workflow code)."""
-        ...
-
-    async def read_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
-        """A stored table's rows, from workflow code (an activity)."""
-        ...
-
-    def record(self, session: Session, *, inputs: tuple[Session, ...] = ()) -> None:
-        """Note a new session in the lineage graph (and hold its sandbox, client-side)."""
-        ...
-
-    def hold(self, session: Session) -> None:
-        """Make a placed session a holder of its sandbox."""
-        ...
-
-    def release(self, placement: Placement, holder: str) -> bool:
-        """Let ``holder`` go; returns whether that closed the sandbox."""
-        ...
-
-    def interleave(self, out: Session, ours: Session, theirs: Session) -> None:
-        """Make ``out`` the (lazy) ``interleave_by_time`` merge of two sessions."""
-        ...
-
-    def compress(
-        self,
-        out: Session,
-        user: Session,
-        agent: Session,
-        *,
-        provider: Provider,
-        instruction: str | None,
-        name: str,
-        inputs: tuple[Session, ...],
-        usage_from: tuple[Session, ...] = (),
-    ) -> None:
-        """Make ``out`` the (lazy) compression of ``user`` by ``provider``."""
-        ...
-
-
-_CONTEXT_HOST: ContextVar[SessionHost | None] = ContextVar("rath_session_host", default=None)
-_process_host: list[SessionHost] = []
-
-
-def current_host() -> SessionHost:
-    """The host of this context: the one a run installed, else the process's.
-
-    Raises:
-        ConfigError: No host is installed (``rath.session`` installs a default on import).
-    """
-    host = _CONTEXT_HOST.get()
-    if host is not None:
-        return host
-    if not _process_host:
-        raise ConfigError("no session host is installed; import rath.session first")
-    return _process_host[0]
-
-
-def set_process_host(host: SessionHost) -> SessionHost | None:
-    """Make ``host`` the process's host (outside runs); returns the one it replaces."""
-    previous = _process_host[0] if _process_host else None
-    _process_host[:] = [host]
-    return previous
-
-
-@contextlib.contextmanager
-def hosted_by(host: SessionHost) -> Iterator[SessionHost]:
-    """Make ``host`` current for the block (and for tasks started in it)."""
-    token = _CONTEXT_HOST.set(host)
-    try:
-        yield host
-    finally:
-        _CONTEXT_HOST.reset(token)

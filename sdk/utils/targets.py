@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import sys
 from typing import Any
-
-from temporalio import workflow
 
 from rath.errors import ConfigError
 
@@ -13,7 +13,14 @@ from rath.errors import ConfigError
 def import_target(target: str) -> Any:
     """The object named ``"module:QualName"``."""
     module_name, _, qualname = target.partition(":")
-    with workflow.unsafe.imports_passed_through():
+    # Passed through a workflow sandbox; a process without Temporal has no sandbox to pass.
+    temporal = sys.modules.get("temporalio.workflow")
+    passed = (
+        temporal.unsafe.imports_passed_through()
+        if temporal is not None
+        else contextlib.nullcontext()
+    )
+    with passed:
         obj: Any = importlib.import_module(module_name)
     for part in qualname.split("."):
         obj = getattr(obj, part)

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rath.backend import (
+    BackendSandbox,
     BackendTool,
     BackendToolCodeRun,
     BackendToolCommandRun,
@@ -26,8 +27,8 @@ from rath.backend import (
 )
 from rath.errors import ConfigError
 from rath.session import Session
-from rath.session._handles import NO_SANDBOX
-from rath.session._plane_handles import open_placement
+from rath.session.host import current_host
+from rath.session.placement import NO_SANDBOX
 from rath.tools import BUILTIN_TOOLS, FlowToolCall
 
 __all__ = [
@@ -59,7 +60,8 @@ def dispatch_on(session: Session, call: BackendTool) -> ToolResult | bool:
     placement = session.sandbox
     if placement is None:
         raise ConfigError(NO_SANDBOX)
-    with open_placement(placement) as sandbox:
+    sandbox: BackendSandbox = current_host().open_handle(placement)
+    with sandbox:
         return sandbox.dispatch(call)
 
 

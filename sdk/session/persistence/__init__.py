@@ -16,17 +16,10 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
-from rath.backend.spec import BackendSandboxSpec
-from rath.contracts import SESSION_LOOP, LoopCarry
-from rath.errors import PersistenceError, RathError
-from rath.runtime.reconcile import reconcile
-from rath.runtime.run_query import describe_run, query_run
-from rath.runtime.runtime import get_runtime
-from rath.session.chunk import ChunkTable
-from rath.session.graph.kind import LineageKind
+from rath.errors import PersistenceError
+from rath.session.host import current_host
 from rath.session.persistence._records import (
     CURRENT_SCHEMA_VERSION,
     PersistedSession,
@@ -47,12 +40,8 @@ from rath.session.persistence.paths import (
     sessions_dir,
 )
 from rath.session.persistence.writer import SessionWriter
-from rath.session.table_ref import TableRef
-from rath.store import SessionRecord, current_catalog, current_store
 
 logger = logging.getLogger("rath.session.persistence")
-_QUERY_SECONDS = 5.0
-_KINDS = {kind.value: kind for kind in LineageKind}
 
 
 def load_session(session_id: UUID | str, *, path: Path | None = None) -> PersistedSession:
@@ -66,34 +55,16 @@ def load_session(session_id: UUID | str, *, path: Path | None = None) -> Persist
     """
     if path is not None:
         return read_session_file(Path(path))
-    file = _file_of(session_id)
+    file = file_of(session_id)
     if file is not None:
         return read_session_file(file)
-    record = current_catalog().get(session_id)
-    if record is None:
+    recorded: PersistedSession | None = current_host().catalog().load(session_id)
+    if recorded is None:
         raise PersistenceError(
             f"session {session_id} not found: no file in {sessions_dir()} and no catalog record in "
             "the store (RATH_STORE_URL or RATH_HOME must point where it ran)"
         )
-    return load_recorded(reconciled(record))
-
-
-def load_recorded(record: SessionRecord) -> PersistedSession:
-    """The session of a catalog record as it stands (no check with Temporal).
-
-    From its file if it has one, else from the store (and, while its run goes on, the
-    run's transcript so far).
-    """
-    file = _file_of(record.id)
-    return read_session_file(file) if file is not None else _from_record(record)
-
-
-def reconciled(record: SessionRecord) -> SessionRecord:
-    """``record`` checked against Temporal (when it says running); a warning if it cannot be."""
-    result = reconcile(current_store(), [record])
-    if result.note is not None:
-        logger.warning("%s", result.note)
-    return result.apply([record])[0]
+    return recorded
 
 
 def list_persisted_sessions() -> list[PersistedSessionMeta]:
@@ -106,9 +77,8 @@ def list_persisted_sessions() -> list[PersistedSessionMeta]:
             logger.warning("skipping %s: %s", path, exc)
             continue
         found.setdefault(meta.id, meta)
-    for record in current_catalog().records():
-        if record.id not in found:
-            found[record.id] = _meta_of_record(record)
+    for meta in current_host().catalog().metas():
+        found.setdefault(meta.id, meta)
     return sorted(found.values(), key=lambda meta: (meta.created_at, str(meta.id)))
 
 
@@ -121,11 +91,7 @@ def delete_session(session_id: UUID | str, *, path: Path | None = None) -> bool:
         if file.exists():
             file.unlink()
             removed = True
-    catalog = current_catalog()
-    if catalog.get(session_id) is not None:
-        catalog.delete(session_id)
-        removed = True
-    return removed
+    return current_host().catalog().delete(session_id) or removed
 
 
 def prune_sessions(*, older_than: timedelta) -> list[UUID]:
@@ -135,9 +101,7 @@ def prune_sessions(*, older_than: timedelta) -> list[UUID]:
     """
     cutoff = datetime.now(UTC) - older_than
     pruned = []
-    result = reconcile(current_store())  # a run that ended unannounced is not running
-    if result.note is not None:
-        logger.warning("%s", result.note)
+    current_host().catalog().reconcile()  # a run that ended unannounced is not running
     for meta in list_persisted_sessions():
         old = _aware(meta.created_at) < cutoff and (meta.closed or meta.path is not None)
         if old and delete_session(meta.id, path=meta.path):
@@ -145,7 +109,8 @@ def prune_sessions(*, older_than: timedelta) -> list[UUID]:
     return pruned
 
 
-def _file_of(session_id: UUID | str) -> Path | None:
+def file_of(session_id: UUID | str) -> Path | None:
+    """The session's file (complete, else partial), if it has one."""
     for candidate in (session_file(session_id), session_partial_file(session_id)):
         if candidate.exists():
             return candidate
@@ -160,73 +125,6 @@ def _files() -> list[Path]:
         p
         for p in directory.iterdir()
         if p.name.endswith(SESSION_FILE_SUFFIX) or p.name.endswith(SESSION_PARTIAL_SUFFIX)
-    )
-
-
-def _from_record(record: SessionRecord) -> PersistedSession:
-    table = _table_of(record)
-    rows = current_store().load_rows(table) if table is not None else ()
-    placement = record.placement or {}
-    spec = placement.get("spec")
-    backend = spec.get("backend") if spec else None
-    header = PersistedSessionHeader(
-        schema_version=CURRENT_SCHEMA_VERSION,
-        id=record.id,
-        created_at=record.created,
-        parent_session_ids=record.parents,
-        lineage_operator=record.operator,
-        lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
-        sandbox_backend=backend,
-        sandbox_spec=BackendSandboxSpec(**spec) if spec else None,
-        sandbox_handle_id=placement.get("sandbox_id"),
-    )
-    usage = usage_of(record.usage, f"catalog record {record.id}") if record.usage else None
-    return PersistedSession(
-        header=header,
-        chunk_table=ChunkTable(rows=tuple(rows)),
-        cumulative_usage=usage,
-        closed=record.status != "running",
-        path=None,
-    )
-
-
-def _table_of(record: SessionRecord) -> TableRef | None:
-    """The transcript: sealed when the run ended, else an agent run's rows so far.
-
-    The rows so far need a worker to answer; a durable forward has none until it returns.
-    """
-    if record.root is not None:
-        return TableRef.sealed(record.root)
-    if record.status != "running" or record.workflow_id is None:
-        return None
-    runtime = get_runtime()
-    run_id = record.workflow_id
-
-    async def ask() -> Any:
-        client = await runtime.reader()
-        if (await describe_run(client, run_id)).workflow_type != SESSION_LOOP.name:
-            return None
-        return await query_run(client, run_id, "progress", LoopCarry | None, timeout=_QUERY_SECONDS)
-
-    try:
-        carry = runtime.submit(ask()).result(timeout=_QUERY_SECONDS + 10)
-    except (RathError, TimeoutError) as exc:
-        logger.warning("session %s: rows so far not shown: %s", record.id, exc)
-        return None  # no worker answers now: the record alone (no rows yet)
-    return carry.transcript if carry is not None else None
-
-
-def _meta_of_record(record: SessionRecord) -> PersistedSessionMeta:
-    table = TableRef.sealed(record.root) if record.root is not None else None
-    count = len(current_store().load_rows(table)) if table is not None else 0
-    return PersistedSessionMeta(
-        id=record.id,
-        path=None,
-        created_at=record.created,
-        lineage_operator=record.operator,
-        lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
-        chunk_count=count,
-        closed=record.status != "running",
     )
 
 
@@ -246,12 +144,16 @@ __all__ = [
     "SessionWriter",
     "delete_session",
     "ensure_sessions_dir",
+    "file_of",
     "list_persisted_sessions",
     "load_session",
+    "openrath_spec",
     "prune_sessions",
+    "read_session_file",
     "register_chunk_migration",
     "register_header_migration",
     "session_file",
     "session_partial_file",
     "sessions_dir",
+    "usage_of",
 ]

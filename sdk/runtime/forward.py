@@ -7,16 +7,16 @@ from typing import Any, Protocol
 
 from rath.budget import Budget
 from rath.contracts import CODE_VERSION, FORWARD, ForwardInput
+from rath.contracts.calls import run_id_for, slug
 from rath.contracts.modules import class_target, encode, module_spec, register_workflow_class
 from rath.contracts.queues import workflow_queue
 from rath.llm.provider import demo_fallback, provider_spec
 from rath.runtime.launch import start_lazy_run
 from rath.runtime.runtime import get_runtime
-from rath.session._calls import run_id_for, slug
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
 from rath.settings import Settings
-from rath.tools._agent_tools import agent_tool_set
+from rath.tools.agent_tools import agent_tool_set
 from rath.utils.ids import new_id
 from rath.utils.text import markdown_fields
 

@@ -1,8 +1,7 @@
 """``run_session_compress``: replace a transcript with one summary row, by an LLM activity.
 
-OpenRath's compression (one tool-less call, the reply becomes the only USER row), durable: in a
-durable ``forward`` it is an activity of the parent run; from plain Python a small
-``rath.Compress`` workflow runs that activity. Either way the result is lazy.
+The session's host runs it: an activity of a durable ``forward``, or a small ``rath.Compress``
+run from plain Python. Either way the result is lazy.
 """
 
 from __future__ import annotations
@@ -11,22 +10,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from temporalio import workflow
-
-from rath.errors import ConfigError
 from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
-from rath.runtime.launch import start_compress
-from rath.session._calls import CompressJob, slug
 from rath.session._graph_mode import stamped
-from rath.session._loop import refuse_persist_in_workflow, writer_for
+from rath.session._loop import persisting
 from rath.session.graph.kind import LineageKind
-from rath.session.loop import resolve_executor
-from rath.session.manager import register_run
-from rath.session.persistence._finish import persist_when_done
+from rath.session.host import CompressJob, current_host
 from rath.session.session import Session
 from rath.utils.ids import new_id
-from rath.workflows._scope import current_scope
+from rath.utils.in_workflow import in_workflow
 
 COMPRESS_EXTRAS = (("compression.lossy", True), ("compression.rows_out", 1))
 
@@ -95,41 +87,18 @@ def run_session_compress(
             lineage_extras=COMPRESS_EXTRAS,
         ),
     )
-    in_workflow = workflow.in_workflow()
-    if in_workflow:
-        _refuse_client_objects(executor, on_event)
-        refuse_persist_in_workflow(persist, persist_path)
-    elif on_event is not None:
-        executor = resolve_executor(
-            agent_provider=agent_provider, executor=executor, on_event=on_event
-        )
     job = CompressJob(
         user=user_session,
         agent=agent_session,
         provider=agent_provider,
         instruction=compress_instruction,
-        name=slug(agent_name),
+        name=agent_name,
         out=out,
         inputs=(user_session, agent_session),
         executor=executor,
+        on_event=on_event,
+        persist=persisting(persist, persist_path, sandbox_handle_id),
+        register=register_sessions,
     )
-    if in_workflow:
-        current_scope().start_compress(job)
-        return out
-    writer = writer_for(out, persist, persist_path, sandbox_handle_id)
-    start_compress(job)
-    if register_sessions:
-        register_run(user_session, agent_session, out)
-    if writer is not None:
-        persist_when_done(out, writer)
-    return out.synchronize()  # synchronous in plain Python, as OpenRath's
-
-
-def _refuse_client_objects(executor: Any, on_event: Callable[..., None] | None) -> None:
-    """Inside a durable forward, objects of the calling process cannot be reached."""
-    if executor is not None or on_event is not None:
-        what = "executor=" if executor is not None else "on_event="
-        raise ConfigError(
-            f"{what} calls an object of the calling process, which a durable forward "
-            "cannot reach: give the compressor a provider (and read the summary when ready)"
-        )
+    current_host().compress(job)
+    return out if in_workflow() else out.synchronize()  # synchronous in plain Python, as OpenRath's

@@ -1,28 +1,29 @@
 """The session host before Rath's runtime is loaded, and in workflow code outside a run scope.
 
-``rath.session`` installs :class:`DefaultHost` on import, so plain value work (``Session.create``,
-``fork``, ``merge`` by ``concat``, ``.to()``) needs nothing else. It keeps the lineage journal
-and remembers which sessions hold a sandbox; the runtime's client host, once loaded, takes those
-holds over (:meth:`DefaultHost.handover`). Work that needs the chunk store or a model is refused
-with the fix. In workflow code with no run scope (a plain ``rath.SessionLoop``), recording and
-holding do nothing, as there is no graph to record into.
+Value work needs nothing else; work that needs the store, a model or a sandbox makes the
+runtime's host (:func:`~rath.session.host.runtime_host`), which takes the holds over.
 """
 
 from __future__ import annotations
 
-from rath.errors import ConfigError, NotReadyError, UserError
-from rath.llm.provider import Provider
+from typing import Any
+from uuid import UUID
+
+from rath.errors import NotReadyError, UserError
 from rath.session.chunk import ChunkRow
 from rath.session.graph import record_session
+from rath.session.host import (
+    CompressJob,
+    LoopRequest,
+    PersistedCatalog,
+    SessionHost,
+    runtime_host,
+)
 from rath.session.placement import Placement
-from rath.session.session import Session, SessionHost
+from rath.session.session import Session
 from rath.session.table_ref import TableRef
 from rath.utils.in_workflow import in_workflow
 
-_NEEDS_RUNTIME = (
-    "needs Rath's runtime, which is not loaded in this process yet; "
-    "`import rath.flow` (or start any run) first"
-)
 _NOT_IN_RUN = (
     "agents and model-backed merges can be called from workflow code only inside a rath "
     "Workflow's forward (run it with `MyWorkflow(...)(session)`), not from other workflows"
@@ -39,13 +40,13 @@ class DefaultHost:
         """Names are checked where the sandbox opens, on the worker."""
 
     def load_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
-        """Refused: stored rows are read through the runtime's chunk store."""
+        """Read through the runtime's chunk store (refused in workflow code)."""
         if in_workflow():
             raise NotReadyError(
                 "this session's rows live in the chunk store, which workflow code cannot read "
                 "(no I/O in workflows); read them client-side, or in an activity"
             )
-        raise ConfigError(f"reading a stored session {_NEEDS_RUNTIME}")
+        return runtime_host().load_rows(table)
 
     async def read_rows(self, table: TableRef) -> tuple[ChunkRow, ...]:
         """Refused outside a run scope."""
@@ -73,23 +74,38 @@ class DefaultHost:
         return not held
 
     def interleave(self, out: Session, ours: Session, theirs: Session) -> None:
-        """Refused: interleaving reads and seals stored rows."""
-        raise self._refusal("interleave_by_time merge")
+        """Interleaving reads and seals stored rows: the runtime does it."""
+        self._runtime("interleave_by_time merge").interleave(out, ours, theirs)
 
-    def compress(
-        self,
-        out: Session,
-        user: Session,
-        agent: Session,
-        *,
-        provider: Provider,
-        instruction: str | None,
-        name: str,
-        inputs: tuple[Session, ...],
-        usage_from: tuple[Session, ...] = (),
-    ) -> None:
-        """Refused: compression is a model call."""
-        raise self._refusal(f"{name!r} (a model-written summary)")
+    def compress(self, job: CompressJob) -> None:
+        """A model-written summary: the runtime starts it."""
+        self._runtime(f"{job.name!r} (a model-written summary)").compress(job)
+
+    def run_loop(self, request: LoopRequest) -> None:
+        """An agent run: the runtime starts it."""
+        self._runtime(f"agent {request.agent_name!r}").run_loop(request)
+
+    def open_handle(self, placement: Placement) -> Any:
+        """A sandbox handle: the runtime opens it."""
+        return self._runtime("opening a sandbox handle").open_handle(placement)
+
+    def attach(self, session_or_run: UUID | str) -> Session:
+        """Attaching asks Temporal: the runtime does it."""
+        out: Session = self._runtime("attach").attach(session_or_run)
+        return out
+
+    def catalog(self) -> PersistedCatalog:
+        """The session catalog is in the runtime's store."""
+        return self._runtime("the session catalog").catalog()
+
+    def run_forward(
+        self, module: Any, session: Session, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Session:
+        """A durable forward: the runtime starts it (workflow code runs it inline)."""
+        if in_workflow():
+            return module.forward(session, *args, **kwargs)  # type: ignore[no-any-return]
+        out: Session = runtime_host().run_forward(module, session, args, kwargs)
+        return out
 
     def handover(self, host: SessionHost) -> None:
         """Give the holds taken so far to ``host`` (the runtime's client host)."""
@@ -98,7 +114,7 @@ class DefaultHost:
             host.hold(session)
 
     @staticmethod
-    def _refusal(what: str) -> Exception:
+    def _runtime(what: str) -> SessionHost:
         if in_workflow():
-            return UserError(f"{what}: {_NOT_IN_RUN}")
-        return ConfigError(f"{what} {_NEEDS_RUNTIME}")
+            raise UserError(f"{what}: {_NOT_IN_RUN}")
+        return runtime_host()

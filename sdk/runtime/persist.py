@@ -11,9 +11,17 @@ from typing import Any
 
 from rath.runtime.follow import FollowedRun
 from rath.runtime.runtime import get_runtime
+from rath.session.host import Persist
 from rath.session.persistence.writer import SessionWriter
 from rath.session.session import Session
 from rath.store import current_store
+
+
+def writer_for(out: Session, persist: Persist | None) -> SessionWriter | None:
+    """The session file writer of ``out`` (its header written now), if asked for."""
+    if persist is None:
+        return None
+    return SessionWriter(out, sandbox_handle_id=persist.sandbox_handle_id, path=persist.path)
 
 
 def persist_when_done(out: Session, writer: SessionWriter) -> None:
