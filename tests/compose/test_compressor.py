@@ -35,9 +35,9 @@ def test_compressor_from_plain_python(rath_env: Settings) -> None:
 
 def test_compressor_refuses_a_reply_with_tool_calls(rath_env: Settings) -> None:
     with FakeChatServer([tool_call_reply(("list_workspace_files", {}))]) as server:
-        out = flow.Compressor("x", fake_provider(server))(Session.from_user_message("y"))
+        compressor = flow.Compressor("x", fake_provider(server))
         with pytest.raises(RunFailedError, match="got tool calls instead of a summary"):
-            out.synchronize()
+            compressor(Session.from_user_message("y"))  # synchronous in plain Python
         assert len(server.requests) == 1  # not retried
 
 

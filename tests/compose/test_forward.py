@@ -17,6 +17,7 @@ from rath.contracts import FORWARD, ForwardInput
 from rath.contracts.modules import ModuleSpec
 from rath.errors import RunFailedError
 from rath.flow import Provider
+from rath.llm.chat_response import usage_json
 from rath.session import ChunkKind, LineageKind, Session
 from rath.session.graph import SessionGraph
 from rath.session.persistence import load_session
@@ -175,7 +176,7 @@ async def test_a_forward_output_is_catalogued_like_an_agent_output(rath_env: Set
     assert record is not None and record.status == "completed"
     assert (record.agent, record.operator) == ("Squad", "Squad.forward")
     assert record.parents == out.parent_session_ids and record.parents[0] == user.id
-    assert out.usage is not None and record.usage == out.usage.model_dump()
+    assert out.usage is not None and record.usage == usage_json(out.usage)
     broken = current_catalog().get(failed.id)
     assert broken is not None and broken.status == "failed"
     assert broken.error is not None and "not finished yet" in broken.error
