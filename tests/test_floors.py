@@ -237,9 +237,9 @@ def test_the_values_floor_is_read_from_the_contract() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="issue 28: values modules still run engines when imported (rath.memory's __init__ "
-    "loads openai, rath.sandbox._spec the sandboxes, rath.llm the anthropic client); passes "
-    "once WP2-4 are merged",
+    reason="issue 28: values modules still run engines when imported (rath.memory's package "
+    "__init__ loads rath.llm's openai client and embedder; rath.backend's and rath.llm's lazy "
+    "package __init__s sit on the engines floor); see docs/benchmarks.md, issue 28 after",
 )
 def test_values_load_no_engine() -> None:
     values = _values_modules()
@@ -251,9 +251,9 @@ def test_values_load_no_engine() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="issue 28: `from rath import flow` loads openai (rath.memory's __init__) and "
-    "temporalio (rath.flow._agent_memory), `from rath.session import Session` the sandboxes "
-    "(rath.sandbox._spec); passes once WP3-4 are merged",
+    reason="issue 28: `from rath import flow` loads openai (rath.memory's __init__), httpx "
+    "(rath.llm._http) and temporalio (rath.flow._agent_memory); `from rath.session import "
+    "Session` loads no vendor SDK but two engine-floor package __init__s (rath.backend, rath.llm)",
 )
 @pytest.mark.parametrize(
     ("statement", "floors", "exempt"),
