@@ -421,4 +421,5 @@ def entered(scope: WorkflowScope) -> Iterator[WorkflowScope]:
         with hosted_by(scope):
             yield scope
     finally:
-        _SCOPE.reset(token)
+        with contextlib.suppress(ValueError):  # closed from another context on eviction
+            _SCOPE.reset(token)

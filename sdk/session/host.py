@@ -194,7 +194,9 @@ def hosted_by(host: SessionHost) -> Iterator[SessionHost]:
     try:
         yield host
     finally:
-        _CONTEXT_HOST.reset(token)
+        # A run evicted from the worker's cache is closed from another context: nothing to undo.
+        with contextlib.suppress(ValueError):
+            _CONTEXT_HOST.reset(token)
 
 
 def runtime_host() -> SessionHost:
