@@ -4,8 +4,9 @@ OpenRath's synchronous names; the async face is :mod:`rath.llm.aio` (docs/provid
 names load on first use (PEP 562), so value modules import without the vendor SDKs.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rath.utils.lazy import lazy_names
 
 if TYPE_CHECKING:
     from rath.errors import BudgetExceededError
@@ -146,14 +147,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    try:
-        module_name = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'rath.llm' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:
