@@ -237,9 +237,9 @@ def test_the_values_floor_is_read_from_the_contract() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="issue 28: values modules still run engines when imported (rath.memory's package "
-    "__init__ loads rath.llm's openai client and embedder; rath.backend's and rath.llm's lazy "
-    "package __init__s sit on the engines floor); see docs/benchmarks.md, issue 28 after",
+    reason="issue 28: rath.llm's SDK client modules (_http, _sdk_client, _direct, "
+    "_anthropic_client, _openai_embedder, _embedding) sit in the values folder until they move "
+    "to an engine folder (rath.llm.clients); see docs/benchmarks.md, issue 28",
 )
 def test_values_load_no_engine() -> None:
     values = _values_modules()
@@ -248,13 +248,6 @@ def test_values_load_no_engine() -> None:
     assert _heavy(loaded, {"values"}, _ancestors(values)) == ([], [])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 28: `from rath import flow` loads openai (rath.memory's __init__), httpx "
-    "(rath.llm._http) and temporalio (rath.flow._agent_memory); `from rath.session import "
-    "Session` loads no vendor SDK but two engine-floor package __init__s (rath.backend, rath.llm)",
-)
 @pytest.mark.parametrize(
     ("statement", "floors", "exempt"),
     [
@@ -268,4 +261,7 @@ def test_values_load_no_engine() -> None:
 def test_entry_points_load_no_vendor_sdk(
     statement: str, floors: set[str], exempt: set[str]
 ) -> None:
-    assert _heavy(_loaded_after(statement), floors, exempt) == ([], [])
+    loaded = _loaded_after(statement)
+    # A package's lazy __init__ runs as the parent of what loads; what it loads is checked.
+    parents = _ancestors([m for m in loaded if m.startswith("rath.")])
+    assert _heavy(loaded, floors, exempt | parents) == ([], [])

@@ -1,7 +1,7 @@
 """``ForwardWorkflow``: a user's ``Workflow.forward`` running as durable Temporal workflow code.
 
 The worker rebuilds the module from its registered class and recorded constructor arguments,
-then runs ``forward`` with a :class:`~rath.workflows._scope.WorkflowScope` current: each agent
+then runs ``forward`` with a :class:`~rath.workflows.scope.WorkflowScope` current: each agent
 call becomes a child ``rath.SessionLoop`` workflow started as a task, so independent calls
 (forks) run concurrently, and fork/merge are deterministic code over references. On replay
 the same code re-derives the same child ids, so finished agents are never re-run.
@@ -37,9 +37,9 @@ with workflow.unsafe.imports_passed_through():
     from rath.workflows._cancel import cancelled_line, stopping
     from rath.workflows._catalog import record_failure, record_session
     from rath.workflows._run_tasks import FAIL_FAST_PATCH, RunTasks
-    from rath.workflows._scope import WorkflowScope, entered
     from rath.workflows._tree_budget import TreeKeeper
     from rath.workflows._versions import has_change
+    from rath.workflows.scope import WorkflowScope, entered
 
 
 @workflow.defn(name=FORWARD.name)

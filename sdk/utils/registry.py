@@ -27,6 +27,10 @@ class Pluggable(Protocol):
 T = TypeVar("T", bound=Pluggable)
 
 
+def _target_of(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
 class NamedRegistry(Generic[T]):
     """Names to classes; :meth:`get` builds each name's instance once per process."""
 
@@ -48,7 +52,8 @@ class NamedRegistry(Generic[T]):
 
         def add(cls: type[T]) -> type[T]:
             with self._lock:
-                if name in self._classes:
+                builtin = self._targets.get(name)
+                if name in self._classes or builtin not in (None, _target_of(cls)):
                     raise ValueError(f"a {self._kind} named {name!r} is already registered")
                 cls.name = name
                 self._classes[name] = cls
@@ -110,7 +115,8 @@ class NamedRegistry(Generic[T]):
 
     def set_default(self, name: str) -> None:
         """Make ``name`` what :meth:`current` returns (it must be registered)."""
-        self.get_class(name)
+        if name not in self.list_names():
+            raise self._not_found(name, self.list_names())
         with self._lock:
             self._default = name
 

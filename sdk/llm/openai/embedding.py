@@ -11,7 +11,7 @@ from rath.llm._direct import require_credentials, retried
 from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.llm.embedding import EmbeddingProvider
 
-__all__ = ["RathOpenAIEmbeddingClient"]
+__all__ = ["OpenAIEmbedder", "RathOpenAIEmbeddingClient"]
 
 
 class RathOpenAIEmbeddingClient:

@@ -19,7 +19,8 @@ from rath.memory.abc import (
     ScopeModel,
 )
 from rath.memory.adapters._sqlite_db import SqliteMemoryDB
-from rath.memory.describe import embedding_spec, memory_dir
+from rath.memory.adapters.embedders import build_embedder, embedding_spec
+from rath.memory.describe import memory_dir
 from rath.memory.errors import MemoryURIError
 from rath.memory.op_types import (
     MemoryOp,
@@ -61,11 +62,12 @@ class SqliteMemoryBackend(MemoryBackend):
         return MemoryCapabilities(scope_model=ScopeModel.HYBRID, supports_vector_search=True)
 
     def open(self, spec: MemoryStoreSpec | None = None) -> LocalMemoryStore:
-        """Open the database ``options["path"]`` names (``embedder``, ``min_similarity`` too)."""
+        """Open the database ``options["path"]`` names (embedder or its spec, threshold too)."""
         options = dict((spec.options if spec else None) or {})
+        embedding = options.get("embedding")
         return LocalMemoryStore(
             options.get("path") or memory_dir() / "memory.db",
-            embedder=options.get("embedder"),
+            embedder=build_embedder(embedding) if embedding else options.get("embedder"),
             min_similarity=float(options.get("min_similarity", 0.0)),
             backend=self,
         )

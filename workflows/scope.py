@@ -62,6 +62,7 @@ from rath.workflows._old_children import OldChildren
 from rath.workflows._run_tasks import RunTasks
 from rath.workflows._start_window import StartWindow
 from rath.workflows._tree_budget import TreeKeeper
+from rath.workflows._versions import has_change
 from rath.workflows.compress import compressed, execute_compress
 from rath.workflows.search_attributes import search_attributes
 
@@ -366,6 +367,10 @@ class WorkflowScope:
 
         job.out.attach_pending(self.spawn(compress_run_id(job), run()))
         self.record(job.out, agent=slug(job.name), inputs=job.inputs)
+
+    def has_change(self, patch_id: str) -> bool:
+        """Whether this run has the change ``patch_id`` (by its code version, else a patch)."""
+        return has_change(patch_id)
 
     def start_task(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``coro`` as a task the run waits for (memory calls return these to ``await``)."""
