@@ -12,16 +12,23 @@ from typing import TYPE_CHECKING
 from rath.utils.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from rath.backend._backend import Backend
-    from rath.backend._errors import (
+    from rath.backend._loop import SharedLoop, shared_loop
+    from rath.backend.abc import Backend, BackendSandbox
+    from rath.backend.capabilities import Capabilities, IsolationLevel
+    from rath.backend.errors import (
         BackendError,
         BackendNotFound,
         BackendSandboxClosed,
         UnsupportedBackendTool,
     )
-    from rath.backend._handle import BackendSandbox
-    from rath.backend._loop import SharedLoop, shared_loop
-    from rath.backend._registry import (
+    from rath.backend.local import (
+        BwrapBackend,
+        DockerBackend,
+        HostDirBackend,
+        LocalBackend,
+        OpenSandboxBackend,
+    )
+    from rath.backend.registry import (
         current,
         get,
         get_class,
@@ -31,8 +38,20 @@ if TYPE_CHECKING:
         register,
         set_default,
     )
-    from rath.backend._stream import Event, Future, Stream
-    from rath.backend._types import (
+    from rath.backend.results import (
+        CodeResult,
+        CommandResult,
+        FileContent,
+        FileEntries,
+        FileEntry,
+        FileWriteResult,
+        ToolExecutionFailure,
+        ToolResult,
+        tool_failure_from,
+    )
+    from rath.backend.spec import BackendSandboxSpec, SandboxLimits
+    from rath.backend.stream import Event, Future, Stream
+    from rath.backend.tool_types import (
         BackendTool,
         BackendToolCodeRun,
         BackendToolCommandRun,
@@ -40,26 +59,8 @@ if TYPE_CHECKING:
         BackendToolFilesList,
         BackendToolFilesRead,
         BackendToolFilesWrite,
-        Capabilities,
-        CodeResult,
-        CommandResult,
-        FileContent,
-        FileEntries,
-        FileEntry,
-        FileWriteResult,
-        IsolationLevel,
-        ToolExecutionFailure,
-        ToolResult,
-        tool_failure_from,
     )
-    from rath.backend.local import (
-        BwrapBackend,
-        DockerBackend,
-        HostDirBackend,
-        LocalBackend,
-        OpenSandboxBackend,
-    )
-    from rath.backend.spec import BackendSandboxSpec, SandboxLimits
+
 
 __all__ = [
     "Backend",
@@ -109,50 +110,50 @@ __all__ = [
 ]
 
 _EXPORTS: dict[str, str] = {
-    "Backend": "rath.backend._backend",
-    "BackendError": "rath.backend._errors",
-    "BackendNotFound": "rath.backend._errors",
-    "BackendSandbox": "rath.backend._handle",
-    "BackendSandboxClosed": "rath.backend._errors",
+    "Backend": "rath.backend.abc",
+    "BackendError": "rath.backend.errors",
+    "BackendNotFound": "rath.backend.errors",
+    "BackendSandbox": "rath.backend.abc",
+    "BackendSandboxClosed": "rath.backend.errors",
     "BackendSandboxSpec": "rath.backend.spec",
-    "BackendTool": "rath.backend._types",
-    "BackendToolCodeRun": "rath.backend._types",
-    "BackendToolCommandRun": "rath.backend._types",
-    "BackendToolFilesExists": "rath.backend._types",
-    "BackendToolFilesList": "rath.backend._types",
-    "BackendToolFilesRead": "rath.backend._types",
-    "BackendToolFilesWrite": "rath.backend._types",
+    "BackendTool": "rath.backend.tool_types",
+    "BackendToolCodeRun": "rath.backend.tool_types",
+    "BackendToolCommandRun": "rath.backend.tool_types",
+    "BackendToolFilesExists": "rath.backend.tool_types",
+    "BackendToolFilesList": "rath.backend.tool_types",
+    "BackendToolFilesRead": "rath.backend.tool_types",
+    "BackendToolFilesWrite": "rath.backend.tool_types",
     "BwrapBackend": "rath.backend.local",
-    "Capabilities": "rath.backend._types",
-    "CodeResult": "rath.backend._types",
-    "CommandResult": "rath.backend._types",
+    "Capabilities": "rath.backend.capabilities",
+    "CodeResult": "rath.backend.results",
+    "CommandResult": "rath.backend.results",
     "DockerBackend": "rath.backend.local",
-    "Event": "rath.backend._stream",
-    "FileContent": "rath.backend._types",
-    "FileEntries": "rath.backend._types",
-    "FileEntry": "rath.backend._types",
-    "FileWriteResult": "rath.backend._types",
-    "Future": "rath.backend._stream",
+    "Event": "rath.backend.stream",
+    "FileContent": "rath.backend.results",
+    "FileEntries": "rath.backend.results",
+    "FileEntry": "rath.backend.results",
+    "FileWriteResult": "rath.backend.results",
+    "Future": "rath.backend.stream",
     "HostDirBackend": "rath.backend.local",
-    "IsolationLevel": "rath.backend._types",
+    "IsolationLevel": "rath.backend.capabilities",
     "LocalBackend": "rath.backend.local",
     "OpenSandboxBackend": "rath.backend.local",
     "SandboxLimits": "rath.backend.spec",
     "SharedLoop": "rath.backend._loop",
-    "Stream": "rath.backend._stream",
-    "ToolExecutionFailure": "rath.backend._types",
-    "ToolResult": "rath.backend._types",
-    "UnsupportedBackendTool": "rath.backend._errors",
-    "current": "rath.backend._registry",
-    "get": "rath.backend._registry",
-    "get_class": "rath.backend._registry",
-    "is_available": "rath.backend._registry",
-    "list_names": "rath.backend._registry",
-    "preferred": "rath.backend._registry",
-    "register": "rath.backend._registry",
-    "set_default": "rath.backend._registry",
+    "Stream": "rath.backend.stream",
+    "ToolExecutionFailure": "rath.backend.results",
+    "ToolResult": "rath.backend.results",
+    "UnsupportedBackendTool": "rath.backend.errors",
+    "current": "rath.backend.registry",
+    "get": "rath.backend.registry",
+    "get_class": "rath.backend.registry",
+    "is_available": "rath.backend.registry",
+    "list_names": "rath.backend.registry",
+    "preferred": "rath.backend.registry",
+    "register": "rath.backend.registry",
+    "set_default": "rath.backend.registry",
     "shared_loop": "rath.backend._loop",
-    "tool_failure_from": "rath.backend._types",
+    "tool_failure_from": "rath.backend.results",
 }
 
 

@@ -21,14 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from rath.backend._types import (
-    BackendTool,
-    BackendToolCodeRun,
-    BackendToolCommandRun,
-    BackendToolFilesExists,
-    BackendToolFilesList,
-    BackendToolFilesRead,
-    BackendToolFilesWrite,
+from rath.backend.results import (
     CodeResult,
     CommandResult,
     FileContent,
@@ -42,6 +35,15 @@ from rath.backend._types import (
 from rath.backend.sandboxes import FileEntries as SandboxEntries
 from rath.backend.sandboxes import SandboxBackend, ToolFailure
 from rath.backend.sandboxes._hostdir import HostDirSandbox, code_error
+from rath.backend.tool_types import (
+    BackendTool,
+    BackendToolCodeRun,
+    BackendToolCommandRun,
+    BackendToolFilesExists,
+    BackendToolFilesList,
+    BackendToolFilesRead,
+    BackendToolFilesWrite,
+)
 
 # Rath's finer failure kinds of a file operation, and the OSError each stands for; OpenRath
 # reports them as "os_error" (a missing file read stays "file_not_found").

@@ -15,16 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from rath.backend._backend import Backend
 from rath.backend._dispatch import Target, dispatch
-from rath.backend._handle import BackendSandbox
 from rath.backend._loop import run
-from rath.backend._types import (
-    BackendTool,
-    Capabilities,
-    ToolExecutionFailure,
-    ToolResult,
-)
+from rath.backend.abc import Backend, BackendSandbox
+from rath.backend.capabilities import Capabilities
+from rath.backend.results import ToolExecutionFailure, ToolResult
 from rath.backend.sandboxes import (
     BwrapSandbox,
     DockerSandbox,
@@ -35,6 +30,7 @@ from rath.backend.sandboxes import (
 )
 from rath.backend.sandboxes.opensandbox import GUEST_WORKSPACE, ID_FILE
 from rath.backend.spec import BackendSandboxSpec
+from rath.backend.tool_types import BackendTool
 
 
 @dataclass

@@ -1,25 +1,29 @@
-"""The backend registry's functions, at OpenRath's module path."""
+"""The backend registry (OpenRath's functions): names to classes, a default."""
 
 from __future__ import annotations
 
-from rath.backend._registry import (
-    current,
-    get,
-    get_class,
-    is_available,
-    list_names,
-    preferred,
-    register,
-    set_default,
-)
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "current",
-    "get",
-    "get_class",
-    "is_available",
-    "list_names",
-    "preferred",
-    "register",
-    "set_default",
-]
+from rath.backend.errors import BackendNotFound
+from rath.utils.registry import NamedRegistry
+
+if TYPE_CHECKING:
+    from rath.backend.abc import Backend
+
+_registry: NamedRegistry[Backend] = NamedRegistry("sandbox backend", BackendNotFound)
+for _name, _target in {
+    "local": "rath.backend.local:LocalBackend",
+    "bwrap": "rath.backend.local:BwrapBackend",
+    "docker": "rath.backend.local:DockerBackend",
+    "opensandbox": "rath.backend.local:OpenSandboxBackend",
+}.items():
+    _registry.register_target(_name, _target)
+
+register = _registry.register
+list_names = _registry.list_names
+get_class = _registry.get_class
+get = _registry.get
+is_available = _registry.is_available
+preferred = _registry.preferred
+set_default = _registry.set_default
+current = _registry.current

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from rath.backend._handle import BackendSandbox
-from rath.backend._registry import get
+from rath.backend.abc import BackendSandbox
 from rath.backend.persistence.spec_json import spec_from_jsonable, spec_to_jsonable
+from rath.backend.registry import get
 from rath.backend.spec import BackendSandboxSpec
 from rath.settings import Settings
 

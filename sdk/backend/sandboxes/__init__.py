@@ -3,7 +3,7 @@
 ``open_sandbox(spec)``, the backends, and ``SandboxUnavailableError``: docs/sandboxes.md.
 """
 
-from rath.backend._types import Capabilities
+from rath.backend.capabilities import Capabilities
 from rath.backend.sandboxes._base import SandboxBackend, ToolFailure
 from rath.backend.sandboxes._process import check_command
 from rath.backend.sandboxes._registry import (

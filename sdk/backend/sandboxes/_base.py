@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import ClassVar, Self
 
-from rath.backend._types import Capabilities
+from rath.backend.capabilities import Capabilities
 from rath.backend.sandboxes._results import (
     CodeResult,
     CommandResult,

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 
-from rath.backend._types import Capabilities, IsolationLevel
+from rath.backend.capabilities import Capabilities, IsolationLevel
 from rath.backend.sandboxes._files import is_inside
 from rath.backend.sandboxes._hostdir import GUEST_WORKSPACE, HostDirSandbox
 from rath.backend.sandboxes._process import Execution, ProcessOutput, run_process

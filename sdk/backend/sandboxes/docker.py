@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from rath.backend._types import Capabilities, IsolationLevel
+from rath.backend.capabilities import Capabilities, IsolationLevel
 from rath.backend.sandboxes._base import ToolFailure, closed_error
 from rath.backend.sandboxes._hostdir import GUEST_WORKSPACE, HostDirSandbox
 from rath.backend.sandboxes._process import (

@@ -5,7 +5,7 @@ File tools are confined, commands are not: docs/sandboxes.md, "local".
 
 from __future__ import annotations
 
-from rath.backend._types import Capabilities, IsolationLevel
+from rath.backend.capabilities import Capabilities, IsolationLevel
 from rath.backend.sandboxes._hostdir import HostDirSandbox
 from rath.backend.sandboxes._process import Execution, ProcessOutput, run_process
 

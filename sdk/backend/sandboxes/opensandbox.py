@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Self
 
-from rath.backend._types import Capabilities, IsolationLevel
+from rath.backend.capabilities import Capabilities, IsolationLevel
 from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
 from rath.backend.sandboxes._process import CappedBuffer, check_command, check_timeout
 from rath.backend.sandboxes._registry import unavailable_error
