@@ -14,7 +14,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from rath.tools._custom import FlowToolCall
+from rath.tools.base import FlowToolCall
 from rath.tools.builtins import BUILTIN_TOOLS
 
 

@@ -67,8 +67,8 @@ from rath.session.chunk import (
 )
 from rath.session.table_ref import TableRef
 from rath.store import ChunkStore
-from rath.tools._custom import TOOLS
 from rath.tools.builtins import BUILTIN_TOOLS, tool_schemas
+from rath.tools.registry import TOOLS
 from rath.utils.text import preview
 
 PREVIEW_CHARS = 160

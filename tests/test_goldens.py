@@ -46,7 +46,8 @@ from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import SAMPLING_FIELDS
 from rath.session import Placement, Session
 from rath.testing import RecordedRequest, Reply, text_reply, tool_call_reply
-from rath.tools._custom import result_body, run_tool_call
+from rath.tools.base import run_tool_call
+from rath.tools.bodies import result_body
 from rath.tools.builtins import run_builtin
 
 WEATHER = {

@@ -29,7 +29,7 @@ from rath.runtime.workers import rath_workers, registered_code_queues, set_curre
 from rath.settings import Settings
 from rath.store import check_store, store_url
 from rath.telemetry import flush as flush_telemetry
-from rath.tools._custom import TOOLS, register_tool_target
+from rath.tools.registry import TOOLS, register_tool_target
 
 
 async def run_worker(settings: Settings | None = None) -> None:

@@ -32,7 +32,6 @@ from rath.backend.results import (
     ToolResult,
     tool_failure_from,
 )
-from rath.backend.sandboxes import FileEntries as SandboxEntries
 from rath.backend.sandboxes import SandboxBackend, ToolFailure
 from rath.backend.sandboxes._hostdir import HostDirSandbox, code_error
 from rath.backend.tool_types import (
@@ -119,7 +118,7 @@ async def _on_host_dir(target: Target, box: HostDirSandbox, call: BackendTool) -
         return CodeResult(None, ran.raw_stdout, ran.raw_stderr, code_error(ran))
     if isinstance(call, BackendToolFilesRead):
         content = await box.read_whole_file(call.path, encoding=call.encoding or "utf-8")
-        return FileContent(content.data if call.encoding else content.data.encode())
+        return FileContent(content.data if call.encoding else _raw(content.data))
     if isinstance(call, BackendToolFilesList):
         return _entries(target, await box.list_all_files(call.path))
     return await _on_primitives(target, call)
@@ -150,12 +149,10 @@ async def _on_primitives(target: Target, call: BackendTool) -> ToolResult:
         if call.cwd:
             line = f"cd {shlex.quote(call.cwd)} && {line}"
         done = await box.run_command(line, timeout=call.timeout, env=call.env, stdin=call.stdin)
-        return CommandResult(
-            done.exit_code, done.stdout.encode(), done.stderr.encode(), done.elapsed_ms
-        )
+        return CommandResult(done.exit_code, _raw(done.stdout), _raw(done.stderr), done.elapsed_ms)
     if isinstance(call, BackendToolFilesRead):
         content = await box.read_file(call.path, encoding=call.encoding or "utf-8")
-        return FileContent(content.data if call.encoding else content.data.encode())
+        return FileContent(content.data if call.encoding else _raw(content.data))
     if isinstance(call, BackendToolFilesWrite):
         written = await box.write_file(call.path, call.data)
         return FileWriteResult(written.bytes_written)
@@ -163,11 +160,15 @@ async def _on_primitives(target: Target, call: BackendTool) -> ToolResult:
         return _entries(target, await box.list_files(call.path))
     if isinstance(call, BackendToolCodeRun):
         ran = await box.run_code(call.code, language=call.language, timeout=call.timeout)
-        return CodeResult(None, ran.stdout.encode(), ran.stderr.encode(), ran.error)
+        return CodeResult(None, _raw(ran.stdout), _raw(ran.stderr), ran.error)
     return ToolExecutionFailure("unsupported_tool", f"no such payload: {type(call).__name__}")
 
 
-def _entries(target: Target, listing: SandboxEntries) -> FileEntries:
+def _raw(data: bytes | str) -> bytes:
+    return data if isinstance(data, bytes) else data.encode()
+
+
+def _entries(target: Target, listing: FileEntries) -> FileEntries:
     return FileEntries(
         tuple(
             FileEntry(e.name, f"{target.shown_root}/{e.path}", e.is_dir)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class ToolResult:
@@ -13,12 +13,13 @@ class ToolResult:
 
 @dataclass(frozen=True, slots=True)
 class CommandResult(ToolResult):
-    """A command's exit code and output."""
+    """A command's exit code and output (bytes; Rath's sandbox primitives: capped text)."""
 
     exit_code: int
-    stdout: bytes
-    stderr: bytes
+    stdout: bytes | str
+    stderr: bytes | str
     elapsed_ms: float
+    truncated: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,7 @@ class FileContent(ToolResult):
     """A file's content: text, or bytes when read without an encoding."""
 
     data: bytes | str
+    truncated: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,7 @@ class FileEntries(ToolResult):
     """A directory's entries, sorted by name."""
 
     entries: tuple[FileEntry, ...]
+    truncated: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +59,11 @@ class CodeResult(ToolResult):
     """A code run's output and error (``None`` when it succeeded)."""
 
     text: str | None
-    stdout: bytes
-    stderr: bytes
+    stdout: bytes | str
+    stderr: bytes | str
     error: str | None
+    exit_code: int = field(default=0, kw_only=True)
+    truncated: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from rath.contracts.queues import tool_queue, workflow_queue
 from rath.errors import ConfigError
 from rath.runtime.activity_log import quiet_activity_failures
 from rath.settings import Settings
-from rath.tools._custom import TOOLS
+from rath.tools.registry import TOOLS
 
 STICKY_FALLBACK = timedelta(seconds=2)
 """How long a workflow task waits for the worker that cached the run before any worker takes it

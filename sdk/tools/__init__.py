@@ -4,13 +4,7 @@ The six built-ins (:mod:`rath.tools.builtins`), user tools (:class:`FlowToolCall
 and MCP servers' tools (:mod:`rath.tools.mcp`).
 """
 
-from rath.tools._custom import (
-    FlowToolCall,
-    FunctionTool,
-    ToolRegistry,
-    register_tool,
-    tool,
-)
+from rath.tools.base import FlowToolCall
 from rath.tools.builtins import (
     BUILTIN_TOOLS,
     BuiltinTool,
@@ -21,6 +15,8 @@ from rath.tools.builtins import (
     validate_arguments,
 )
 from rath.tools.context import ToolCallContext, current_tool_call
+from rath.tools.function import FunctionTool, tool
+from rath.tools.registry import ToolRegistry, register_tool
 
 __all__ = [
     "BUILTIN_TOOLS",

@@ -7,9 +7,10 @@ from typing import Any
 
 from rath.contracts.catalog import CustomToolSpec, ToolPolicy, ToolSet
 from rath.errors import ConfigError, ToolNameConflictError
-from rath.tools._custom import TOOLS, check_tool
+from rath.tools.base import check_tool
 from rath.tools.builtins import BUILTIN_TOOLS
 from rath.tools.mcp import McpTools
+from rath.tools.registry import TOOLS
 
 PolicyLike = ToolPolicy | Mapping[str, str] | None
 

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from rath.backend import BackendSandboxSpec
+from rath.backend import BackendSandboxSpec, FileEntry
 from rath.backend.sandboxes import (
-    FileEntry,
     LocalSandbox,
     ToolFailure,
     available_backends,

@@ -18,7 +18,6 @@ from rath.activities._boundary import activity_errors
 from rath.backend import BackendSandboxSpec, SandboxLimits
 from rath.backend.sandboxes import (
     BwrapSandbox,
-    Capabilities,
     DockerSandbox,
     LocalSandbox,
     SandboxUnavailableError,
@@ -152,7 +151,7 @@ assert "rath.backend.sandboxes" in sys.modules
 
 
 def test_one_capabilities_class_for_sandboxes_and_the_plane() -> None:
-    assert Capabilities is plane.Capabilities
+    assert type(BwrapSandbox.capabilities) is plane.Capabilities
     caps = plane.get_class("bwrap").capabilities()
     assert caps.isolation is plane.IsolationLevel.NAMESPACE == BwrapSandbox.capabilities.isolation
     assert caps.supports_code and caps.supports_code_interpreter and caps.cold_start_ms_p50 == 10

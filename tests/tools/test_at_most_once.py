@@ -25,7 +25,7 @@ from rath.testing import (
     tool_call_reply,
 )
 from rath.tools import FlowToolCall, FunctionTool, current_tool_call, tool
-from rath.tools._custom import run_tool_call
+from rath.tools.base import run_tool_call
 from rath.tools.context import ToolCallContext, calling
 
 STARTED_TIMEOUT = 60.0

@@ -20,7 +20,7 @@ from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply
 from rath.tools import FlowToolCall, tool
-from rath.tools._custom import run_tool_call
+from rath.tools.base import run_tool_call
 
 
 def tool_names(request: object) -> list[str]:

@@ -3,7 +3,6 @@
 ``open_sandbox(spec)``, the backends, and ``SandboxUnavailableError``: docs/sandboxes.md.
 """
 
-from rath.backend.capabilities import Capabilities
 from rath.backend.sandboxes._base import SandboxBackend, ToolFailure
 from rath.backend.sandboxes._process import check_command
 from rath.backend.sandboxes._registry import (
@@ -13,14 +12,6 @@ from rath.backend.sandboxes._registry import (
     open_sandbox,
     register_backend,
     registered_backends,
-)
-from rath.backend.sandboxes._results import (
-    CodeResult,
-    CommandResult,
-    FileContent,
-    FileEntries,
-    FileEntry,
-    FileWriteResult,
 )
 from rath.backend.sandboxes.bwrap import BwrapSandbox
 from rath.backend.sandboxes.docker import DockerSandbox
@@ -32,14 +23,7 @@ for _backend in (LocalSandbox, BwrapSandbox, DockerSandbox, OpenSandboxSandbox):
 
 __all__ = [
     "BwrapSandbox",
-    "Capabilities",
-    "CodeResult",
-    "CommandResult",
     "DockerSandbox",
-    "FileContent",
-    "FileEntries",
-    "FileEntry",
-    "FileWriteResult",
     "LocalSandbox",
     "OpenSandboxSandbox",
     "SandboxBackend",

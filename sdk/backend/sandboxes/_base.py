@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import ClassVar, Self
 
 from rath.backend.capabilities import Capabilities
-from rath.backend.sandboxes._results import (
+from rath.backend.results import (
     CodeResult,
     CommandResult,
     FileContent,

@@ -11,8 +11,8 @@ import os
 import secrets
 import stat
 
+from rath.backend.results import FileContent, FileEntries, FileEntry, FileWriteResult
 from rath.backend.sandboxes._base import ToolFailure
-from rath.backend.sandboxes._results import FileContent, FileEntries, FileEntry, FileWriteResult
 
 MAX_LIST_ENTRIES = 500
 READ_CHUNK = 1 << 20

@@ -15,6 +15,13 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Self
 
+from rath.backend.results import (
+    CodeResult,
+    CommandResult,
+    FileContent,
+    FileEntries,
+    FileWriteResult,
+)
 from rath.backend.sandboxes import _files
 from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
 from rath.backend.sandboxes._process import (
@@ -25,13 +32,6 @@ from rath.backend.sandboxes._process import (
     scrubbed_env,
 )
 from rath.backend.sandboxes._registry import unavailable_error
-from rath.backend.sandboxes._results import (
-    CodeResult,
-    CommandResult,
-    FileContent,
-    FileEntries,
-    FileWriteResult,
-)
 from rath.backend.spec import BackendSandboxSpec
 from rath.errors import ConfigError, SandboxError
 
@@ -229,6 +229,7 @@ class HostDirSandbox(SandboxBackend):
             stdin=_files.encode_text(code, "code"),
         )
         return CodeResult(
+            text=None,
             exit_code=out.exit_code,
             stdout=out.stdout,
             stderr=out.stderr,

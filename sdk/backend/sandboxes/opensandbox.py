@@ -19,10 +19,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from rath.backend.capabilities import Capabilities, IsolationLevel
-from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
-from rath.backend.sandboxes._process import CappedBuffer, check_command, check_timeout
-from rath.backend.sandboxes._registry import unavailable_error
-from rath.backend.sandboxes._results import (
+from rath.backend.results import (
     CodeResult,
     CommandResult,
     FileContent,
@@ -30,6 +27,9 @@ from rath.backend.sandboxes._results import (
     FileEntry,
     FileWriteResult,
 )
+from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
+from rath.backend.sandboxes._process import CappedBuffer, check_command, check_timeout
+from rath.backend.sandboxes._registry import unavailable_error
 from rath.backend.spec import BackendSandboxSpec
 from rath.errors import ConfigError, SandboxError
 
@@ -228,8 +228,9 @@ class OpenSandboxSandbox(SandboxBackend):
             await remote.files.write_file(script, code.encode())
         cmd = f"python3 {script}; status=$?; rm -f {script}; exit $status"
         result = await self._run(remote, cmd, seconds, self.spec.environment)
-        error = result.stderr if result.exit_code != 0 else None
+        error = str(result.stderr) if result.exit_code != 0 else None
         return CodeResult(
+            text=None,
             exit_code=result.exit_code,
             stdout=result.stdout,
             stderr=result.stderr,

@@ -16,7 +16,7 @@ from mcp_types import CallToolResult, TextContent, Tool
 from rath.backend import SharedLoop, ToolExecutionFailure, shared_loop
 from rath.config import ConfigStore, default_store
 from rath.errors import ConfigEntryNotFoundError
-from rath.tools._custom import FlowToolCall
+from rath.tools.base import FlowToolCall
 from rath.tools.mcp._connect import stdio_client
 
 _EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}

@@ -56,7 +56,8 @@ from rath.memory import (
 )
 from rath.session import ChunkKind, ChunkTable, Session, system_text_chunk, user_text_chunk
 from rath.tools import FlowToolCall, tool
-from rath.tools._custom import MAX_BODY_CHARS, result_body, run_tool_call
+from rath.tools.base import run_tool_call
+from rath.tools.bodies import MAX_BODY_CHARS, result_body
 from rath.tools.mcp.adapter import _coerce_input_schema, _flatten_call_result
 
 HIT = MemoryHit(uri="memory://user/memories/preferences/a", score=0.9, snippet="dark mode")
