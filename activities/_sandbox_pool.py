@@ -1,14 +1,6 @@
 """Each session's sandbox, kept open on the worker that owns it and reused across tool calls.
 
-Opening a sandbox per call was cheap for ``local`` and ``bwrap`` but not for ``docker``: a
-container per call, about 0.4 s. Tool calls of a sandbox are routed to its owner worker, so
-the owner keeps the sandbox open between calls (a container lives as long as its session
-uses it). A pooled sandbox is closed when it has been idle for ``idle_timeout`` seconds,
-when its sandbox is closed (``rath.sandbox.close``, after the last session let go), when its
-backend failed (the next call opens a fresh one), and when the worker stops.
-
-The workspace stays the durable state: a worker that restarts, or an idle timeout, only
-costs a new container over the same files (``/tmp`` in the container starts empty again).
+See docs/sandboxes.md, "Where the code is".
 """
 
 from __future__ import annotations

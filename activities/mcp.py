@@ -1,15 +1,6 @@
 """The MCP activities: list a server's tools, and run one MCP tool call.
 
-``rath.mcp.list_tools`` runs once per session and server; the workflow keeps its result (names,
-descriptions, schemas) in its state. ``rath.mcp.call_tool`` works like ``rath.tools.run``: the
-workflow sends where the call is (the assistant row's digest and the call's index), the
-arguments are read from the chunk store, and the TOOL_RESULT row is stored; only its digest
-and a preview travel back. Both use the worker's :class:`~rath.tools.mcp.McpPool`, so a server
-is started (or connected to) once and reused by every call and session until it idles out.
-
-MCP calls are at-least-once, like every tool: a retried activity calls the tool again. Each call
-carries the stable idempotency key (workflow id, run id, activity id) in the request's
-``_meta`` as ``rath/idempotency-key``, for servers that can use it.
+See docs/mcp.md, "Where the code is".
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """The tool activity: run one tool call in the session's sandbox.
 
-The workflow sends where the call is (the assistant row's digest and the call's index), not
-its arguments: they are read back from the chunk store. The result row is stored and only its
-digest and a short preview travel back. Each call gets a stable idempotency key (workflow id,
-run id, activity id): commands see it as ``RATH_IDEMPOTENCY_KEY``, user tools through
-``rath.tools.current_tool_call()``. Built-in tools are at-least-once (an activity may retry
-after a worker crash) and the file tools are idempotent; user tools are at most once unless
-retry-safe (:mod:`rath.store.call_journal`).
-The session's sandbox stays open between its calls on the worker that owns it
-(``_sandbox_pool.py``): one container per session, not per call.
+See docs/sandboxes.md, "Where the code is".
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """How the backend plane runs OpenRath's payloads on Rath's sandboxes.
 
-On a host-directory sandbox (``local``, ``bwrap``, ``docker``) the plane uses the sandbox's own
-plane entry points, with OpenRath's semantics: a string command runs under ``/bin/sh -c`` and
-a sequence as an argv without a shell, nothing is capped or given a default timeout, output
-comes back as the bytes the program wrote, and failures use OpenRath's kinds. Rath's rules
-stay: paths are confined to the workspace and programs get a scrubbed environment (the
-caller's ``env`` is merged over it, ``os.environ`` is not). Other sandboxes (``opensandbox``)
-run through their ordinary primitives, and so does every plane call made inside a Temporal
-activity (a user tool's): there the agents' tool limits hold (capped output, a default
-timeout), so one tool cannot fill a worker's memory.
+See docs/sandboxes.md, "Where the code is".
 """
 
 from __future__ import annotations
@@ -21,28 +13,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from rath.backend.results import (
-    CodeResult,
-    CommandResult,
-    FileContent,
-    FileEntries,
-    FileEntry,
-    FileWriteResult,
-    ToolExecutionFailure,
-    ToolResult,
-    tool_failure_from,
-)
+from rath.backend import results as r
+from rath.backend import tool_types as t
 from rath.backend.sandboxes import SandboxBackend, ToolFailure
 from rath.backend.sandboxes._hostdir import HostDirSandbox, code_error
-from rath.backend.tool_types import (
-    BackendTool,
-    BackendToolCodeRun,
-    BackendToolCommandRun,
-    BackendToolFilesExists,
-    BackendToolFilesList,
-    BackendToolFilesRead,
-    BackendToolFilesWrite,
-)
 
 # Rath's finer failure kinds of a file operation, and the OSError each stands for; OpenRath
 # reports them as "os_error" (a missing file read stays "file_not_found").
@@ -89,9 +63,9 @@ class Target:
     timeout: float | None  # the spec's command timeout; None: none
 
 
-async def dispatch(target: Target, call: BackendTool) -> ToolResult | bool:
+async def dispatch(target: Target, call: t.BackendTool) -> r.ToolResult | bool:
     """Run ``call``; expected failures come back as ``ToolExecutionFailure``."""
-    if isinstance(call, BackendToolFilesExists):
+    if isinstance(call, t.BackendToolFilesExists):
         return await _exists(target.box, call.path)
     try:
         if isinstance(target.box, HostDirSandbox) and not _CALLED_IN_ACTIVITY.get():
@@ -109,28 +83,30 @@ async def _exists(box: SandboxBackend, path: str) -> bool:
         return False
 
 
-async def _on_host_dir(target: Target, box: HostDirSandbox, call: BackendTool) -> ToolResult:
-    if isinstance(call, BackendToolCommandRun):
+async def _on_host_dir(target: Target, box: HostDirSandbox, call: t.BackendTool) -> r.ToolResult:
+    if isinstance(call, t.BackendToolCommandRun):
         return await _command(target, box, call)
-    if isinstance(call, BackendToolCodeRun):
+    if isinstance(call, t.BackendToolCodeRun):
         timeout = target.timeout if call.timeout is None else call.timeout
         ran = await box.run_python(call.code, language=call.language, timeout=timeout)
-        return CodeResult(None, ran.raw_stdout, ran.raw_stderr, code_error(ran))
-    if isinstance(call, BackendToolFilesRead):
+        return r.CodeResult(None, ran.raw_stdout, ran.raw_stderr, code_error(ran))
+    if isinstance(call, t.BackendToolFilesRead):
         content = await box.read_whole_file(call.path, encoding=call.encoding or "utf-8")
-        return FileContent(content.data if call.encoding else _raw(content.data))
-    if isinstance(call, BackendToolFilesList):
+        return r.FileContent(content.data if call.encoding else _raw(content.data))
+    if isinstance(call, t.BackendToolFilesList):
         return _entries(target, await box.list_all_files(call.path))
     return await _on_primitives(target, call)
 
 
-async def _command(target: Target, box: HostDirSandbox, call: BackendToolCommandRun) -> ToolResult:
+async def _command(
+    target: Target, box: HostDirSandbox, call: t.BackendToolCommandRun
+) -> r.ToolResult:
     if isinstance(call.cmd, str):
         argv = ["/bin/sh", "-c", call.cmd]
     else:  # subprocess, which OpenRath used, also takes path objects
         argv = [os.fspath(a) if isinstance(a, os.PathLike) else a for a in call.cmd]
     if not argv:  # OpenRath's subprocess call fails with an IndexError here
-        return tool_failure_from("unexpected", ValueError("the command's argv is empty"))
+        return r.tool_failure_from("unexpected", ValueError("the command's argv is empty"))
     done = await box.run_program(
         argv,
         cwd=call.cwd,
@@ -138,49 +114,50 @@ async def _command(target: Target, box: HostDirSandbox, call: BackendToolCommand
         stdin=call.stdin,
         timeout=target.timeout if call.timeout is None else call.timeout,
     )
-    return CommandResult(done.exit_code, done.raw_stdout, done.raw_stderr, done.elapsed_ms)
+    return r.CommandResult(done.exit_code, done.raw_stdout, done.raw_stderr, done.elapsed_ms)
 
 
-async def _on_primitives(target: Target, call: BackendTool) -> ToolResult:
+async def _on_primitives(target: Target, call: t.BackendTool) -> r.ToolResult:
     """The sandbox's ordinary primitives (capped and checked as for agents' tools)."""
     box = target.box
-    if isinstance(call, BackendToolCommandRun):
+    if isinstance(call, t.BackendToolCommandRun):
         line = call.cmd if isinstance(call.cmd, str) else shlex.join(call.cmd)
         if call.cwd:
             line = f"cd {shlex.quote(call.cwd)} && {line}"
         done = await box.run_command(line, timeout=call.timeout, env=call.env, stdin=call.stdin)
-        return CommandResult(done.exit_code, _raw(done.stdout), _raw(done.stderr), done.elapsed_ms)
-    if isinstance(call, BackendToolFilesRead):
+        return r.CommandResult(
+            done.exit_code, _raw(done.stdout), _raw(done.stderr), done.elapsed_ms
+        )
+    if isinstance(call, t.BackendToolFilesRead):
         content = await box.read_file(call.path, encoding=call.encoding or "utf-8")
-        return FileContent(content.data if call.encoding else _raw(content.data))
-    if isinstance(call, BackendToolFilesWrite):
-        written = await box.write_file(call.path, call.data)
-        return FileWriteResult(written.bytes_written)
-    if isinstance(call, BackendToolFilesList):
+        return r.FileContent(content.data if call.encoding else _raw(content.data))
+    if isinstance(call, t.BackendToolFilesWrite):
+        return await box.write_file(call.path, call.data)
+    if isinstance(call, t.BackendToolFilesList):
         return _entries(target, await box.list_files(call.path))
-    if isinstance(call, BackendToolCodeRun):
+    if isinstance(call, t.BackendToolCodeRun):
         ran = await box.run_code(call.code, language=call.language, timeout=call.timeout)
-        return CodeResult(None, _raw(ran.stdout), _raw(ran.stderr), ran.error)
-    return ToolExecutionFailure("unsupported_tool", f"no such payload: {type(call).__name__}")
+        return r.CodeResult(None, _raw(ran.stdout), _raw(ran.stderr), ran.error)
+    return r.ToolExecutionFailure("unsupported_tool", f"no such payload: {type(call).__name__}")
 
 
 def _raw(data: bytes | str) -> bytes:
     return data if isinstance(data, bytes) else data.encode()
 
 
-def _entries(target: Target, listing: FileEntries) -> FileEntries:
-    return FileEntries(
+def _entries(target: Target, listing: r.FileEntries) -> r.FileEntries:
+    return r.FileEntries(
         tuple(
-            FileEntry(e.name, f"{target.shown_root}/{e.path}", e.is_dir)
+            r.FileEntry(e.name, f"{target.shown_root}/{e.path}", e.is_dir)
             for e in sorted(listing.entries, key=lambda e: e.name)
         )
     )
 
 
-def _openrath_failure(failure: ToolFailure, call: BackendTool) -> ToolExecutionFailure:
+def _openrath_failure(failure: ToolFailure, call: t.BackendTool) -> r.ToolExecutionFailure:
     """``failure`` with OpenRath's kind for ``call`` (its file operations' OSErrors)."""
     error = _OS_ERRORS.get(failure.kind)
-    keep = isinstance(call, BackendToolFilesRead) and failure.kind == "file_not_found"
+    keep = isinstance(call, t.BackendToolFilesRead) and failure.kind == "file_not_found"
     if error is None or keep:
-        return ToolExecutionFailure(failure.kind, failure.message, failure.detail)
-    return ToolExecutionFailure("os_error", failure.message, failure.detail or error)
+        return r.ToolExecutionFailure(failure.kind, failure.message, failure.detail)
+    return r.ToolExecutionFailure("os_error", failure.message, failure.detail or error)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import ClassVar, Self
 
 from rath.backend._dispatch import as_called
@@ -15,15 +14,7 @@ from rath.backend.errors import BackendSandboxClosed, UnsupportedBackendTool
 from rath.backend.results import ToolExecutionFailure, ToolResult
 from rath.backend.spec import BackendSandboxSpec
 from rath.backend.stream import Stream
-from rath.backend.tool_types import (
-    BackendTool,
-    BackendToolCodeRun,
-    BackendToolCommandRun,
-    BackendToolFilesExists,
-    BackendToolFilesList,
-    BackendToolFilesRead,
-    BackendToolFilesWrite,
-)
+from rath.backend.tool_types import ALL_CALLS, BackendTool
 
 __all__ = ["Backend", "BackendSandbox", "BackendSandboxSpec"]
 
@@ -89,25 +80,8 @@ class BackendSandbox:
         self.acquire()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.release()
-
-
-ALL_CALLS: frozenset[type[BackendTool]] = frozenset(
-    {
-        BackendToolCommandRun,
-        BackendToolFilesRead,
-        BackendToolFilesWrite,
-        BackendToolFilesList,
-        BackendToolFilesExists,
-        BackendToolCodeRun,
-    }
-)
 
 
 @dataclass

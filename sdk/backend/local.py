@@ -1,9 +1,6 @@
 """The backends shipped: ``local``, ``bwrap``, ``docker``, ``opensandbox``, over Rath's sandboxes.
 
-Each opens the :mod:`rath.backend.sandboxes` backend of the same name on a host working directory (a
-fresh temporary one, deleted on close, when the spec names none) and maps OpenRath's payloads
-onto it (:mod:`rath.backend._dispatch`). Paths stay confined to the working directory, unlike
-OpenRath's ``local`` (whose missing confinement is a known bug).
+See docs/sandboxes.md, "Where the code is".
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from types import TracebackType
 from typing import Generic, Protocol, Self, TypeVar
 
 from rath.backend.results import ToolResult
@@ -196,12 +195,7 @@ class Stream:
             self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         with self._lock:
             if self._closed:
                 return

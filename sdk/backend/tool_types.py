@@ -61,3 +61,16 @@ class BackendToolCodeRun(BackendTool):
     code: str
     language: str = "python"
     timeout: float | None = None
+
+
+ALL_CALLS: frozenset[type[BackendTool]] = frozenset(
+    {
+        BackendToolCommandRun,
+        BackendToolFilesRead,
+        BackendToolFilesWrite,
+        BackendToolFilesList,
+        BackendToolFilesExists,
+        BackendToolCodeRun,
+    }
+)
+"""Every payload type (what the built-in backends run)."""

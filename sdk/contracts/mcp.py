@@ -1,22 +1,10 @@
 """MCP's values: server specs, the tools an agent is given, and the MCP activities' contracts.
 
-:class:`McpServerSpec` says where a server is and how to reach it, as a secret-free value: its
-stdio ``env`` values and HTTP ``headers`` values are *references*, a bare variable name
-(``API_TOKEN``) or a template with ``${NAME}`` placeholders (``Bearer ${API_TOKEN}``). The
-spec, and so workflow history, keeps only the reference; the worker substitutes its own
-environment when it connects (:func:`resolve`). A value with no reference at all is refused,
-since it could be a literal secret on its way into history.
-
-``McpTools`` names a server and which of its tools to offer; it is a plain value, so it can be
-an Agent's constructor argument and travel through history. The server's tool list is fetched
-once per session by the ``rath.mcp.list_tools`` activity (an :class:`McpToolList`), kept in
-workflow state, and turned into bindings (``McpToolBinding``, what the model sees) by pure
-code: :meth:`McpTools.bind`.
+See docs/mcp.md, "Where the code is".
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import posixpath
@@ -29,7 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from rath.contracts._contract import ActivityContract
-from rath.contracts.tools import RunToolResult
+from rath.contracts.tools import RunToolResult, function_schema
 from rath.errors import ConfigError, ToolNameConflictError
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -254,14 +242,7 @@ class McpToolBinding(BaseModel):
 
     def to_schema(self) -> dict[str, Any]:
         """The OpenAI wire tool dict (a deep copy, safe to mutate)."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": copy.deepcopy(self.parameters),
-            },
-        }
+        return function_schema(self.name, self.description, self.parameters)
 
     def resource_key(self, call_id: str) -> tuple[str, ...]:
         """The lane of one call: calls to one server run in order unless ``parallel_safe``."""

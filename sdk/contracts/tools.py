@@ -6,6 +6,10 @@ is stored and only its digest and a preview come back.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 from rath.backend.lease import Lease
@@ -13,6 +17,12 @@ from rath.contracts._contract import ActivityContract
 from rath.contracts.llm import ExecutorRef
 from rath.session.placement import Placement
 from rath.session.table_ref import TableRef
+
+
+def function_schema(name: str, description: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """The OpenAI wire tool dict (a deep copy of ``parameters``, safe to mutate)."""
+    function = {"name": name, "description": description, "parameters": dict(parameters)}
+    return {"type": "function", "function": copy.deepcopy(function)}
 
 
 class RunToolArgs(BaseModel):

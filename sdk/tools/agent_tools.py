@@ -21,12 +21,6 @@ def agent_tool_set(tools: Iterable[Any] | None, policy: PolicyLike = None) -> To
     Custom tools are registered with this process's workers (so the embedded default, and a
     worker running a durable ``forward`` that builds the agent, can run them).
 
-    Args:
-        tools: ``FlowToolCall`` classes or instances, ``@tool`` functions, and ``McpTools``
-            (or the tuples ``mcp_tools_from_config`` returns).
-        policy: A :class:`ToolPolicy`, or ``{pattern: "allow" | "deny" | "ask"}`` (first match
-            wins; unmatched tools are allowed).
-
     Raises:
         ToolNameConflictError: A tool reuses a built-in's or another tool's name.
         ConfigError: Something that is not a tool, or a bad policy.

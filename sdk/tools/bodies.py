@@ -27,16 +27,7 @@ _MAX_DETAIL_CHARS = 4000
 
 
 def error_body(kind: str, message: str, detail: str | None = None) -> str:
-    """A failure body: ``{"ok": false, "error_kind": kind, "message": message[, "detail"]}``.
-
-    Args:
-        kind: The failure kind (``unknown_tool``, ``timeout``, ...).
-        message: A one-line explanation (clipped to 2000 characters).
-        detail: Optional extra context (clipped to 4000 characters).
-
-    Returns:
-        The JSON string.
-    """
+    """A failure body: ``{"ok": false, "error_kind": kind, "message": message[, "detail"]}``."""
     body: dict[str, Any] = {
         "ok": False,
         "error_kind": kind,

@@ -7,7 +7,6 @@ TOOL_RESULT body the model reads); expected failures become
 
 from __future__ import annotations
 
-import copy
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rath.backend.sandboxes import SandboxBackend, ToolFailure, check_command
+from rath.contracts.tools import function_schema
 from rath.tools.bodies import (
     code_body,
     command_body,
@@ -60,12 +60,6 @@ class BuiltinTool:
 
         Reads, writes, listings and existence checks of the same (normalised) path share the
         key ``("fs", path)``, so a read never races a write of that path.
-
-        Args:
-            arguments: The call's decoded arguments (possibly invalid).
-
-        Returns:
-            ``("exec",)``, ``("code",)`` or ``("fs", normalised_path)``.
         """
         if self.lane != "fs":
             return (self.lane,)
@@ -76,14 +70,7 @@ class BuiltinTool:
 
     def to_schema(self) -> dict[str, Any]:
         """The OpenAI wire tool dict (a deep copy, safe to mutate)."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": copy.deepcopy(dict(self.parameters)),
-            },
-        }
+        return function_schema(self.name, self.description, self.parameters)
 
 
 @dataclass(frozen=True)
@@ -202,12 +189,6 @@ BUILTIN_TOOLS: Mapping[str, BuiltinTool] = MappingProxyType({tool.name: tool for
 def tool_schemas(names: Iterable[str]) -> list[dict[str, Any]]:
     """OpenAI wire tool dicts for the named built-in tools, sorted by name.
 
-    Args:
-        names: Built-in tool names (duplicates are ignored).
-
-    Returns:
-        ``{"type": "function", "function": {...}}`` dicts.
-
     Raises:
         KeyError: A name is not a built-in tool.
     """
@@ -221,13 +202,6 @@ def tool_schemas(names: Iterable[str]) -> list[dict[str, Any]]:
 
 def validate_arguments(name: str, arguments: Mapping[str, Any]) -> str | None:
     """Check a call's arguments against the tool's schema.
-
-    Args:
-        name: A built-in tool name.
-        arguments: The decoded arguments.
-
-    Returns:
-        ``None`` when valid, else a short message (missing, unexpected or mistyped argument).
 
     Raises:
         KeyError: ``name`` is not a built-in tool.
@@ -246,15 +220,6 @@ async def run_builtin(
 
     Never raises for tool-level problems: bad arguments, sandbox failures and unexpected
     exceptions all become failure bodies with ``ok=False``.
-
-    Args:
-        sandbox: The sandbox to act on.
-        name: The built-in tool name.
-        arguments: The decoded call arguments.
-        idempotency_key: Passed to shell commands (``RATH_IDEMPOTENCY_KEY``).
-
-    Returns:
-        The body and whether the call succeeded.
     """
     if name not in BUILTIN_TOOLS:
         return ToolOutcome(error_body("unknown_tool", f"unknown built-in tool {name!r}"), False)

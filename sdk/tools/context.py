@@ -1,9 +1,6 @@
-"""The call a user tool is running, readable from inside the tool.
+"""The call a user tool is running, readable from inside the tool (its idempotency key).
 
-Tool activities are at-least-once: a worker that dies mid-call leaves Temporal to retry it.
-Each call therefore has a stable idempotency key (workflow id, run id and activity id), the
-same on every attempt, which a tool can hand to the system it changes (a payment API's
-``Idempotency-Key``, a unique row id) so that a repeated attempt has no second effect.
+See docs/sandboxes.md, "Where the code is".
 """
 
 from __future__ import annotations

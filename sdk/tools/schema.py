@@ -35,15 +35,7 @@ def _matches(value: object, expected: str) -> bool:
 
 
 def check_object(schema: Mapping[str, Any], arguments: object) -> str | None:
-    """Check ``arguments`` against an object schema.
-
-    Args:
-        schema: A JSON Schema with ``type: object``.
-        arguments: The decoded tool arguments.
-
-    Returns:
-        ``None`` when valid, else a short message naming the first problem found.
-    """
+    """Check ``arguments`` against an object schema."""
     if not isinstance(arguments, Mapping):
         return f"arguments must be a JSON object, got {json_type_name(arguments)}"
     properties: Mapping[str, Any] = schema.get("properties", {})

@@ -1,9 +1,6 @@
 """Sandbox identities that outlive a process (OpenRath's ``rath.backend.persistence``).
 
-Local sandboxes get a directory ``<RATH_HOME>/sandboxes/local/<uuid>/``; remote ones a record
-``<RATH_HOME>/sandboxes/opensandbox/<uuid>.json`` (mode 600, OpenRath's JSON) naming the backend
-and the remote id, so a later process can reattach. Nothing records ids automatically: callers
-do.
+See docs/sandboxes.md, "Where the code is".
 """
 
 from __future__ import annotations
@@ -153,11 +150,7 @@ class PersistentSandboxRegistry:
         *,
         sandbox_id: UUID | None = None,
     ) -> UUID:
-        """Record a remote sandbox in ``sandboxes/opensandbox/<uuid>.json`` (mode 600).
-
-        Returns:
-            The record's id (not ``remote_id``).
-        """
+        """Record a remote sandbox in ``sandboxes/opensandbox/<uuid>.json`` (mode 600)."""
         sandbox_id = sandbox_id or uuid.uuid4()
         now = datetime.now(UTC).isoformat()
         record = {

@@ -1,13 +1,6 @@
 """Sandbox leases: which sessions hold a sandbox, who owns it, and when it is closed.
 
-Every placed session created client-side (``.to(...)``, a fork, a detach, a merge, a run's
-output) holds its sandbox; :meth:`Session.release` (or leaving ``with session:``) lets go.
-When the last holder lets go, the sandbox is closed: a workspace Rath allocated is deleted
-(one named by the user is never touched). The registry is a directory of small JSON records,
-one per sandbox, next to the chunk store (clients and workers share that directory), written
-under a file lock so several processes can use it. The record also names the worker that
-opened the sandbox (its task queue), so a new session on the same sandbox, or a worker that
-restarts under the same ``RATH_WORKER_ID``, finds it again.
+See docs/sandboxes.md, "Where the code is".
 """
 
 from __future__ import annotations

@@ -93,17 +93,6 @@ class SandboxBackend(abc.ABC):
     ) -> CommandResult:
         """Run one shell command in the workspace.
 
-        Args:
-            cmd: The command line, run by ``/bin/sh -c``.
-            timeout: Seconds before the command is killed; ``None`` uses the spec's default.
-            env: Extra environment variables for this command.
-            idempotency_key: Exposed to the command as ``RATH_IDEMPOTENCY_KEY`` so scripts can
-                deduplicate side effects when a durable run retries the call.
-            stdin: Bytes fed to the command's standard input (``None``: an empty one).
-
-        Returns:
-            The exit code and the capped, decoded output.
-
         Raises:
             ToolFailure: ``invalid_argument``, ``timeout`` or ``os_error``.
         """
@@ -111,13 +100,6 @@ class SandboxBackend(abc.ABC):
     @abc.abstractmethod
     async def read_file(self, path: str, *, encoding: str | None = "utf-8") -> FileContent:
         """Read a workspace file, capped at ``spec.max_output_bytes``.
-
-        Args:
-            path: Workspace-relative (or absolute, inside the workspace) path.
-            encoding: Text encoding; ``None`` reads raw bytes and decodes them as UTF-8.
-
-        Returns:
-            The decoded content.
 
         Raises:
             ToolFailure: ``path_outside_workspace``, ``file_not_found``, ``is_a_directory``,
@@ -128,13 +110,6 @@ class SandboxBackend(abc.ABC):
     async def write_file(self, path: str, data: str | bytes) -> FileWriteResult:
         """Atomically write a workspace file, creating parent directories.
 
-        Args:
-            path: Workspace-relative (or absolute, inside the workspace) path.
-            data: Text (written as UTF-8) or bytes.
-
-        Returns:
-            The number of bytes written.
-
         Raises:
             ToolFailure: ``path_outside_workspace``, ``is_a_directory``, ``not_a_directory`` or
                 ``os_error``.
@@ -143,12 +118,6 @@ class SandboxBackend(abc.ABC):
     @abc.abstractmethod
     async def list_files(self, path: str) -> FileEntries:
         """List a workspace directory (non-recursive, sorted by name).
-
-        Args:
-            path: Workspace-relative (or absolute, inside the workspace) directory path.
-
-        Returns:
-            The entries, with workspace-relative paths.
 
         Raises:
             ToolFailure: ``path_outside_workspace``, ``file_not_found``, ``not_a_directory`` or
@@ -159,12 +128,6 @@ class SandboxBackend(abc.ABC):
     async def path_exists(self, path: str) -> bool:
         """Tell whether a workspace path exists.
 
-        Args:
-            path: Workspace-relative (or absolute, inside the workspace) path.
-
-        Returns:
-            Whether something exists at ``path``.
-
         Raises:
             ToolFailure: ``path_outside_workspace`` (a path outside is refused, not answered).
         """
@@ -174,14 +137,6 @@ class SandboxBackend(abc.ABC):
         self, code: str, *, language: str = "python", timeout: float | None = None
     ) -> CodeResult:
         """Run a code snippet with the workspace as working directory.
-
-        Args:
-            code: The source code.
-            language: The language; backends list what they support.
-            timeout: Seconds before the run is killed; ``None`` uses the spec's default.
-
-        Returns:
-            The exit code, the capped output and the error text on failure.
 
         Raises:
             ToolFailure: ``unsupported_tool``, ``invalid_argument``, ``timeout`` or ``os_error``.

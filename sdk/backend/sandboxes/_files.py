@@ -22,13 +22,6 @@ READ_CHUNK = 1 << 20
 def resolve(root: str, path: str) -> tuple[str, str]:
     """Resolve ``path`` against the workspace, following symlinks, and confine it.
 
-    Args:
-        root: The real path of the workspace root.
-        path: A workspace-relative path, or an absolute path inside the workspace.
-
-    Returns:
-        ``(real_path, shown)``: the resolved host path and the path to show in messages.
-
     Raises:
         ToolFailure: ``invalid_argument`` or ``path_outside_workspace``.
     """

@@ -129,18 +129,6 @@ class HostDirSandbox(SandboxBackend):
         Unlike :meth:`run_command` (the agents' tool path) there is no shell, no command rule,
         no default timeout and no output cap unless asked. The environment is still scrubbed.
 
-        Args:
-            argv: Program and arguments (the program is looked up on ``PATH``).
-            cwd: Working directory, relative to the workspace (or inside it); ``None``: its root.
-            env: Variables over the spec's, over the scrubbed environment.
-            stdin: Bytes fed to standard input (``None``: an empty one).
-            timeout: Seconds before the program is killed; ``None``: no limit. Zero or less
-                expires at once, without starting it.
-            cap: Bytes kept per output stream; ``None``: all of them.
-
-        Returns:
-            The exit code and the output, raw and decoded.
-
         Raises:
             ToolFailure: ``timeout``; ``os_error`` (the program or ``cwd`` cannot be used);
                 ``path_outside_workspace`` (``cwd``); ``invalid_argument``.

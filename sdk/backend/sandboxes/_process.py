@@ -108,18 +108,7 @@ def scrubbed_env(
     tmpdir: str | None = None,
     path: str | None = None,
 ) -> dict[str, str]:
-    """Build a minimal environment: the worker's own variables (API keys) never leak in.
-
-    Args:
-        workspace: The workspace root as the child sees it; also ``HOME``.
-        extra: Variables layered on top (spec env, then per-call env).
-        idempotency_key: Exposed as ``RATH_IDEMPOTENCY_KEY`` when given.
-        tmpdir: ``TMPDIR`` for the child; ``None`` uses the worker's temporary directory.
-        path: ``PATH`` for the child; ``None`` uses the worker's.
-
-    Returns:
-        The environment for the child process.
-    """
+    """Build a minimal environment: the worker's own variables (API keys) never leak in."""
     env = {"PATH": path or os.environ.get("PATH") or os.defpath, "HOME": workspace}
     for name in ("LANG", "LC_ALL"):
         if name in os.environ:
@@ -181,14 +170,6 @@ async def run_process(run: Execution, *, wrapper: Sequence[str] = ()) -> Process
     process group is killed, so children that keep the pipes open cannot stall the call.
     Background children still holding the output one second after the main process exits are
     killed too (a note is appended to stderr).
-
-    Args:
-        run: The program, its environment, timeout, cap and stdin; it starts in ``run.cwd``
-            under ``run.root``.
-        wrapper: A command line to run the program under (``bwrap ... --``); empty for none.
-
-    Returns:
-        The exit code, output (decoded and raw) and timing.
 
     Raises:
         ToolFailure: ``timeout`` or ``os_error`` (the program could not be started).

@@ -48,10 +48,6 @@ def register_backend(name: str, cls: type[SandboxBackend]) -> None:
 
     Registering the same class under the same name again is a no-op.
 
-    Args:
-        name: The name a :class:`BackendSandboxSpec` uses in ``backend``.
-        cls: A concrete :class:`SandboxBackend` subclass taking the spec as its only argument.
-
     Raises:
         ConfigError: ``name`` is already registered to a different class, or ``cls`` is not a
             ``SandboxBackend`` subclass.
@@ -101,13 +97,6 @@ def check_backend_name(name: str) -> None:
 
 def open_sandbox(spec: BackendSandboxSpec) -> SandboxBackend:
     """Create the sandbox ``spec.backend`` names; use it as an async context manager.
-
-    Args:
-        spec: The sandbox spec.
-
-    Returns:
-        A sandbox. It does its I/O on ``__aenter__`` or first use (this does not block); that
-        is also where it checks that its backend can run here.
 
     Raises:
         SandboxUnavailableError: The backend name is not registered (the message lists the

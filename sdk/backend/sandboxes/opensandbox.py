@@ -18,15 +18,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Self
 
+from rath.backend import results as r
 from rath.backend.capabilities import Capabilities, IsolationLevel
-from rath.backend.results import (
-    CodeResult,
-    CommandResult,
-    FileContent,
-    FileEntries,
-    FileEntry,
-    FileWriteResult,
-)
 from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
 from rath.backend.sandboxes._process import CappedBuffer, check_command, check_timeout
 from rath.backend.sandboxes._registry import unavailable_error
@@ -139,7 +132,7 @@ class OpenSandboxSandbox(SandboxBackend):
         env: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
         stdin: bytes | None = None,
-    ) -> CommandResult:
+    ) -> r.CommandResult:
         """Run ``cmd`` with ``/bin/sh -c`` in ``/workspace`` (see :class:`SandboxBackend`)."""
         check_command(cmd)
         seconds = check_timeout(timeout, self.spec.command_timeout)
@@ -155,7 +148,7 @@ class OpenSandboxSandbox(SandboxBackend):
             cmd = f"( {cmd}\n) < {staged}; status=$?; rm -f {staged}; exit $status"
         return await self._run(remote, cmd, seconds, envs)
 
-    async def read_file(self, path: str, *, encoding: str | None = "utf-8") -> FileContent:
+    async def read_file(self, path: str, *, encoding: str | None = "utf-8") -> r.FileContent:
         """Read a file of the sandbox's workspace, capped at ``spec.max_output_bytes``."""
         guest, shown = self._guest(path)
         remote = await self._sandbox()
@@ -163,18 +156,18 @@ class OpenSandboxSandbox(SandboxBackend):
             data: bytes = await remote.files.read_bytes(guest)
         cap = self.spec.max_output_bytes
         text = data[:cap].decode(encoding or "utf-8", errors="replace")
-        return FileContent(data=text, truncated=len(data) > cap)
+        return r.FileContent(data=text, truncated=len(data) > cap)
 
-    async def write_file(self, path: str, data: str | bytes) -> FileWriteResult:
+    async def write_file(self, path: str, data: str | bytes) -> r.FileWriteResult:
         """Write a file of the sandbox's workspace (parents are created)."""
         guest, shown = self._guest(path)
         payload = data.encode() if isinstance(data, str) else bytes(data)
         remote = await self._sandbox()
         with _errors("write", shown):
             await remote.files.write_file(guest, payload, mode=644)
-        return FileWriteResult(bytes_written=len(payload))
+        return r.FileWriteResult(bytes_written=len(payload))
 
-    async def list_files(self, path: str) -> FileEntries:
+    async def list_files(self, path: str) -> r.FileEntries:
         """List a directory of the sandbox's workspace (one level, sorted by name)."""
         guest, shown = self._guest(path)
         remote = await self._sandbox()
@@ -189,7 +182,7 @@ class OpenSandboxSandbox(SandboxBackend):
             )
         entries = sorted(
             (
-                FileEntry(
+                r.FileEntry(
                     name=posixpath.basename(item.path),
                     path=posixpath.relpath(item.path, GUEST_WORKSPACE),
                     is_dir=item.entry_type in ("directory", "dir"),
@@ -199,7 +192,7 @@ class OpenSandboxSandbox(SandboxBackend):
             ),
             key=lambda entry: entry.name,
         )
-        return FileEntries(entries=tuple(entries))
+        return r.FileEntries(entries=tuple(entries))
 
     async def path_exists(self, path: str) -> bool:
         """Whether ``path`` exists in the sandbox's workspace."""
@@ -215,7 +208,7 @@ class OpenSandboxSandbox(SandboxBackend):
 
     async def run_code(
         self, code: str, *, language: str = "python", timeout: float | None = None
-    ) -> CodeResult:
+    ) -> r.CodeResult:
         """Run Python code with ``python3`` in ``/workspace``."""
         if language != "python":
             raise ToolFailure(
@@ -229,7 +222,7 @@ class OpenSandboxSandbox(SandboxBackend):
         cmd = f"python3 {script}; status=$?; rm -f {script}; exit $status"
         result = await self._run(remote, cmd, seconds, self.spec.environment)
         error = str(result.stderr) if result.exit_code != 0 else None
-        return CodeResult(
+        return r.CodeResult(
             text=None,
             exit_code=result.exit_code,
             stdout=result.stdout,
@@ -240,7 +233,7 @@ class OpenSandboxSandbox(SandboxBackend):
 
     async def _run(
         self, remote: Any, cmd: str, seconds: float, envs: dict[str, str]
-    ) -> CommandResult:
+    ) -> r.CommandResult:
         sdk = _sdk()
         opts = sdk.models.execd.RunCommandOpts(
             working_directory=GUEST_WORKSPACE, timeout=timedelta(seconds=seconds), envs=envs
@@ -264,7 +257,7 @@ class OpenSandboxSandbox(SandboxBackend):
         exit_code = execution.exit_code
         if exit_code is None:
             exit_code = 1 if error is not None else 0
-        return CommandResult(
+        return r.CommandResult(
             exit_code=exit_code,
             stdout=out.text(),
             stderr=err.text() or (f"{error.name}: {error.value}" if error else ""),

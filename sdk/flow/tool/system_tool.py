@@ -1,11 +1,6 @@
 """OpenRath's built-in tool classes and session-level tool helpers (``rath.flow.tool.system_tool``).
 
-Each ``flow_tool_*`` helper opens the session's placement through :mod:`rath.backend` (the
-same workspace the agent's tool calls use), dispatches one payload, closes the handle, and
-returns the backend's raw result (a ``ToolResult`` or a ``bool``). Each ``FlowTool*`` class is
-one built-in tool as a ``FlowToolCall`` that calls its helper; its name, description and
-schema are those of the tool Rath's agents offer (:data:`rath.tools.BUILTIN_TOOLS`).
-:func:`global_system_tools` holds their process-wide instances.
+See docs/sandboxes.md, "Where the code is".
 """
 
 from __future__ import annotations
@@ -14,44 +9,19 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from rath.backend import (
-    BackendSandbox,
-    BackendTool,
-    BackendToolCodeRun,
-    BackendToolCommandRun,
-    BackendToolFilesExists,
-    BackendToolFilesList,
-    BackendToolFilesRead,
-    BackendToolFilesWrite,
-    ToolResult,
-)
+from rath.backend import BackendSandbox, ToolResult
+from rath.backend import tool_types as t
 from rath.errors import ConfigError
 from rath.session import Session
 from rath.session.host import current_host
 from rath.session.placement import NO_SANDBOX
 from rath.tools import BUILTIN_TOOLS, FlowToolCall
 
-__all__ = [
-    "FlowToolCodeRun",
-    "FlowToolCommandRun",
-    "FlowToolFilesExists",
-    "FlowToolFilesList",
-    "FlowToolFilesRead",
-    "FlowToolFilesWrite",
-    "flow_tool_code_run",
-    "flow_tool_command_run",
-    "flow_tool_files_exists",
-    "flow_tool_files_list",
-    "flow_tool_files_read",
-    "flow_tool_files_write",
-    "global_system_tools",
-]
-
 MAX_COMMAND_CHARS = 2048
 """OpenRath's limit on a ``run_shell_command`` line."""
 
 
-def dispatch_on(session: Session, call: BackendTool) -> ToolResult | bool:
+def dispatch_on(session: Session, call: t.BackendTool) -> ToolResult | bool:
     """Run ``call`` on ``session``'s sandbox.
 
     Raises:
@@ -75,36 +45,36 @@ def flow_tool_command_run(
     timeout: float | None = None,
 ) -> Any:
     """Run a command in the session's sandbox."""
-    return dispatch_on(session, BackendToolCommandRun(cmd, env, cwd, stdin, timeout))
+    return dispatch_on(session, t.BackendToolCommandRun(cmd, env, cwd, stdin, timeout))
 
 
 def flow_tool_files_read(session: Session, path: str, *, encoding: str | None = "utf-8") -> Any:
     """Read a file of the session's workspace."""
-    return dispatch_on(session, BackendToolFilesRead(path, encoding))
+    return dispatch_on(session, t.BackendToolFilesRead(path, encoding))
 
 
 def flow_tool_files_write(
     session: Session, path: str, data: bytes | str, *, mode: int = 0o644
 ) -> Any:
     """Write a file of the session's workspace."""
-    return dispatch_on(session, BackendToolFilesWrite(path, data, mode))
+    return dispatch_on(session, t.BackendToolFilesWrite(path, data, mode))
 
 
 def flow_tool_files_list(session: Session, path: str) -> Any:
     """List a directory of the session's workspace."""
-    return dispatch_on(session, BackendToolFilesList(path))
+    return dispatch_on(session, t.BackendToolFilesList(path))
 
 
 def flow_tool_files_exists(session: Session, path: str) -> Any:
     """Whether a path exists in the session's workspace."""
-    return dispatch_on(session, BackendToolFilesExists(path))
+    return dispatch_on(session, t.BackendToolFilesExists(path))
 
 
 def flow_tool_code_run(
     session: Session, code: str, *, language: str = "python", timeout: float | None = None
 ) -> Any:
     """Run a code snippet in the session's sandbox."""
-    return dispatch_on(session, BackendToolCodeRun(code, language, timeout))
+    return dispatch_on(session, t.BackendToolCodeRun(code, language, timeout))
 
 
 class _SystemTool(FlowToolCall):

@@ -1,10 +1,6 @@
 """MCP servers as tools: stdio, SSE and streamable HTTP, through the official ``mcp`` SDK.
 
-Describe servers with :func:`mcp_tools_from_server` or :func:`mcp_tools_from_config` and pass
-the result to an Agent; nothing connects until a worker runs the session. The worker lists a
-server's tools once per session (the ``rath.mcp.list_tools`` activity; the list lives in
-workflow state) and runs each call as a ``rath.mcp.call_tool`` activity over a connection
-pooled per worker (:class:`McpPool`). See ``docs/mcp.md``.
+See docs/mcp.md.
 """
 
 from rath.contracts.mcp import (

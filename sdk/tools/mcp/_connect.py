@@ -119,10 +119,6 @@ def translate(exc: BaseException, spec: McpServerSpec, environ: Mapping[str, str
     """The Rath error for a failure of the ``mcp`` SDK or its transport.
 
     Messages never hold a secret: any resolved ``env`` or ``headers`` value is masked.
-
-    Returns:
-        A :class:`ConfigError` when the server cannot be started as configured, else an
-        :class:`McpError` that says whether retrying may help.
     """
     import httpx2
     from mcp import MCPError

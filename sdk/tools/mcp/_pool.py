@@ -1,10 +1,6 @@
 """``McpPool``: one live MCP connection per server, shared by every call on a worker.
 
-Each connection is owned by a task of its own, which enters the SDK client's context, waits,
-and exits it: the SDK's anyio cancel scopes must be left by the task that entered them, and
-activities come and go in tasks of their own. A connection closes after ``idle_timeout``
-seconds without calls, when :meth:`McpPool.close` runs (worker shutdown), or when it breaks;
-a call that finds its connection dead reconnects once and tries again.
+See docs/mcp.md, "Where the code is".
 """
 
 from __future__ import annotations
@@ -123,14 +119,6 @@ class McpPool:
         timeout: float | None = None,
     ) -> CallToolResult:
         """Call one tool; a result with ``is_error`` is returned, not raised.
-
-        Args:
-            spec: The server.
-            name: The tool's name on the server.
-            arguments: The tool's arguments.
-            meta: ``_meta`` for the request (Rath sends an idempotency key).
-            timeout: Seconds to wait for the answer (``None``: no limit). A server that
-                does not answer in time has its connection dropped: it may be stuck.
 
         Raises:
             McpError: The connection failed (twice), the answer did not come in time

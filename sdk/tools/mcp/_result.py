@@ -1,10 +1,6 @@
 """An MCP tool result rendered as the TOOL_RESULT body the model reads.
 
-Success: ``{"text": ...[, "truncated": true]}``, the content blocks in order, text as is and
-everything else summarised in one line (``[image image/png, 67 bytes not shown]``); with no
-blocks, the structured content itself (as OpenRath does), else ``{"ok": true}``. ``isError``:
-the same error body as any failed tool, ``{"ok": false, "error_kind": "mcp_tool_error",
-"message": ...}``.
+See docs/mcp.md, "Where the code is".
 """
 
 from __future__ import annotations
@@ -23,12 +19,7 @@ DEFAULT_MAX_OUTPUT_BYTES = 65536
 
 
 def render_result(result: CallToolResult, max_bytes: int = DEFAULT_MAX_OUTPUT_BYTES) -> ToolOutcome:
-    """The body and ``ok`` flag for one ``tools/call`` result.
-
-    Args:
-        result: The SDK's result.
-        max_bytes: Cap, in UTF-8 bytes, on the rendered text.
-    """
+    """The body and ``ok`` flag for one ``tools/call`` result."""
     parts = [_render_block(block) for block in result.content]
     text = "\n".join(parts)
     if not parts and result.structured_content is not None:
