@@ -43,7 +43,7 @@ class SandboxTool(FlowToolCall):
         self.parameters = built.parameters
         self.parallel_safe = built.parallel_safe
         self.retry_safe = True  # as in ``rath.tools.run``: shell commands get the call's key
-        self._resource_key = built.resource_key
+        self._resource_key = built.lane_key
         self._run = run
         self._loop = loop
 

@@ -294,7 +294,7 @@ def _plan(index: int, call: WireToolCall) -> ToolCallPlan:
     arguments, error = parse_arguments(call.arguments)
     tool = BUILTIN_TOOLS.get(call.name) or TOOLS.get(call.name)
     if arguments is not None and tool is not None:
-        key = tool.resource_key(arguments)
+        key = tool.lane_key(arguments)
     else:
         key = ("call", str(index))
     return ToolCallPlan(

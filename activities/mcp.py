@@ -22,7 +22,8 @@ from rath.llm._wire import parse_arguments
 from rath.session.chunk import tool_feedback_chunk
 from rath.store import ChunkStore
 from rath.store.call_journal import call_key
-from rath.tools.builtins import ToolOutcome, error_body
+from rath.tools.bodies import error_body
+from rath.tools.builtins import ToolOutcome
 from rath.tools.mcp import (
     DEFAULT_MAX_OUTPUT_BYTES,
     McpError,

@@ -48,8 +48,8 @@ from rath.store import ChunkStore
 from rath.store.call_journal import CallJournal, CallMade, call_key
 from rath.telemetry import annotate_tool
 from rath.tools.base import FlowToolCall, run_tool_call
-from rath.tools.bodies import dumps
-from rath.tools.builtins import error_body, run_builtin
+from rath.tools.bodies import dumps, error_body
+from rath.tools.builtins import run_builtin
 from rath.tools.context import ToolCallContext, calling
 from rath.tools.registry import TOOLS, ToolRegistry
 from rath.utils.text import preview

@@ -125,7 +125,6 @@ def test_public_names_are_pinned() -> None:
     } <= set(rath.session.__all__)
     assert rath.tools.__all__ == [
         "BUILTIN_TOOLS",
-        "BuiltinTool",
         "FlowToolCall",
         "FunctionTool",
         "ToolCallContext",

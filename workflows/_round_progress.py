@@ -16,7 +16,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from rath.contracts import ToolCallPlan
     from rath.session.chunk import ChunkRow, tool_feedback_chunk
-    from rath.tools.builtins import error_body
+    from rath.tools.bodies import error_body
 
 Row = str | ChunkRow
 CANCELLED = "cancelled"

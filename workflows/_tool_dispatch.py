@@ -46,7 +46,8 @@ with workflow.unsafe.imports_passed_through():
     from rath.session.placement import Placement
     from rath.session.table_ref import TableRef
     from rath.store.call_journal import call_key
-    from rath.tools.builtins import BUILTIN_TOOLS, error_body
+    from rath.tools.bodies import error_body
+    from rath.tools.builtins import BUILTIN_TOOLS
     from rath.utils.text import preview
     from rath.workflows._approvals import Approvals
     from rath.workflows._cancel import reraise_if_stopping, stopping

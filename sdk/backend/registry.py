@@ -19,11 +19,7 @@ for _name, _target in {
 }.items():
     _registry.register_target(_name, _target)
 
-register = _registry.register
-list_names = _registry.list_names
-get_class = _registry.get_class
-get = _registry.get
-is_available = _registry.is_available
-preferred = _registry.preferred
-set_default = _registry.set_default
-current = _registry.current
+_r = _registry
+register, list_names, get_class = _r.register, _r.list_names, _r.get_class
+get, is_available, preferred = _r.get, _r.is_available, _r.preferred
+set_default, current = _r.set_default, _r.current

@@ -5,11 +5,10 @@ and MCP servers' tools (:mod:`rath.tools.mcp`).
 """
 
 from rath.tools.base import FlowToolCall
+from rath.tools.bodies import error_body
 from rath.tools.builtins import (
     BUILTIN_TOOLS,
-    BuiltinTool,
     ToolOutcome,
-    error_body,
     run_builtin,
     tool_schemas,
     validate_arguments,
@@ -20,7 +19,6 @@ from rath.tools.registry import ToolRegistry, register_tool
 
 __all__ = [
     "BUILTIN_TOOLS",
-    "BuiltinTool",
     "FlowToolCall",
     "FunctionTool",
     "ToolCallContext",

@@ -85,6 +85,10 @@ class FlowToolCall(metaclass=_ToolMeta):
         """
         return ("safe", self.name) if self.parallel_safe else ("global",)
 
+    def lane_key(self, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+        """The key the durable loop schedules a call by (``resource_key`` but for built-ins)."""
+        return self.resource_key(arguments)
+
     @abstractmethod
     def __call__(self, session: Any, arguments: Mapping[str, Any]) -> Any:
         """Run the call; ``session`` is the transcript so far (with its sandbox placement)."""

@@ -109,7 +109,7 @@ def test_tool_schemas_are_sorted_wire_dicts() -> None:
 
 
 def test_resource_keys() -> None:
-    key = {name: tool.resource_key for name, tool in BUILTIN_TOOLS.items()}
+    key = {name: tool.lane_key for name, tool in BUILTIN_TOOLS.items()}
     assert key["run_shell_command"]({"cmd": "ls"}) == ("exec",)
     assert key["run_code"]({"code": "1"}) == ("code",)
     read = key["read_workspace_file"]({"path": "a/b.txt"})

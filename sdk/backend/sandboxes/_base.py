@@ -31,6 +31,9 @@ __all__ = [
 ]
 
 
+Env = Mapping[str, str]
+
+
 class ToolFailure(Exception):
     """An expected failure of a sandbox primitive, reported to the model rather than crashing.
 
@@ -81,7 +84,6 @@ class SandboxBackend(abc.ABC):
         """
         return None
 
-    @abc.abstractmethod
     async def run_command(
         self,
         cmd: str,
@@ -96,6 +98,13 @@ class SandboxBackend(abc.ABC):
         Raises:
             ToolFailure: ``invalid_argument``, ``timeout`` or ``os_error``.
         """
+        return await self._command(cmd, timeout, env or {}, idempotency_key, stdin)
+
+    @abc.abstractmethod
+    async def _command(
+        self, cmd: str, timeout: float | None, env: Env, key: str | None, stdin: bytes | None
+    ) -> CommandResult:
+        """:meth:`run_command`'s work (``env``: the command's extra variables)."""
 
     @abc.abstractmethod
     async def read_file(self, path: str, *, encoding: str | None = "utf-8") -> FileContent:

@@ -23,7 +23,7 @@ from rath.backend.results import (
     FileWriteResult,
 )
 from rath.backend.sandboxes import _files
-from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
+from rath.backend.sandboxes._base import Env, SandboxBackend, ToolFailure, closed_error
 from rath.backend.sandboxes._process import (
     Execution,
     ProcessOutput,
@@ -172,22 +172,16 @@ class HostDirSandbox(SandboxBackend):
         """How to start Python reading a program from stdin (default: the worker's own)."""
         return [sys.executable, "-I", "-"]
 
-    async def run_command(
-        self,
-        cmd: str,
-        *,
-        timeout: float | None = None,
-        env: Mapping[str, str] | None = None,
-        idempotency_key: str | None = None,
-        stdin: bytes | None = None,
+    async def _command(
+        self, cmd: str, timeout: float | None, env: Env, key: str | None, stdin: bytes | None
     ) -> CommandResult:
         """Run ``/bin/sh -c cmd`` in the workspace (see :meth:`SandboxBackend.run_command`)."""
         await self._workspace()
         check_command(cmd)
         out = await self._run(
             ["/bin/sh", "-c", cmd],
-            env=env or {},
-            idempotency_key=idempotency_key,
+            env=env,
+            idempotency_key=key,
             timeout=timeout,
             stdin=stdin,
         )

@@ -13,14 +13,14 @@ import os
 import posixpath
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Self
 
 from rath.backend import results as r
 from rath.backend.capabilities import Capabilities, IsolationLevel
-from rath.backend.sandboxes._base import SandboxBackend, ToolFailure, closed_error
+from rath.backend.sandboxes._base import Env, SandboxBackend, ToolFailure, closed_error
 from rath.backend.sandboxes._process import CappedBuffer, check_command, check_timeout
 from rath.backend.sandboxes._registry import unavailable_error
 from rath.backend.spec import BackendSandboxSpec
@@ -124,21 +124,15 @@ class OpenSandboxSandbox(SandboxBackend):
             with contextlib.suppress(Exception):
                 await remote.close()
 
-    async def run_command(
-        self,
-        cmd: str,
-        *,
-        timeout: float | None = None,
-        env: Mapping[str, str] | None = None,
-        idempotency_key: str | None = None,
-        stdin: bytes | None = None,
+    async def _command(
+        self, cmd: str, timeout: float | None, env: Env, key: str | None, stdin: bytes | None
     ) -> r.CommandResult:
         """Run ``cmd`` with ``/bin/sh -c`` in ``/workspace`` (see :class:`SandboxBackend`)."""
         check_command(cmd)
         seconds = check_timeout(timeout, self.spec.command_timeout)
-        envs = {**self.spec.environment, **(env or {})}
-        if idempotency_key is not None:
-            envs["RATH_IDEMPOTENCY_KEY"] = idempotency_key
+        envs = {**self.spec.environment, **env}
+        if key is not None:
+            envs["RATH_IDEMPOTENCY_KEY"] = key
         remote = await self._sandbox()
         staged = None
         if stdin is not None:

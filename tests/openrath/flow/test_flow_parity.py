@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 import rath.flow.tool.system_tool as system_tool
+import rath.tools.builtins as builtins
 from rath import flow
 from rath.backend import (
     CodeResult,
@@ -314,7 +315,7 @@ def test_a_non_string_path_is_keyed_by_its_str() -> None:
 
 def test_a_non_string_command_is_converted_with_str(monkeypatch: pytest.MonkeyPatch) -> None:
     sent: list[object] = []
-    monkeypatch.setattr(system_tool, "flow_tool_command_run", lambda s, cmd: sent.append(cmd))
+    monkeypatch.setattr(builtins, "flow_tool_command_run", lambda s, cmd: sent.append(cmd))
     FlowToolCommandRun()(Session.from_user_message("x"), {"cmd": 5})
     assert sent == ["5"]
 
