@@ -19,64 +19,25 @@ from typing import Any
 from uuid import UUID
 
 from rath.backend.abc import BackendSandbox
+from rath.backend.persistence.paths import (
+    OPENSANDBOX_INDEX_SUFFIX,
+    ensure_local_root,
+    ensure_opensandbox_root,
+    local_root,
+    local_sandbox_dir,
+    opensandbox_index_path,
+    opensandbox_root,
+)
+from rath.backend.persistence.paths import (
+    sandboxes_dir as sandboxes_dir,
+)
 from rath.backend.persistence.spec_json import spec_from_jsonable, spec_to_jsonable
 from rath.backend.registry import get
 from rath.backend.spec import BackendSandboxSpec
-from rath.settings import Settings
 
 SCHEMA_VERSION = 1
-SANDBOXES_DIR_NAME = "sandboxes"
-LOCAL_SUBDIR = "local"
-OPENSANDBOX_SUBDIR = "opensandbox"
-OPENSANDBOX_INDEX_SUFFIX = ".json"
 
 logger = logging.getLogger(__name__)
-
-
-def sandboxes_dir() -> Path:
-    """``<RATH_HOME>/sandboxes`` (not created)."""
-    return Settings.from_env().home / SANDBOXES_DIR_NAME
-
-
-def local_root() -> Path:
-    """Where local sandbox directories live (not created)."""
-    return sandboxes_dir() / LOCAL_SUBDIR
-
-
-def local_sandbox_dir(sandbox_id: UUID | str) -> Path:
-    """The directory of local sandbox ``sandbox_id``.
-
-    Raises:
-        ValueError: ``sandbox_id`` is not one plain directory name.
-    """
-    name = str(sandbox_id)
-    if not name or name in (".", "..") or "/" in name or "\\" in name:
-        raise ValueError(f"invalid local sandbox id {name!r}: use a plain name or a UUID")
-    return local_root() / name
-
-
-def opensandbox_root() -> Path:
-    """Where remote sandbox records live (not created)."""
-    return sandboxes_dir() / OPENSANDBOX_SUBDIR
-
-
-def opensandbox_index_path(sandbox_id: UUID | str) -> Path:
-    """The record of remote sandbox ``sandbox_id``."""
-    return opensandbox_root() / f"{sandbox_id}{OPENSANDBOX_INDEX_SUFFIX}"
-
-
-def ensure_local_root() -> Path:
-    """:func:`local_root`, created."""
-    root = local_root()
-    root.mkdir(parents=True, exist_ok=True)
-    return root
-
-
-def ensure_opensandbox_root() -> Path:
-    """:func:`opensandbox_root`, created."""
-    root = opensandbox_root()
-    root.mkdir(parents=True, exist_ok=True)
-    return root
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

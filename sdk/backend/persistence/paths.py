@@ -1,32 +1,59 @@
-"""OpenRath's module path ``rath.backend.persistence.paths``: where sandbox records live.
+"""Where sandbox records live (OpenRath's ``rath.backend.persistence.paths``)."""
 
-Re-exported from ``rath.backend.persistence``.
-"""
+from __future__ import annotations
 
-from rath.backend.persistence import (
-    LOCAL_SUBDIR,
-    OPENSANDBOX_INDEX_SUFFIX,
-    OPENSANDBOX_SUBDIR,
-    SANDBOXES_DIR_NAME,
-    ensure_local_root,
-    ensure_opensandbox_root,
-    local_root,
-    local_sandbox_dir,
-    opensandbox_index_path,
-    opensandbox_root,
-    sandboxes_dir,
-)
+from pathlib import Path
+from uuid import UUID
 
-__all__ = [
-    "LOCAL_SUBDIR",
-    "OPENSANDBOX_INDEX_SUFFIX",
-    "OPENSANDBOX_SUBDIR",
-    "SANDBOXES_DIR_NAME",
-    "ensure_local_root",
-    "ensure_opensandbox_root",
-    "local_root",
-    "local_sandbox_dir",
-    "opensandbox_index_path",
-    "opensandbox_root",
-    "sandboxes_dir",
-]
+from rath.settings import Settings
+
+SANDBOXES_DIR_NAME = "sandboxes"
+LOCAL_SUBDIR = "local"
+OPENSANDBOX_SUBDIR = "opensandbox"
+OPENSANDBOX_INDEX_SUFFIX = ".json"
+
+
+def sandboxes_dir() -> Path:
+    """``<RATH_HOME>/sandboxes`` (not created)."""
+    return Settings.from_env().home / SANDBOXES_DIR_NAME
+
+
+def local_root() -> Path:
+    """Where local sandbox directories live (not created)."""
+    return sandboxes_dir() / LOCAL_SUBDIR
+
+
+def local_sandbox_dir(sandbox_id: UUID | str) -> Path:
+    """The directory of local sandbox ``sandbox_id``.
+
+    Raises:
+        ValueError: ``sandbox_id`` is not one plain directory name.
+    """
+    name = str(sandbox_id)
+    if not name or name in (".", "..") or "/" in name or "\\" in name:
+        raise ValueError(f"invalid local sandbox id {name!r}: use a plain name or a UUID")
+    return local_root() / name
+
+
+def opensandbox_root() -> Path:
+    """Where remote sandbox records live (not created)."""
+    return sandboxes_dir() / OPENSANDBOX_SUBDIR
+
+
+def opensandbox_index_path(sandbox_id: UUID | str) -> Path:
+    """The record of remote sandbox ``sandbox_id``."""
+    return opensandbox_root() / f"{sandbox_id}{OPENSANDBOX_INDEX_SUFFIX}"
+
+
+def ensure_local_root() -> Path:
+    """:func:`local_root`, created."""
+    root = local_root()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def ensure_opensandbox_root() -> Path:
+    """:func:`opensandbox_root`, created."""
+    root = opensandbox_root()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
