@@ -1,4 +1,4 @@
-"""``FlowToolCall``, OpenRath's tool base class, and how one user tool call runs (docs/tools.md)."""
+"""``FlowToolCall``, OpenRath's tool base class, and how one user tool call runs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``FunctionTool`` and ``@tool``: a tool made from a typed function (docs/tools.md)."""
+"""``FunctionTool`` and ``@tool``: a tool made from a typed function."""
 
 from __future__ import annotations
 
