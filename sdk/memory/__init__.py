@@ -11,20 +11,28 @@ from rath.utils.lazy import lazy_names
 
 if TYPE_CHECKING:
     from rath.errors import MemoryStoreError
-    from rath.llm.embedding import Embedder
+    from rath.llm.embedding import Embedder, EmbeddingError
     from rath.llm.openai.embedding import OpenAIEmbedder
     from rath.memory._api import Memory, commit, recall, remember
-    from rath.memory._commit import commit_key, commit_messages, commit_rows, write_facts
-    from rath.memory._e5 import E5Embedder
-    from rath.memory._extraction import (
+    from rath.memory._commit import (
         EXTRACTION_PROMPT,
         ExtractedFact,
         build_extraction_messages,
+        commit_key,
+        commit_messages,
+        commit_rows,
         dedup_facts,
         parse_extracted_facts,
+        write_facts,
     )
-    from rath.memory._inject import injectable, injection_query
-    from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
+    from rath.memory._inject import (
+        MEMORY_PREFIX,
+        injectable,
+        injected_memory_uris,
+        injection_query,
+        is_memory_row,
+        memory_row,
+    )
     from rath.memory.abc import (
         MemoryBackend,
         MemoryCapabilities,
@@ -32,7 +40,7 @@ if TYPE_CHECKING:
         MemoryStoreSpec,
         ScopeModel,
     )
-    from rath.memory.adapters.embedders import build_embedder, embedding_spec
+    from rath.memory.adapters.embedders import E5Embedder, build_embedder, embedding_spec
     from rath.memory.adapters.local import LocalMemoryBackend
     from rath.memory.adapters.openviking import OpenVikingBackend
     from rath.memory.adapters.sqlite import LocalMemoryStore, SqliteMemoryBackend
@@ -48,7 +56,6 @@ if TYPE_CHECKING:
         open_plane_store,
     )
     from rath.memory.errors import (
-        EmbeddingError,
         ExtractionError,
         InvalidMemoryError,
         MemoryBackendError,
@@ -208,16 +215,16 @@ __all__ = [
 
 _EXPORTS: dict[str, str] = {
     "DEFAULT_STORE_NAME": "rath.memory.spec",
-    "EXTRACTION_PROMPT": "rath.memory._extraction",
-    "MEMORY_PREFIX": "rath.memory._marker",
+    "EXTRACTION_PROMPT": "rath.memory._commit",
+    "MEMORY_PREFIX": "rath.memory._inject",
     "SCOPES": "rath.memory.uri",
     "BackendStoreSpec": "rath.memory.spec",
     "CommitResult": "rath.memory.spec",
-    "E5Embedder": "rath.memory._e5",
+    "E5Embedder": "rath.memory.adapters.embedders",
     "Embedder": "rath.llm.embedding",
-    "EmbeddingError": "rath.memory.errors",
+    "EmbeddingError": "rath.llm.embedding",
     "EmbeddingSpec": "rath.memory.spec",
-    "ExtractedFact": "rath.memory._extraction",
+    "ExtractedFact": "rath.memory._commit",
     "ExtractionError": "rath.memory.errors",
     "InvalidMemoryError": "rath.memory.errors",
     "LocalMemoryBackend": "rath.memory.adapters.local",
@@ -265,13 +272,13 @@ _EXPORTS: dict[str, str] = {
     "StoreFactory": "rath.memory.describe",
     "UnsupportedMemoryOp": "rath.memory.errors",
     "build_embedder": "rath.memory.adapters.embedders",
-    "build_extraction_messages": "rath.memory._extraction",
+    "build_extraction_messages": "rath.memory._commit",
     "commit": "rath.memory._api",
     "commit_key": "rath.memory._commit",
     "commit_messages": "rath.memory._commit",
     "commit_rows": "rath.memory._commit",
     "current": "rath.memory.registry",
-    "dedup_facts": "rath.memory._extraction",
+    "dedup_facts": "rath.memory._commit",
     "default_memory_store": "rath.memory.describe",
     "describe_store": "rath.memory.describe",
     "embedding_spec": "rath.memory.adapters.embedders",
@@ -279,19 +286,19 @@ _EXPORTS: dict[str, str] = {
     "get": "rath.memory.registry",
     "get_class": "rath.memory.registry",
     "injectable": "rath.memory._inject",
-    "injected_memory_uris": "rath.memory._marker",
+    "injected_memory_uris": "rath.memory._inject",
     "injection_query": "rath.memory._inject",
     "is_available": "rath.memory.registry",
-    "is_memory_row": "rath.memory._marker",
+    "is_memory_row": "rath.memory._inject",
     "list_names": "rath.memory.registry",
     "local_store_factory": "rath.memory.describe",
     "memory_dir": "rath.memory.describe",
     "memory_path": "rath.memory.describe",
-    "memory_row": "rath.memory._marker",
+    "memory_row": "rath.memory._inject",
     "memory_spec": "rath.memory.describe",
     "open_memory_store": "rath.memory.describe",
     "open_plane_store": "rath.memory.describe",
-    "parse_extracted_facts": "rath.memory._extraction",
+    "parse_extracted_facts": "rath.memory._commit",
     "parse_memory_prefix": "rath.memory.uri",
     "parse_memory_uri": "rath.memory.uri",
     "preferred": "rath.memory.registry",
