@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar, cast
 
 from rath.config import ConfigStore, default_store
 from rath.errors import MemoryStoreError
+from rath.memory import results as res
 from rath.memory.capabilities import MemoryCapabilities, ScopeModel
 from rath.memory.errors import (
     InvalidMemoryError,
@@ -32,19 +33,7 @@ from rath.memory.op_types import (
     MemoryOpWrite,
     RecallMode,
 )
-from rath.memory.results import (
-    MemoryExecutionFailure,
-    MemoryFindResult,
-    MemoryHit,
-    MemoryHits,
-    MemoryListResult,
-    MemoryReadResult,
-    MemoryRecord,
-    MemoryResult,
-    MemoryWriteResult,
-    record_of,
-    snippet,
-)
+from rath.memory.results import MemoryHit, MemoryHits, MemoryRecord
 from rath.memory.spec import DEFAULT_CATEGORY, DEFAULT_SCOPE, MemorySpec
 from rath.memory.uri import SCOPES, check_scope, check_segment, format_memory_uri
 
@@ -166,7 +155,7 @@ class MemoryStore:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
-    def dispatch(self, op: MemoryOp) -> MemoryResult:
+    def dispatch(self, op: MemoryOp) -> res.MemoryResult:
         """Run ``op`` (see :meth:`MemoryBackend.dispatch`; ``MemoryStoreClosed`` once closed)."""
         if self.closed:
             raise MemoryStoreClosed(self.handle)
@@ -214,11 +203,11 @@ class MemoryStore:
     def get(self, uri: str) -> MemoryRecord | None:
         """The entry at ``uri`` as a record, or ``None`` (``MemoryURIError`` for a bad URI)."""
         result = self.dispatch(MemoryOpRead(uri=uri))
-        if isinstance(result, MemoryExecutionFailure) and result.kind == "not_found":
+        if isinstance(result, res.MemoryExecutionFailure) and result.kind == "not_found":
             return None
         read = _checked(result, uri)
-        assert isinstance(read, MemoryReadResult)
-        return record_of(uri, read.data if isinstance(read.data, str) else read.data.decode())
+        assert isinstance(read, res.MemoryReadResult)
+        return res.record_of(uri, read.data if isinstance(read.data, str) else read.data.decode())
 
     def forget(self, uri: str) -> bool:
         """Delete the entry at ``uri``; whether there was one (where the backend can delete)."""
@@ -232,9 +221,9 @@ class MemoryStore:
         for name in [check_scope(scope)] if scope else SCOPES:
             root = f"memory://{name}/memories" + (f"/{category}" if category else "")
             listed = self.dispatch(MemoryOpTree(uri=root, depth=8))
-            if isinstance(listed, MemoryExecutionFailure):
+            if isinstance(listed, res.MemoryExecutionFailure):
                 continue
-            assert isinstance(listed, MemoryListResult)
+            assert isinstance(listed, res.MemoryListResult)
             records += [r for e in listed.entries if not e.is_dir and (r := self.get(e.uri))]
         return records
 
@@ -245,20 +234,20 @@ class MemoryStore:
         if existing is not None:
             return existing
         written = _checked(self.dispatch(op), op.uri)
-        assert isinstance(written, MemoryWriteResult)
-        return record_of(written.uri, op.content, session_id)
+        assert isinstance(written, res.MemoryWriteResult)
+        return res.record_of(written.uri, op.content, session_id)
 
     def _find(self, query: str, top_k: int, where: Where, mode: RecallMode) -> _Hits:
         """The ranked hits for a checked recall (the ops' way: a find, records read after)."""
         target = _target(*where)
         found = _checked(self.dispatch(MemoryOpFind(query, target, top_k, mode)), target)
-        assert isinstance(found, MemoryFindResult)
+        assert isinstance(found, res.MemoryFindResult)
         hits = []
         for hit in found.hits:
             record = hit.record or (self.get(hit.uri) if hit.score > 0 else None)
             if record is not None and hit.score > 0:
                 hits.append(
-                    replace(hit, record=record, snippet=hit.snippet or snippet(record.content))
+                    replace(hit, record=record, snippet=hit.snippet or res.snippet(record.content))
                 )
         return hits
 
@@ -372,7 +361,7 @@ class MemoryBackend(abc.ABC, metaclass=_BackendMeta):
         self._close(store)
 
     @_calls_hook
-    def dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
+    def dispatch(self, store: MemoryStore, op: MemoryOp) -> res.MemoryResult:
         """Run ``op`` on ``store`` (``MemoryStoreClosed``, ``UnsupportedMemoryOp`` otherwise)."""
         if store.closed:
             raise MemoryStoreClosed(store.handle)
@@ -394,7 +383,7 @@ class MemoryBackend(abc.ABC, metaclass=_BackendMeta):
         raise NotImplementedError
 
     @_hook
-    def _dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
+    def _dispatch(self, store: MemoryStore, op: MemoryOp) -> res.MemoryResult:
         """Run a supported op on an open store."""
         raise NotImplementedError
 
@@ -402,7 +391,7 @@ class MemoryBackend(abc.ABC, metaclass=_BackendMeta):
         """Release what ``_open`` made (nothing by default)."""
 
 
-def raise_failure(failure: MemoryExecutionFailure, uri: str | None = None) -> None:
+def raise_failure(failure: res.MemoryExecutionFailure, uri: str | None = None) -> None:
     """Raise the Rath error a failure stands for (``uri``: what the failed op addressed)."""
     if failure.kind == "not_found":
         raise MemoryNotFound(uri or failure.detail or failure.message)
@@ -412,8 +401,8 @@ def raise_failure(failure: MemoryExecutionFailure, uri: str | None = None) -> No
     raise MemoryStoreError(f"{failure.kind}: {failure.message}", retryable=retryable)
 
 
-def _checked(result: MemoryResult, uri: str | None) -> MemoryResult:
-    if isinstance(result, MemoryExecutionFailure):
+def _checked(result: res.MemoryResult, uri: str | None) -> res.MemoryResult:
+    if isinstance(result, res.MemoryExecutionFailure):
         raise_failure(result, uri)
     return result
 
