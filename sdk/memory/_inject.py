@@ -61,6 +61,6 @@ def _marked_uri(row: ChunkRow) -> str | None:
         return None
     if content.startswith(MEMORY_PREFIX):
         return content[len(MEMORY_PREFIX) :].split("\n", 1)[0].strip()
-    if content.startswith(OPENRATH_PREFIX) and "] " in content:
-        return content[len(OPENRATH_PREFIX) : content.index("] ")].strip()
+    if content.startswith(OPENRATH_PREFIX) and "]" in content:
+        return content[len(OPENRATH_PREFIX) : content.index("]")].strip()
     return None
