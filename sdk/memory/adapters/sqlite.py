@@ -101,7 +101,7 @@ class SqliteMemoryBackend(MemoryBackend):
         )
 
     def _close(self, store: MemoryStore) -> None:
-        _local(store).disconnect()
+        _local(store)._disconnect()
 
     def _dispatch(self, store: MemoryStore, op: ops.MemoryOp) -> res.MemoryResult:
         try:
@@ -183,7 +183,7 @@ class LocalMemoryStore(MemoryStore):
             ).fetchall()
         return [_record(row) for row in rows]
 
-    def disconnect(self) -> None:
+    def _disconnect(self) -> None:
         """Close the connection (idempotent) and the embedder's client (it reconnects if used)."""
         with self._lock:
             conn, self._conn = self._conn, None
