@@ -104,14 +104,8 @@ def describe_store(store: MemoryStore) -> MemorySpec:
             )
     if store.backend.name == "local":
         options["path"] = store.handle
-    described = BackendStoreSpec(
-        name=store.backend.name,
-        namespace=spec.namespace,
-        account_id=spec.account_id,
-        user_id=spec.user_id,
-        agent_id=spec.agent_id,
-        options=options,
-    )
+    ids = {key: getattr(spec, key) for key in ("namespace", "account_id", "user_id", "agent_id")}
+    described = BackendStoreSpec(name=store.backend.name, options=options, **ids)
     return MemorySpec(kind="backend", backend=described)
 
 
