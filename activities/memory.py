@@ -72,12 +72,8 @@ class _Extraction(BaseModel):
 class MemoryActivities:
     """Memory activities, bound at worker start to how stores open and where rows live.
 
-    Args:
-        store_factory: Opens the store a spec describes; called once per distinct spec, on
-            first use (default: :func:`~rath.memory.open_memory_store`).
-        chunks: The worker's chunk store; ``inject`` and ``commit`` read transcripts from it
-            and ``inject`` stores its rows there.
-        llm: The worker's LLM activities; ``commit`` calls the model through them.
+    ``store_factory`` opens each distinct spec once; ``chunks`` holds transcripts and injected
+    rows; ``llm`` makes the commit's model call.
     """
 
     def __init__(
@@ -120,12 +116,7 @@ class MemoryActivities:
 
     @INJECT_MEMORIES.implement
     async def inject(self, args: InjectArgs) -> InjectResult:
-        """Recall memories for the transcript's newest user turn, as marked SYSTEM rows.
-
-        Hits with a score of zero or less, and memories already injected anywhere in the
-        transcript, are left out; the rows are stored in the chunk store and returned by
-        digest.
-        """
+        """Recall for the newest user turn; new positive hits as stored, marked SYSTEM rows."""
         with _memory_errors():
             rows = await asyncio.to_thread(self._rows, args.transcript)
             query = injection_query(rows)
@@ -148,11 +139,7 @@ class MemoryActivities:
 
     @COMMIT_MEMORIES.implement
     async def commit(self, args: CommitArgs) -> CommitResult:
-        """Extract durable facts from the transcript with one model call and store them.
-
-        Injected memory rows and tool results are not shown to the model; facts that a stored
-        memory already says are skipped; a retry does not duplicate (module docstring).
-        """
+        """Extract durable facts from the transcript with one model call and store them."""
         scope = args.scope or args.memory.scope
         with _memory_errors():
             store = await asyncio.to_thread(self._store, args.memory)

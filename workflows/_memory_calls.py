@@ -1,8 +1,7 @@
 """The agent loop's memory calls, as workflow code: inject before the first round, commit after.
 
-Both are activities (``rath.memory.inject``, ``rath.memory.commit``) and both are advisory, as
-in OpenRath: if one fails after its retries the run goes on without it, with a warning (but
-never without its own cancel).
+Both are advisory activities, as in OpenRath: a failure after retries only warns (a cancel
+still cancels).
 """
 
 from __future__ import annotations

@@ -19,12 +19,8 @@ from rath.session.table_ref import TableRef
 class AgentMemory(BaseModel):
     """How an agent run uses memory (``Agent(memory=...)``), as workflow input.
 
-    Attributes:
-        spec: Which store.
-        top_k: The most memories injected before the first round.
-        target: Recall only from this scope or URI prefix (``None``: everywhere).
-        commit_on_forward: After the run, extract durable facts from its transcript and store
-            them (one LLM call; skipped for the offline demo model, which cannot).
+    ``top_k`` memories from ``target`` are injected before the first round; with
+    ``commit_on_forward`` the transcript's durable facts are stored after the run.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -94,14 +90,7 @@ class InjectArgs(BaseModel):
 
 
 class InjectResult(BaseModel):
-    """Output of ``rath.memory.inject``.
-
-    Attributes:
-        rows: Digests (in the chunk store) of the marked SYSTEM rows to add to the
-            transcript, best first; empty when nothing new is relevant.
-        uris: The injected memories' URIs, in the same order.
-        preview: A one-line summary for the Temporal UI.
-    """
+    """Output of ``rath.memory.inject``: chunk-store digests of the rows to add, best first."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -11,20 +11,28 @@ from rath.utils.lazy import lazy_names
 
 if TYPE_CHECKING:
     from rath.errors import MemoryStoreError
-    from rath.llm.embedding import Embedder
+    from rath.llm.embedding import Embedder, EmbeddingError
     from rath.llm.openai.embedding import OpenAIEmbedder
     from rath.memory._api import Memory, commit, recall, remember
-    from rath.memory._commit import commit_key, commit_messages, commit_rows, write_facts
-    from rath.memory._e5 import E5Embedder
-    from rath.memory._extraction import (
+    from rath.memory._commit import (
         EXTRACTION_PROMPT,
         ExtractedFact,
         build_extraction_messages,
+        commit_key,
+        commit_messages,
+        commit_rows,
         dedup_facts,
         parse_extracted_facts,
+        write_facts,
     )
-    from rath.memory._inject import injectable, injection_query
-    from rath.memory._marker import MEMORY_PREFIX, injected_memory_uris, is_memory_row, memory_row
+    from rath.memory._inject import (
+        MEMORY_PREFIX,
+        injectable,
+        injected_memory_uris,
+        injection_query,
+        is_memory_row,
+        memory_row,
+    )
     from rath.memory.abc import (
         MemoryBackend,
         MemoryCapabilities,
@@ -32,7 +40,7 @@ if TYPE_CHECKING:
         MemoryStoreSpec,
         ScopeModel,
     )
-    from rath.memory.adapters.embedders import build_embedder, embedding_spec
+    from rath.memory.adapters.embedders import E5Embedder, build_embedder, embedding_spec
     from rath.memory.adapters.local import LocalMemoryBackend
     from rath.memory.adapters.openviking import OpenVikingBackend
     from rath.memory.adapters.sqlite import LocalMemoryStore, SqliteMemoryBackend
@@ -48,7 +56,6 @@ if TYPE_CHECKING:
         open_plane_store,
     )
     from rath.memory.errors import (
-        EmbeddingError,
         ExtractionError,
         InvalidMemoryError,
         MemoryBackendError,
@@ -206,100 +213,55 @@ __all__ = [
     "write_facts",
 ]
 
-_EXPORTS: dict[str, str] = {
-    "DEFAULT_STORE_NAME": "rath.memory.spec",
-    "EXTRACTION_PROMPT": "rath.memory._extraction",
-    "MEMORY_PREFIX": "rath.memory._marker",
-    "SCOPES": "rath.memory.uri",
-    "BackendStoreSpec": "rath.memory.spec",
-    "CommitResult": "rath.memory.spec",
-    "E5Embedder": "rath.memory._e5",
-    "Embedder": "rath.llm.embedding",
-    "EmbeddingError": "rath.memory.errors",
-    "EmbeddingSpec": "rath.memory.spec",
-    "ExtractedFact": "rath.memory._extraction",
-    "ExtractionError": "rath.memory.errors",
-    "InvalidMemoryError": "rath.memory.errors",
-    "LocalMemoryBackend": "rath.memory.adapters.local",
-    "LocalMemoryStore": "rath.memory.adapters.sqlite",
-    "Memory": "rath.memory._api",
-    "MemoryBackend": "rath.memory.abc",
-    "MemoryBackendError": "rath.memory.errors",
-    "MemoryBackendNotFound": "rath.memory.errors",
-    "MemoryCapabilities": "rath.memory.abc",
-    "MemoryCommitResult": "rath.memory.results",
-    "MemoryConflict": "rath.memory.errors",
-    "MemoryEntry": "rath.memory.results",
-    "MemoryExecutionFailure": "rath.memory.results",
-    "MemoryFindResult": "rath.memory.results",
-    "MemoryHit": "rath.memory.results",
-    "MemoryHits": "rath.memory.results",
-    "MemoryLevel": "rath.memory.op_types",
-    "MemoryListResult": "rath.memory.results",
-    "MemoryNotFound": "rath.memory.errors",
-    "MemoryOp": "rath.memory.op_types",
-    "MemoryOpCommit": "rath.memory.op_types",
-    "MemoryOpFind": "rath.memory.op_types",
-    "MemoryOpList": "rath.memory.op_types",
-    "MemoryOpRead": "rath.memory.op_types",
-    "MemoryOpResource": "rath.memory.op_types",
-    "MemoryOpSearch": "rath.memory.op_types",
-    "MemoryOpTree": "rath.memory.op_types",
-    "MemoryOpWrite": "rath.memory.op_types",
-    "MemoryReadResult": "rath.memory.results",
-    "MemoryRecord": "rath.memory.results",
-    "MemoryResult": "rath.memory.results",
-    "MemorySpec": "rath.memory.spec",
-    "MemoryStore": "rath.memory.abc",
-    "MemoryStoreClosed": "rath.memory.errors",
-    "MemoryStoreError": "rath.errors",
-    "MemoryStoreSpec": "rath.memory.abc",
-    "MemoryURI": "rath.memory.uri",
-    "MemoryURIError": "rath.memory.errors",
-    "MemoryWriteResult": "rath.memory.results",
-    "OpenAIEmbedder": "rath.llm.openai.embedding",
-    "OpenVikingBackend": "rath.memory.adapters.openviking",
-    "RecallMode": "rath.memory.op_types",
-    "ScopeModel": "rath.memory.abc",
-    "SqliteMemoryBackend": "rath.memory.adapters.sqlite",
-    "StoreFactory": "rath.memory.describe",
-    "UnsupportedMemoryOp": "rath.memory.errors",
-    "build_embedder": "rath.memory.adapters.embedders",
-    "build_extraction_messages": "rath.memory._extraction",
-    "commit": "rath.memory._api",
-    "commit_key": "rath.memory._commit",
-    "commit_messages": "rath.memory._commit",
-    "commit_rows": "rath.memory._commit",
-    "current": "rath.memory.registry",
-    "dedup_facts": "rath.memory._extraction",
-    "default_memory_store": "rath.memory.describe",
-    "describe_store": "rath.memory.describe",
-    "embedding_spec": "rath.memory.adapters.embedders",
-    "format_memory_uri": "rath.memory.uri",
-    "get": "rath.memory.registry",
-    "get_class": "rath.memory.registry",
-    "injectable": "rath.memory._inject",
-    "injected_memory_uris": "rath.memory._marker",
-    "injection_query": "rath.memory._inject",
-    "is_available": "rath.memory.registry",
-    "is_memory_row": "rath.memory._marker",
-    "list_names": "rath.memory.registry",
-    "local_store_factory": "rath.memory.describe",
-    "memory_dir": "rath.memory.describe",
-    "memory_path": "rath.memory.describe",
-    "memory_row": "rath.memory._marker",
-    "memory_spec": "rath.memory.describe",
-    "open_memory_store": "rath.memory.describe",
-    "open_plane_store": "rath.memory.describe",
-    "parse_extracted_facts": "rath.memory._extraction",
-    "parse_memory_prefix": "rath.memory.uri",
-    "parse_memory_uri": "rath.memory.uri",
-    "preferred": "rath.memory.registry",
-    "recall": "rath.memory._api",
-    "register": "rath.memory.registry",
-    "remember": "rath.memory._api",
-    "set_default": "rath.memory.registry",
-    "write_facts": "rath.memory._commit",
+_EXPORTS = {
+    name: module
+    for module, names in {
+        "rath.errors": "MemoryStoreError",
+        "rath.llm.embedding": "Embedder EmbeddingError",
+        "rath.llm.openai.embedding": "OpenAIEmbedder",
+        "rath.memory._api": "Memory commit recall remember",
+        "rath.memory._commit": (
+            "EXTRACTION_PROMPT ExtractedFact build_extraction_messages commit_key "
+            "commit_messages commit_rows dedup_facts parse_extracted_facts write_facts"
+        ),
+        "rath.memory._inject": (
+            "MEMORY_PREFIX injectable injected_memory_uris injection_query is_memory_row memory_row"
+        ),
+        "rath.memory.abc": (
+            "MemoryBackend MemoryCapabilities MemoryStore MemoryStoreSpec ScopeModel"
+        ),
+        "rath.memory.adapters.embedders": "E5Embedder build_embedder embedding_spec",
+        "rath.memory.adapters.local": "LocalMemoryBackend",
+        "rath.memory.adapters.openviking": "OpenVikingBackend",
+        "rath.memory.adapters.sqlite": "LocalMemoryStore SqliteMemoryBackend",
+        "rath.memory.describe": (
+            "StoreFactory default_memory_store describe_store local_store_factory memory_dir "
+            "memory_path memory_spec open_memory_store open_plane_store"
+        ),
+        "rath.memory.errors": (
+            "ExtractionError InvalidMemoryError MemoryBackendError MemoryBackendNotFound "
+            "MemoryConflict MemoryNotFound MemoryStoreClosed MemoryURIError UnsupportedMemoryOp"
+        ),
+        "rath.memory.op_types": (
+            "MemoryLevel MemoryOp MemoryOpCommit MemoryOpFind MemoryOpList MemoryOpRead "
+            "MemoryOpResource MemoryOpSearch MemoryOpTree MemoryOpWrite RecallMode"
+        ),
+        "rath.memory.registry": (
+            "current get get_class is_available list_names preferred register set_default"
+        ),
+        "rath.memory.results": (
+            "MemoryCommitResult MemoryEntry MemoryExecutionFailure MemoryFindResult MemoryHit "
+            "MemoryHits MemoryListResult MemoryReadResult MemoryRecord MemoryResult "
+            "MemoryWriteResult"
+        ),
+        "rath.memory.spec": (
+            "DEFAULT_STORE_NAME BackendStoreSpec CommitResult EmbeddingSpec MemorySpec"
+        ),
+        "rath.memory.uri": (
+            "SCOPES MemoryURI format_memory_uri parse_memory_prefix parse_memory_uri"
+        ),
+    }.items()
+    for name in names.split()
 }
 
 __getattr__ = lazy_names(__name__, _EXPORTS)

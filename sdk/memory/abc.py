@@ -1,7 +1,7 @@
 """The memory plane: a :class:`MemoryBackend` opens :class:`MemoryStore` handles that run ops.
 
-``MemoryStore`` is OpenRath's handle (``dispatch(op)``, a reference count) with Rath's
-``remember``/``recall``/``get``/``list``/``forget`` beside, built on the ops (docs/memory.md).
+OpenRath's handle, with Rath's ``remember``/``recall``/``get``/``list``/``forget`` built on the
+ops beside it (docs/memory.md, "Model").
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar, cast
 
 from rath.config import ConfigStore, default_store
 from rath.errors import MemoryStoreError
+from rath.memory import results as res
 from rath.memory.capabilities import MemoryCapabilities, ScopeModel
 from rath.memory.errors import (
     InvalidMemoryError,
@@ -32,20 +33,9 @@ from rath.memory.op_types import (
     MemoryOpWrite,
     RecallMode,
 )
-from rath.memory.results import (
-    MemoryExecutionFailure,
-    MemoryFindResult,
-    MemoryHits,
-    MemoryListResult,
-    MemoryReadResult,
-    MemoryRecord,
-    MemoryResult,
-    MemoryWriteResult,
-    record_of,
-    snippet,
-)
-from rath.memory.spec import MemorySpec
-from rath.memory.uri import check_scope, check_segment, format_memory_uri
+from rath.memory.results import MemoryHit, MemoryHits, MemoryRecord
+from rath.memory.spec import DEFAULT_CATEGORY, DEFAULT_SCOPE, MemorySpec
+from rath.memory.uri import SCOPES, check_scope, check_segment, format_memory_uri
 
 __all__ = [
     "DEFAULT_CATEGORY",
@@ -60,19 +50,20 @@ __all__ = [
     "write_op",
 ]
 
-DEFAULT_SCOPE = "user"
-DEFAULT_CATEGORY = "preferences"
 DEFAULT_TOP_K = 4
-_SCOPES = ("user", "agent", "session", "resources")
 # Module-level aliases: inside the class body, `list` names the method below.
 _Records = list[MemoryRecord]
+_Hits = list[MemoryHit]
+Key = str | None
+Where = tuple[str | None, str | None]  # (scope, category) of a write or a recall
 # A hook is needed only while the public method that calls it is the base class's own.
 _HOOK_OF = {"open": "_open", "dispatch": "_dispatch"}
+_SPEC_FIELDS = ("namespace", "account_id", "user_id", "agent_id")
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
-    # A type checker cannot see that overriding the public method is enough; to it the hooks
-    # are plain methods, so a backend written against OpenRath's ABC type-checks.
+    # To a type checker the hooks are plain methods, so a backend that overrides the public
+    # method instead (written against OpenRath's ABC) type-checks.
     def _hook(method: _F) -> _F:
         return method
 else:
@@ -81,10 +72,9 @@ else:
 
 @dataclass
 class MemoryStoreSpec:
-    """Which store to open: a namespace, the identities a remote service wants, options.
+    """Which store to open: a namespace, a remote service's identities, the backend's options.
 
-    ``options`` are the backend's: ``path`` (a local store's directory), ``url``/``api_key``
-    (OpenViking), ``embedding``/``embedding_provider`` and ``chat``/``chat_provider``.
+    Options: ``path``, ``url``, ``api_key``, ``embedding[_provider]``, ``chat[_provider]``.
     """
 
     namespace: str | None = None
@@ -97,49 +87,26 @@ class MemoryStoreSpec:
     def from_config(
         cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
     ) -> MemoryStoreSpec:
-        """The spec of the config file's memory preset ``name`` (else its default preset).
-
-        Args:
-            name: A ``memory.providers`` entry.
-            store: The config to read (default: :func:`rath.config.default_store`).
-            **overrides: Spec fields (``namespace``, ``user_id``...) or, for any other key,
-                options that win over the preset's.
-
-        Raises:
-            ConfigEntryNotFoundError: No such preset (a ``KeyError`` listing the presets).
-        """
-        store = store or default_store()
-        entry = store.get_memory_provider(name)
-        options = {
-            key: value
-            for key, value in {
-                "path": entry.path,
-                "embedding_provider": entry.embedding_provider,
-                "chat_provider": entry.chat_provider,
-            }.items()
-            if value is not None
+        """Memory preset ``name`` (else the default) with ``overrides``; ``KeyError`` if none."""
+        entry = (store or default_store()).get_memory_provider(name)
+        preset = {
+            "path": entry.path,
+            "embedding_provider": entry.embedding_provider,
+            "chat_provider": entry.chat_provider,
         }
+        options = {key: value for key, value in preset.items() if value is not None}
         fields = {key: overrides.pop(key) for key in _SPEC_FIELDS if key in overrides}
         return cls(**fields, options=options | overrides)
-
-
-_SPEC_FIELDS = ("namespace", "account_id", "user_id", "agent_id")
 
 
 class MemoryStore:
     """An open store of a :class:`MemoryBackend`: OpenRath's handle, with Rath's methods.
 
     ``remember`` is idempotent (the same ``key``, or the same content in the same scope, gives
-    back the entry already stored; retried activities rely on it); ``recall`` returns at most
-    ``top_k`` hits, every score positive. Holders share a store by reference count:
-    ``acquire`` (+1), ``release`` (-1; closes at zero); ``with store:`` is one of each.
-
-    Attributes:
-        backend: The backend that opened it.
-        handle: Its id (a directory, a database file, or a random id for a remote store).
-        spec: What it was opened with.
-        state: The backend's own state for it (a client, a path, a database).
-        closed: Whether it was closed.
+    back the stored entry; retried activities rely on it); ``recall`` returns at most ``top_k``
+    hits, every score positive. Holders share a store by reference count: ``acquire`` (+1),
+    ``release`` (-1; closes at zero); ``with store:`` is one of each. ``state`` is the
+    backend's own (a client, a path).
     """
 
     def __init__(
@@ -167,15 +134,9 @@ class MemoryStore:
         return self._refcount
 
     def acquire(self) -> Self:
-        """Take one reference (+1) and return the store.
-
-        Raises:
-            MemoryStoreClosed: The store is closed.
-        """
+        """Take one reference (+1) and return the store (``MemoryStoreClosed`` once closed)."""
         if self.closed or self._released:
-            raise MemoryStoreClosed(
-                self.handle, f"memory store {self.handle!r} is closed: open it again"
-            )
+            raise MemoryStoreClosed(self.handle)
         self._refcount += 1
         return self
 
@@ -194,12 +155,8 @@ class MemoryStore:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
-    def dispatch(self, op: MemoryOp) -> MemoryResult:
-        """Run ``op`` (see :meth:`MemoryBackend.dispatch`).
-
-        Raises:
-            MemoryStoreClosed: The store is closed.
-        """
+    def dispatch(self, op: MemoryOp) -> res.MemoryResult:
+        """Run ``op`` (see :meth:`MemoryBackend.dispatch`; ``MemoryStoreClosed`` once closed)."""
         if self.closed:
             raise MemoryStoreClosed(self.handle)
         return self.backend.dispatch(self, op)
@@ -217,22 +174,13 @@ class MemoryStore:
         key: str | None = None,
         session_id: str | None = None,
     ) -> MemoryRecord:
-        """Write ``content`` at ``memory://<scope>/memories/<category>/<id>``; return its record.
-
-        The id is ``key``, else a hash of the content with whitespace folded, so the same
-        content (or key) lands on one entry; an entry already there is returned as it is.
-
-        Raises:
-            InvalidMemoryError: Empty content, or an invalid scope or category.
-            MemoryStoreError: The store failed.
-        """
-        op = write_op(content, scope, category, key=key, session_id=session_id)
-        existing = self.get(op.uri)
-        if existing is not None:
-            return existing
-        written = _checked(self.dispatch(op), op.uri)
-        assert isinstance(written, MemoryWriteResult)
-        return record_of(written.uri, op.content, session_id)
+        """Write ``content`` at ``memory://<scope>/memories/<category>/<id>``; its record."""
+        text = content.strip() if isinstance(content, str) else ""
+        if not text:
+            raise InvalidMemoryError("cannot remember empty content")
+        return self._write(
+            text, (check_scope(scope), check_segment("category", category)), key, session_id
+        )
 
     def recall(
         self,
@@ -243,39 +191,23 @@ class MemoryStore:
         mode: RecallMode = "hybrid",
         category: str | None = None,
     ) -> MemoryHits:
-        """Up to ``top_k`` entries ranked for ``query``, best first, positive scores only.
-
-        Raises:
-            InvalidMemoryError: ``top_k`` < 1, an invalid scope, category or mode.
-            MemoryStoreError: The store failed.
-        """
+        """Up to ``top_k`` entries ranked for ``query``, best first, positive scores only."""
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise InvalidMemoryError(f"top_k must be a positive integer, got {top_k!r}")
-        target = _target(scope, category)
-        op = MemoryOpFind(query=query, target_uri=target, top_k=top_k, mode=mode)
-        found = _checked(self.dispatch(op), target)
-        assert isinstance(found, MemoryFindResult)
-        hits = MemoryHits()
-        for hit in found.hits:
-            record = hit.record or (self.get(hit.uri) if hit.score > 0 else None)
-            if record is not None and hit.score > 0:
-                hits.append(
-                    replace(hit, record=record, snippet=hit.snippet or snippet(record.content))
-                )
-        return hits
+        if scope is not None:
+            check_scope(scope)
+        if category is not None:
+            check_segment("category", category)
+        return MemoryHits(self._find(query, top_k, (scope, category), mode))
 
     def get(self, uri: str) -> MemoryRecord | None:
-        """The entry at ``uri`` as a record, or ``None``.
-
-        Raises:
-            MemoryURIError: ``uri`` is not a memory URI.
-        """
+        """The entry at ``uri`` as a record, or ``None`` (``MemoryURIError`` for a bad URI)."""
         result = self.dispatch(MemoryOpRead(uri=uri))
-        if isinstance(result, MemoryExecutionFailure) and result.kind == "not_found":
+        if isinstance(result, res.MemoryExecutionFailure) and result.kind == "not_found":
             return None
         read = _checked(result, uri)
-        assert isinstance(read, MemoryReadResult)
-        return record_of(uri, read.data if isinstance(read.data, str) else read.data.decode())
+        assert isinstance(read, res.MemoryReadResult)
+        return res.record_of(uri, read.data if isinstance(read.data, str) else read.data.decode())
 
     def forget(self, uri: str) -> bool:
         """Delete the entry at ``uri``; whether there was one (where the backend can delete)."""
@@ -286,17 +218,38 @@ class MemoryStore:
         if category is not None:
             check_segment("category", category)
         records: _Records = []
-        for name in [check_scope(scope)] if scope else _SCOPES:
+        for name in [check_scope(scope)] if scope else SCOPES:
             root = f"memory://{name}/memories" + (f"/{category}" if category else "")
             listed = self.dispatch(MemoryOpTree(uri=root, depth=8))
-            if isinstance(listed, MemoryExecutionFailure):
+            if isinstance(listed, res.MemoryExecutionFailure):
                 continue
-            assert isinstance(listed, MemoryListResult)
-            for entry in listed.entries:
-                record = None if entry.is_dir else self.get(entry.uri)
-                if record is not None:
-                    records.append(record)
+            assert isinstance(listed, res.MemoryListResult)
+            records += [r for e in listed.entries if not e.is_dir and (r := self.get(e.uri))]
         return records
+
+    def _write(self, text: str, where: Where, key: Key, session_id: Key) -> MemoryRecord:
+        """Store checked ``text`` (the ops' way: an entry already there is returned as it is)."""
+        op = write_op(text, *where, key=key, session_id=session_id)  # type: ignore[arg-type]
+        existing = self.get(op.uri)
+        if existing is not None:
+            return existing
+        written = _checked(self.dispatch(op), op.uri)
+        assert isinstance(written, res.MemoryWriteResult)
+        return res.record_of(written.uri, op.content, session_id)
+
+    def _find(self, query: str, top_k: int, where: Where, mode: RecallMode) -> _Hits:
+        """The ranked hits for a checked recall (the ops' way: a find, records read after)."""
+        target = _target(*where)
+        found = _checked(self.dispatch(MemoryOpFind(query, target, top_k, mode)), target)
+        assert isinstance(found, res.MemoryFindResult)
+        hits = []
+        for hit in found.hits:
+            record = hit.record or (self.get(hit.uri) if hit.score > 0 else None)
+            if record is not None and hit.score > 0:
+                hits.append(
+                    replace(hit, record=record, snippet=hit.snippet or res.snippet(record.content))
+                )
+        return hits
 
 
 def write_op(
@@ -308,18 +261,15 @@ def write_op(
     session_id: str | None = None,
     wait: bool = True,
 ) -> MemoryOpWrite:
-    """The write ``remember`` sends: at ``key``, else at a hash of the folded content.
-
-    Raises:
-        InvalidMemoryError: Empty content, or an invalid scope or category.
-    """
+    """The write ``remember`` sends: at ``key``, else at a hash of the folded content."""
     text = content.strip() if isinstance(content, str) else ""
     if not text:
         raise InvalidMemoryError("cannot remember empty content")
-    memory_id = key or hashlib.sha256(_fold(text).encode()).hexdigest()[:16]
-    uri = format_memory_uri(scope, category, memory_id)
-    metadata = {"key": key, "session_id": session_id}
-    return MemoryOpWrite(uri=uri, content=text, wait=wait, metadata=metadata)
+    folded = re.sub(r"\s+", " ", text).strip().lower()
+    uri = format_memory_uri(
+        scope, category, key or hashlib.sha256(folded.encode()).hexdigest()[:16]
+    )
+    return MemoryOpWrite(uri, text, wait=wait, metadata={"key": key, "session_id": session_id})
 
 
 def _concrete_hook(public: str) -> Callable[..., Any]:
@@ -330,10 +280,9 @@ def _concrete_hook(public: str) -> Callable[..., Any]:
 
 
 class _BackendMeta(abc.ABCMeta):
-    """Lets a backend implement either a public method or the hook it calls.
+    """Lets a backend implement a public method or its hook (the other becomes concrete).
 
-    The unused hook becomes a concrete method, so ``@dataclass`` (which recomputes the
-    abstract methods) keeps the class instantiable.
+    ``@dataclass`` recomputes the abstract methods, so the class stays instantiable.
     """
 
     def __new__(
@@ -356,11 +305,10 @@ def _calls_hook(method: _F) -> _F:
 class MemoryBackend(abc.ABC, metaclass=_BackendMeta):
     """A kind of memory store.
 
-    Subclasses implement ``capabilities`` and, for each pair, either OpenRath's public method
-    or Rath's hook: ``open`` or ``_open``, ``dispatch`` or ``_dispatch`` (one that overrides
-    ``open`` keeps its own stores: override ``close`` and ``store_count`` too). ``dispatch``
-    refuses a closed store and an op it does not run; failures a caller can act on come back
-    as :class:`~rath.memory.results.MemoryExecutionFailure` values.
+    Subclasses implement ``capabilities`` and, for each pair, OpenRath's public method or
+    Rath's hook: ``open`` or ``_open``, ``dispatch`` or ``_dispatch`` (overriding ``open``
+    means keeping its own stores: override ``close`` and ``store_count`` too). Failures a
+    caller can act on come back as :class:`~rath.memory.results.MemoryExecutionFailure`.
     """
 
     name: ClassVar[str] = ""
@@ -398,7 +346,10 @@ class MemoryBackend(abc.ABC, metaclass=_BackendMeta):
     def open(self, spec: MemoryStoreSpec | None = None) -> MemoryStore:
         """Open a store (reference count 0: ``with store:`` or ``acquire`` to share it)."""
         handle, state = self._open(spec)
-        return self._opened(MemoryStore(self, handle, spec, state))
+        store = MemoryStore(self, handle, spec, state)
+        with self._lock:
+            self._open_stores[store.handle] = store
+        return store
 
     def close(self, store: MemoryStore) -> None:
         """Close ``store`` (idempotent); what it stored stays."""
@@ -410,13 +361,8 @@ class MemoryBackend(abc.ABC, metaclass=_BackendMeta):
         self._close(store)
 
     @_calls_hook
-    def dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
-        """Run ``op`` on ``store``.
-
-        Raises:
-            MemoryStoreClosed: The store is closed.
-            UnsupportedMemoryOp: This backend does not run ``type(op)``.
-        """
+    def dispatch(self, store: MemoryStore, op: MemoryOp) -> res.MemoryResult:
+        """Run ``op`` on ``store`` (``MemoryStoreClosed``, ``UnsupportedMemoryOp`` otherwise)."""
         if store.closed:
             raise MemoryStoreClosed(store.handle)
         if type(op) not in self.supported_ops():
@@ -431,18 +377,13 @@ class MemoryBackend(abc.ABC, metaclass=_BackendMeta):
         """How a worker opens ``store``, when this backend says (``None``: by its spec)."""
         return None
 
-    def _opened(self, store: MemoryStore) -> MemoryStore:
-        with self._lock:
-            self._open_stores[store.handle] = store
-        return store
-
     @_hook
     def _open(self, spec: MemoryStoreSpec | None) -> tuple[str, Any]:
         """A new store's handle and the state ``_dispatch`` will find on ``store.state``."""
         raise NotImplementedError
 
     @_hook
-    def _dispatch(self, store: MemoryStore, op: MemoryOp) -> MemoryResult:
+    def _dispatch(self, store: MemoryStore, op: MemoryOp) -> res.MemoryResult:
         """Run a supported op on an open store."""
         raise NotImplementedError
 
@@ -450,19 +391,18 @@ class MemoryBackend(abc.ABC, metaclass=_BackendMeta):
         """Release what ``_open`` made (nothing by default)."""
 
 
-def raise_failure(failure: MemoryExecutionFailure, uri: str | None = None) -> None:
+def raise_failure(failure: res.MemoryExecutionFailure, uri: str | None = None) -> None:
     """Raise the Rath error a failure stands for (``uri``: what the failed op addressed)."""
     if failure.kind == "not_found":
         raise MemoryNotFound(uri or failure.detail or failure.message)
     if failure.kind == "invalid_uri":
         raise MemoryURIError(failure.message)
-    raise MemoryStoreError(
-        f"{failure.kind}: {failure.message}", retryable=failure.kind in ("transport", "timeout")
-    )
+    retryable = failure.kind in ("transport", "timeout")
+    raise MemoryStoreError(f"{failure.kind}: {failure.message}", retryable=retryable)
 
 
-def _checked(result: MemoryResult, uri: str | None) -> MemoryResult:
-    if isinstance(result, MemoryExecutionFailure):
+def _checked(result: res.MemoryResult, uri: str | None) -> res.MemoryResult:
+    if isinstance(result, res.MemoryExecutionFailure):
         raise_failure(result, uri)
     return result
 
@@ -472,11 +412,4 @@ def _target(scope: str | None, category: str | None) -> str | None:
         if category is not None:
             raise InvalidMemoryError("recall by category needs a scope as well")
         return None
-    check_scope(scope)
-    if category is None:
-        return f"memory://{scope}"
-    return f"memory://{scope}/memories/{check_segment('category', category)}"
-
-
-def _fold(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().lower()
+    return f"memory://{scope}" + (f"/memories/{category}" if category else "")

@@ -5,19 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rath.memory.op_types import (
-    MemoryOp,
-    MemoryOpCommit,
-    MemoryOpFind,
-    MemoryOpList,
-    MemoryOpRead,
-    MemoryOpResource,
-    MemoryOpSearch,
-    MemoryOpTree,
-    MemoryOpWrite,
-)
-
-__all__ = ["MemoryCapabilities", "ScopeModel"]
+from rath.memory import op_types as ops
 
 
 class ScopeModel(StrEnum):
@@ -44,16 +32,16 @@ class MemoryCapabilities:
     supports_session_commit: bool = False
     supports_l0_l1_l2: bool = False
 
-    def ops(self) -> frozenset[type[MemoryOp]]:
+    def ops(self) -> frozenset[type[ops.MemoryOp]]:
         """The op types these capabilities allow (search runs as find without intent)."""
         allowed = {
-            MemoryOpWrite: self.supports_write,
-            MemoryOpRead: self.supports_read,
-            MemoryOpList: self.supports_list,
-            MemoryOpTree: self.supports_tree,
-            MemoryOpFind: True,
-            MemoryOpSearch: True,
-            MemoryOpResource: self.supports_resource_ingest,
-            MemoryOpCommit: self.supports_session_commit,
+            ops.MemoryOpWrite: self.supports_write,
+            ops.MemoryOpRead: self.supports_read,
+            ops.MemoryOpList: self.supports_list,
+            ops.MemoryOpTree: self.supports_tree,
+            ops.MemoryOpFind: True,
+            ops.MemoryOpSearch: True,
+            ops.MemoryOpResource: self.supports_resource_ingest,
+            ops.MemoryOpCommit: self.supports_session_commit,
         }
         return frozenset(op for op, ok in allowed.items() if ok)

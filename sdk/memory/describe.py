@@ -1,7 +1,6 @@
 """Describe a memory store for a worker (:class:`MemorySpec`) and open it there.
 
-The one way a store crosses Temporal: ``memory_spec`` describes what ``Agent(memory=...)``
-takes, ``open_memory_store`` opens it on the worker (docs/memory.md, "Specs").
+The one way a store crosses Temporal (docs/memory.md, "Naming a store: MemorySpec").
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from rath.settings import Settings
 
 StoreFactory = Callable[[MemorySpec], MemoryStore]
 """Opens the store a :class:`MemorySpec` describes (what :class:`MemoryActivities` is given)."""
+_PLAIN = (str, int, float, bool, type(None))
 
 
 def memory_dir(settings: Settings | None = None) -> Path:
@@ -30,25 +30,12 @@ def memory_dir(settings: Settings | None = None) -> Path:
 def default_memory_store(
     *, embedder: Embedder | None = None, settings: Settings | None = None
 ) -> MemoryStore:
-    """Open the default local store, ``<RATH_HOME>/memory/memory.db``.
-
-    Every process with the same ``RATH_HOME`` opens the same file, so what one run remembers,
-    the next recalls.
-
-    Args:
-        embedder: Enables embedding and hybrid recall.
-        settings: Where the data dir is (read from the environment by default).
-    """
-    return _sqlite(memory_dir(settings) / "memory.db", 0.0, embedder=embedder)
+    """Open ``<RATH_HOME>/memory/memory.db``, the same file in every process of that data dir."""
+    return _sqlite(memory_dir(settings) / "memory.db", embedder, 0.0)
 
 
 def memory_path(spec: MemorySpec, *, directory: Path | None = None) -> Path:
-    """The database file of a ``local`` spec: its ``path``, else ``<directory>/<store>.db``.
-
-    Args:
-        spec: The spec.
-        directory: Where named stores live (default: :func:`memory_dir`).
-    """
+    """A ``local`` spec's file: its ``path``, else ``<directory or memory_dir()>/<store>.db``."""
     if spec.path is not None:
         return Path(spec.path)
     folder = directory if directory is not None else memory_dir()
@@ -58,34 +45,16 @@ def memory_path(spec: MemorySpec, *, directory: Path | None = None) -> Path:
 def open_memory_store(
     spec: MemorySpec | None = None, *, directory: Path | None = None
 ) -> MemoryStore:
-    """Open the store ``spec`` describes (the default local store when ``None``).
-
-    This is the one place a spec's ``kind`` picks a backend: ``local`` is Rath's SQLite
-    store, ``backend`` a store of the memory plane (OpenViking, OpenRath's file store).
-
-    Args:
-        spec: The store's description.
-        directory: Where named local stores live (default: ``<RATH_HOME>/memory``).
-
-    Raises:
-        MemoryStoreError: The store cannot be opened.
-        ConfigError: The spec's embedder is misconfigured.
-    """
+    """Open the store ``spec`` describes (default: the local store; named ones in ``directory``)."""
     spec = spec or MemorySpec()
     if spec.kind == "backend" and spec.backend is not None:
         return open_described(spec.backend)
-    return _sqlite(
-        memory_path(spec, directory=directory), spec.min_similarity, embedding=spec.embedding
-    )
+    path = memory_path(spec, directory=directory)
+    return _sqlite(path, spec.embedding, spec.min_similarity)
 
 
 def local_store_factory(*, directory: Path | None = None) -> StoreFactory:
-    """A :data:`StoreFactory` for a worker: :func:`open_memory_store` with a fixed directory.
-
-    Args:
-        directory: Where named stores live (default: ``<RATH_HOME>/memory``, read from the
-            environment each time a store is opened).
-    """
+    """A worker's :data:`StoreFactory`: :func:`open_memory_store` with a fixed ``directory``."""
 
     def open_store(spec: MemorySpec) -> MemoryStore:
         return open_memory_store(spec, directory=directory)
@@ -93,38 +62,13 @@ def local_store_factory(*, directory: Path | None = None) -> StoreFactory:
     return open_store
 
 
-def _sqlite(
-    path: Path,
-    min_similarity: float,
-    *,
-    embedder: Embedder | None = None,
-    embedding: EmbeddingSpec | None = None,
-) -> MemoryStore:
-    options = {
-        "path": str(path),
-        "embedder": embedder,
-        "embedding": embedding,
-        "min_similarity": min_similarity,
-    }
+def _sqlite(path: Path, embedder: Embedder | EmbeddingSpec | None, threshold: float) -> MemoryStore:
+    options = {"path": str(path), "embedder": embedder, "min_similarity": threshold}
     return get("sqlite").open(MemoryStoreSpec(options=options))
 
 
 def memory_spec(memory: object) -> MemorySpec | None:
-    """The spec for an ``Agent(memory=...)`` argument.
-
-    Args:
-        memory: ``None`` (no memory); ``"local"`` (the default store under the data dir);
-            ``"local:<name>"`` (a named store there); a :class:`MemorySpec`; or a
-            :class:`~rath.memory.LocalMemoryStore` (its file and embedder are described); or
-            a store a memory backend opened (its backend, identities and options are).
-
-    Returns:
-        The spec, or ``None`` for ``None``.
-
-    Raises:
-        ConfigError: Anything else, including store objects of other classes and embedders
-            that cannot be described (the message says what to pass instead).
-    """
+    """The spec for an ``Agent(memory=...)`` argument (``ConfigError`` saying what to pass)."""
     if memory is None or isinstance(memory, MemorySpec):
         return memory
     if isinstance(memory, str):
@@ -144,16 +88,8 @@ def memory_spec(memory: object) -> MemorySpec | None:
     )
 
 
-_PLAIN = (str, int, float, bool, type(None))
-
-
 def describe_store(store: MemoryStore) -> MemorySpec:
-    """The spec of an open plane store.
-
-    Raises:
-        ConfigError: An option that is not a plain value (a client object): name a config
-            entry instead (``embedding_provider``, ``chat_provider``).
-    """
+    """The spec of an open plane store (``ConfigError`` for an option that is an object)."""
     spec = store.spec or MemoryStoreSpec()
     options: dict[str, str | int | float | bool | None] = {}
     for key, value in (spec.options or {}).items():
@@ -168,14 +104,8 @@ def describe_store(store: MemoryStore) -> MemorySpec:
             )
     if store.backend.name == "local":
         options["path"] = store.handle
-    described = BackendStoreSpec(
-        name=store.backend.name,
-        namespace=spec.namespace,
-        account_id=spec.account_id,
-        user_id=spec.user_id,
-        agent_id=spec.agent_id,
-        options=options,
-    )
+    ids = {key: getattr(spec, key) for key in ("namespace", "account_id", "user_id", "agent_id")}
+    described = BackendStoreSpec(name=store.backend.name, options=options, **ids)
     return MemorySpec(kind="backend", backend=described)
 
 
@@ -188,25 +118,12 @@ def open_described(described: BackendStoreSpec) -> MemoryStore:
         options["api_key"] = VAULT.resolve(str(ref), default_env=str(env or ""))
     elif env:
         options["api_key"] = os.environ.get(str(env))
-    spec = MemoryStoreSpec(
-        namespace=described.namespace,
-        account_id=described.account_id,
-        user_id=described.user_id,
-        agent_id=described.agent_id,
-        options=options,
-    )
-    return get(described.name).open(spec)
+    fields = described.model_dump(include={"namespace", "account_id", "user_id", "agent_id"})
+    return get(described.name).open(MemoryStoreSpec(**fields, options=options))
 
 
 def open_plane_store(memory: str | MemoryStoreSpec) -> MemoryStore:
-    """OpenRath's ``Agent(memory=...)`` for a name or a spec.
-
-    A name is a config ``memory.providers`` preset, else a registered backend (a new store);
-    a :class:`MemoryStoreSpec` opens on the default backend.
-
-    Raises:
-        MemoryBackendNotFound: Neither a preset nor a backend (the message lists backends).
-    """
+    """OpenRath's ``Agent(memory=...)``: a preset, else a backend's new store; a spec: default."""
     if isinstance(memory, MemoryStoreSpec):
         return current().open(memory)
     try:

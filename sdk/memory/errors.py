@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rath.errors import MemoryStoreError, UserError
-from rath.llm.embedding import EmbeddingError
 
 
 class InvalidMemoryError(UserError):
@@ -17,10 +16,7 @@ class MemoryURIError(InvalidMemoryError):
 
 
 class ExtractionError(MemoryStoreError):
-    """A model's reply to the fact-extraction prompt is not a JSON list of facts.
-
-    Retryable: a model asked again may answer in the right shape.
-    """
+    """A model's fact-extraction reply is no JSON list of facts (retryable: ask again)."""
 
 
 class MemoryBackendError(MemoryStoreError):
@@ -28,14 +24,7 @@ class MemoryBackendError(MemoryStoreError):
 
 
 class MemoryStoreClosed(UserError, MemoryBackendError):
-    """A memory store was used after it closed (its last reference was released).
-
-    A developer mistake (a :class:`~rath.errors.UserError`, never retried) and, as in OpenRath,
-    a :class:`MemoryBackendError` (so a ``RuntimeError``).
-
-    Attributes:
-        handle: The closed store's handle.
-    """
+    """A store was used after it closed: a ``UserError`` and, as in OpenRath, a ``RuntimeError``."""
 
     def __init__(self, handle: str, message: str | None = None) -> None:
         super().__init__(
@@ -60,12 +49,7 @@ class UnsupportedMemoryOp(MemoryBackendError):
 
 
 class MemoryBackendNotFound(MemoryBackendError):
-    """No memory backend of that name is registered (the message lists those that are).
-
-    Attributes:
-        name: The name asked for.
-        available: The registered names, a list (as in OpenRath).
-    """
+    """No memory backend ``name`` is registered (``available``: those that are, a list)."""
 
     def __init__(self, name: str, available: Sequence[str] = ()) -> None:
         names = ", ".join(available) or "none"
@@ -101,17 +85,3 @@ class MemoryConflict(MemoryBackendError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.uri,))
-
-
-__all__ = [
-    "EmbeddingError",
-    "ExtractionError",
-    "InvalidMemoryError",
-    "MemoryBackendError",
-    "MemoryBackendNotFound",
-    "MemoryConflict",
-    "MemoryNotFound",
-    "MemoryStoreClosed",
-    "MemoryURIError",
-    "UnsupportedMemoryOp",
-]

@@ -1,8 +1,4 @@
-"""OpenRath's memory operations: frozen values a store's ``dispatch`` carries out.
-
-Every op is a hashable value; :class:`MemoryOp` marks them. URIs are ``memory://<scope>/...``
-(``viking://`` is accepted too); see :mod:`rath.memory.uri`.
-"""
+"""OpenRath's memory operations: frozen, hashable values a store's ``dispatch`` carries out."""
 
 from __future__ import annotations
 
@@ -10,23 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = [
-    "MemoryLevel",
-    "MemoryOp",
-    "MemoryOpCommit",
-    "MemoryOpFind",
-    "MemoryOpList",
-    "MemoryOpRead",
-    "MemoryOpResource",
-    "MemoryOpSearch",
-    "MemoryOpTree",
-    "MemoryOpWrite",
-    "RecallMode",
-]
-
 RecallMode = Literal["hybrid", "lexical", "embedding"]
-"""Rath's ranking of a find: ``hybrid`` fuses lexical (BM25) and embedding rankings (lexical
-alone when no embedder is set); ``lexical`` and ``embedding`` use one. Other backends ignore it."""
+"""Rath's ranking of a find (SQLite): BM25, embeddings, or both fused; other backends ignore it."""
 
 MemoryLevel = Literal["abstract", "overview", "detail"]
 """How much of an entry to read: a one-line abstract, an overview, or the whole text."""

@@ -1,10 +1,6 @@
-"""What memory operations return: frozen result values and recoverable failures; records.
+"""What memory operations return: frozen results, recoverable failures as values, records.
 
-The plane's operations (:mod:`rath.memory.abc`) return the frozen dataclasses; a store's
-``remember``/``recall`` return :class:`MemoryRecord` and its scored :class:`MemoryHit`
-(serialisable pydantic values). A failure a caller can act on (a missing entry, a bad URI, an
-unreachable server) comes back as a :class:`MemoryExecutionFailure` value, not an exception;
-a closed store or an op the backend does not run raise (:mod:`rath.memory.abc`).
+docs/memory.md, "Model" and "The memory plane".
 """
 
 from __future__ import annotations
@@ -14,35 +10,10 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = [
-    "FAILURE_KINDS",
-    "MemoryCommitResult",
-    "MemoryEntry",
-    "MemoryExecutionFailure",
-    "MemoryFindResult",
-    "MemoryHit",
-    "MemoryHits",
-    "MemoryListResult",
-    "MemoryReadResult",
-    "MemoryResult",
-    "MemoryWriteResult",
-]
-
 EPOCH = datetime.fromtimestamp(0, UTC)
 
-FAILURE_KINDS = frozenset(
-    {
-        "not_found",
-        "unsupported",
-        "transport",
-        "extraction_failed",
-        "store_closed",
-        "unauthorized",
-        "timeout",
-        "invalid_uri",
-        "internal",
-    }
-)
+_KINDS = "not_found unsupported transport extraction_failed store_closed unauthorized timeout"
+FAILURE_KINDS = frozenset([*_KINDS.split(), "invalid_uri", "internal"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,13 +68,9 @@ class MemoryCommitResult:
 
 @dataclass(frozen=True, slots=True)
 class MemoryExecutionFailure:
-    """A recoverable failure: ``kind`` is one of :data:`FAILURE_KINDS`.
+    """A recoverable failure of a kind in :data:`FAILURE_KINDS` (else ``ValueError``).
 
-    ``detail`` is a short string for programs, as in OpenRath: the URI or source not found,
-    the archive a failed extraction left, or the name of the error a remote backend raised.
-
-    Raises:
-        ValueError: Another ``kind``.
+    ``detail``, as in OpenRath: the URI not found, a failed extraction's archive, an error name.
     """
 
     kind: str
@@ -128,16 +95,7 @@ MemoryResult = (
 
 
 class MemoryRecord(BaseModel):
-    """One remembered piece of knowledge.
-
-    Attributes:
-        uri: ``memory://<scope>/memories/<category>/<id>``.
-        content: The remembered text.
-        scope: The URI's scope (``user``, ``agent``, ``session`` or ``resources``).
-        category: The URI's category.
-        created_at: When it was first written (UTC).
-        session_id: The session it was learned from, if the writer said.
-    """
+    """One remembered piece of knowledge: its URI's parts, when it was first written (UTC)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -151,11 +109,7 @@ class MemoryRecord(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class MemoryHit:
-    """One ranked entry: OpenRath's ``uri``, ``score``, ``snippet``, ``level``; Rath's beside.
-
-    Rath's stores also give the whole ``record`` and, for SQLite recall, the ranking's parts:
-    ``lexical_score`` (BM25) and ``embedding_score`` (cosine similarity). Higher is better.
-    """
+    """One ranked entry (higher is better): OpenRath's fields, then Rath's record and parts."""
 
     uri: str
     score: float

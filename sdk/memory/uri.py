@@ -1,6 +1,6 @@
-"""Memory URIs: a memory's ``memory://<scope>/memories/<category>/<id>``, OpenRath's helpers.
+"""Memory URIs: ``memory://<scope>/memories/<category>/<id>``, and OpenRath's URI helpers.
 
-``viking://`` is accepted as an alias and written back as ``memory://`` (docs/memory.md).
+``viking://`` is accepted as an alias and written back as ``memory://`` (docs/memory.md, "Model").
 """
 
 from __future__ import annotations
@@ -9,25 +9,6 @@ import re
 from dataclasses import dataclass
 
 from rath.memory.errors import InvalidMemoryError, MemoryURIError
-
-__all__ = [
-    "LEGACY_MEMORY_URI_PREFIX",
-    "MEMORY_URI_PREFIX",
-    "MEMORY_URI_ROOT",
-    "SCOPES",
-    "MemoryURI",
-    "check_scope",
-    "check_segment",
-    "format_memory_uri",
-    "is_memory_uri",
-    "memory_uri_prefix",
-    "parse_memory_prefix",
-    "parse_memory_uri",
-    "split_memory_uri",
-    "to_public_uri",
-    "to_wire_uri",
-    "valid_memory_uri",
-]
 
 MEMORY_URI_PREFIX = "memory://"
 LEGACY_MEMORY_URI_PREFIX = "viking://"
@@ -42,13 +23,7 @@ _SHAPE = "memory://<scope>/memories/<category>/<id>"
 
 @dataclass(frozen=True, slots=True)
 class MemoryURI:
-    """A parsed memory URI. ``str(uri)`` formats it back.
-
-    Attributes:
-        scope: One of :data:`SCOPES`.
-        category: A name of letters, digits, ``_``, ``-`` and ``.`` (not leading), at most 64.
-        id: The memory's id, with the same character rules as ``category``.
-    """
+    """A parsed memory URI (a scope of :data:`SCOPES`, a category, an id); ``str()`` formats it."""
 
     scope: str
     category: str
@@ -64,26 +39,13 @@ class MemoryURI:
 
     @classmethod
     def parse(cls, uri: str) -> MemoryURI:
-        """Parse ``uri``.
-
-        Args:
-            uri: A string such as ``memory://user/memories/preferences/3f9a0c1d2e4b5a69``.
-
-        Returns:
-            The parsed URI.
-
-        Raises:
-            MemoryURIError: ``uri`` is not a string of that shape; the message names the part
-                that is wrong.
-        """
+        """Parse ``uri`` (``MemoryURIError`` naming the part that is wrong)."""
         if not isinstance(uri, str):
             raise MemoryURIError(f"a memory URI must be a string, got {type(uri).__name__}")
-        if uri.startswith(MEMORY_URI_PREFIX):
-            rest = uri[len(MEMORY_URI_PREFIX) :]
-        elif uri.startswith(LEGACY_MEMORY_URI_PREFIX):
-            rest = uri[len(LEGACY_MEMORY_URI_PREFIX) :]
-        else:
+        prefix = memory_uri_prefix(uri)
+        if prefix is None:
             raise MemoryURIError(f"memory URI {uri!r} must start with {MEMORY_URI_PREFIX!r}")
+        rest = uri[len(prefix) :]
         if any(char in rest for char in "?#") or any(char.isspace() for char in rest):
             raise MemoryURIError(
                 f"memory URI {uri!r} must not contain '?', '#' or whitespace; expected {_SHAPE}"
@@ -98,11 +60,7 @@ class MemoryURI:
 
 
 def check_scope(scope: str) -> str:
-    """Return ``scope`` if it is one of :data:`SCOPES`.
-
-    Raises:
-        InvalidMemoryError: It is not.
-    """
+    """``scope``, if it is one of :data:`SCOPES` (else ``InvalidMemoryError``)."""
     if scope not in SCOPES:
         raise InvalidMemoryError(
             f"unknown memory scope {scope!r}; expected one of {', '.join(SCOPES)}"
@@ -111,15 +69,7 @@ def check_scope(scope: str) -> str:
 
 
 def check_segment(kind: str, value: str) -> str:
-    """Return ``value`` if it is a valid category or id (see :class:`MemoryURI`).
-
-    Args:
-        kind: What the value is, for the message (``"category"``, ``"id"``, ``"store name"``).
-        value: The value to check.
-
-    Raises:
-        InvalidMemoryError: ``value`` is empty, too long, or has other characters.
-    """
+    """``value``, if it is a valid ``kind`` (category, id, store name: 1-64 ``[A-Za-z0-9_.-]``)."""
     if not isinstance(value, str) or not _SEGMENT.fullmatch(value):
         raise InvalidMemoryError(
             f"invalid memory {kind} {value!r}: use 1-64 letters, digits, '_', '-' or '.' "
@@ -134,31 +84,18 @@ def parse_memory_uri(uri: str) -> MemoryURI:
 
 
 def format_memory_uri(scope: str, category: str, memory_id: str) -> str:
-    """Format ``memory://<scope>/memories/<category>/<memory_id>``, checking every part.
-
-    Raises:
-        InvalidMemoryError: A part is invalid.
-    """
+    """``memory://<scope>/memories/<category>/<memory_id>``, every part checked."""
     return str(MemoryURI(scope=scope, category=category, id=memory_id))
 
 
 def parse_memory_prefix(target: str) -> tuple[str, str | None]:
-    """The (scope, category) a recall target names: a scope or a memory URI prefix.
+    """The (scope, category) a recall target names (``MemoryURIError`` for another shape).
 
-    Accepted: ``user``, ``memory://user``, ``memory://user/memories/`` (one scope) and
-    ``memory://user/memories/preferences/`` (one category of it), with or without the
-    trailing ``/``; ``viking://`` too.
-
-    Raises:
-        MemoryURIError: ``target`` is neither (the message names the expected shapes).
+    ``user``, ``memory://user``, ``memory://user/memories/`` or ``.../memories/<category>/``.
     """
     if not isinstance(target, str):
         raise MemoryURIError(f"a recall target must be a string, got {type(target).__name__}")
-    rest = target
-    for scheme in (MEMORY_URI_PREFIX, LEGACY_MEMORY_URI_PREFIX):
-        if target.startswith(scheme):
-            rest = target[len(scheme) :]
-            break
+    rest = target[len(memory_uri_prefix(target) or "") :]
     parts = rest.rstrip("/").split("/")
     shape_ok = len(parts) == 1 or (parts[1] == _MEMORIES and len(parts) <= 3)
     if not shape_ok or (rest != target and rest == "") or (rest == target and len(parts) > 1):
@@ -188,11 +125,7 @@ def is_memory_uri(uri: str) -> bool:
 
 
 def split_memory_uri(uri: str) -> tuple[str, list[str]]:
-    """``(scope, path segments)`` of a memory URI; ``("", [])`` for the root.
-
-    Raises:
-        ValueError: Not a memory URI, an unknown scope, or an empty, ``.`` or ``..`` segment.
-    """
+    """``(scope, path segments)`` of a URI, ``("", [])`` for the root (else ``ValueError``)."""
     prefix = memory_uri_prefix(uri)
     if prefix is None:
         if uri == MEMORY_URI_ROOT:

@@ -34,8 +34,15 @@ def _target_of(cls: type) -> str:
 class NamedRegistry(Generic[T]):
     """Names to classes; :meth:`get` builds each name's instance once per process."""
 
-    def __init__(self, kind: str, not_found: Callable[[str, Sequence[str]], Exception]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        not_found: Callable[[str, Sequence[str]], Exception],
+        *,
+        ordered: bool = False,
+    ) -> None:
         self._kind = kind
+        self._ordered = ordered
         self._not_found = not_found
         self._lock = threading.Lock()
         self._classes: dict[str, type[T]] = {}
@@ -69,9 +76,10 @@ class NamedRegistry(Generic[T]):
             self._targets[name] = target
 
     def list_names(self) -> list[str]:
-        """The registered names, sorted."""
+        """The registered names, sorted (in registration order when ``ordered``)."""
         with self._lock:
-            return sorted({*self._classes, *self._targets})
+            names = list(dict.fromkeys([*self._targets, *self._classes]))
+        return names if self._ordered else sorted(names)
 
     def get_class(self, name: str) -> type[T]:
         """The class registered as ``name`` (raises the plane's not-found error)."""

@@ -1,10 +1,4 @@
-"""Where the plane's local memory stores live: ``<RATH_HOME>/memory/local/<id>/``.
-
-:class:`PersistentMemoryRegistry` allocates, lists and deletes those directories. As in
-OpenRath, their ids are UUIDs; a named store (``<RATH_HOME>/memory/local/<namespace>/``) is
-neither listed nor pruned. Rath's own default store (``<RATH_HOME>/memory/memory.db``,
-:func:`rath.memory.default_memory_store`) sits beside them.
-"""
+"""Where the plane's local stores live: ``<RATH_HOME>/memory/local/<uuid or namespace>/``."""
 
 from rath.memory.persistence.paths import (
     LOCAL_SUBDIR,

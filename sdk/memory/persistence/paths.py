@@ -29,11 +29,7 @@ def ensure_local_memory_root() -> Path:
 
 
 def local_store_dir(store_id: str | uuid.UUID) -> Path:
-    """The directory of local store ``store_id``.
-
-    Raises:
-        ValueError: ``store_id`` is not one plain directory name.
-    """
+    """The directory of local store ``store_id`` (``ValueError``: not a plain name)."""
     name = str(store_id)
     if not name or name in (".", "..") or "/" in name or "\\" in name:
         raise ValueError(f"invalid local memory store id {name!r}: use a plain name or a UUID")

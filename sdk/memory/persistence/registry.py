@@ -48,10 +48,7 @@ class PersistentMemoryRegistry:
         return True
 
     def prune_local(self, older_than: timedelta | float) -> list[uuid.UUID]:
-        """Delete the UUID-named stores untouched for ``older_than`` (seconds or a timedelta).
-
-        Named stores (``MemoryStoreSpec(namespace=...)``) are kept. Returns the deleted ids.
-        """
+        """Delete the UUID-named stores untouched for ``older_than``; their ids (named stay)."""
         age = older_than.total_seconds() if isinstance(older_than, timedelta) else older_than
         cutoff = time.time() - age
         pruned = []
