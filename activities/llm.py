@@ -46,19 +46,18 @@ from rath.contracts.llm import (
     ExecutorRef,
     ToolCallPlan,
 )
-from rath.llm._client import AsyncChatClient, ChatRequest
-from rath.llm._embedding import embedder_for
-from rath.llm._errors import ProviderError
-from rath.llm._executor import EXECUTORS, ExecutorChatClient
-from rath.llm._registry import ChatClients
-from rath.llm._stream_clients import stream_completion
-from rath.llm._vlm import image_message
-from rath.llm._wire import Completion, WireToolCall, parse_arguments
+from rath.llm._wire import Completion, WireToolCall
+from rath.llm.aio import AsyncChatClient, ChatRequest
 from rath.llm.chat_request import openrath_tool_list
 from rath.llm.chat_response import RathLLMTokenUsage
 from rath.llm.credentials import CredentialVault
-from rath.llm.embedding import Embedder, EmbeddingError
+from rath.llm.embedding import Embedder, EmbeddingError, embedder_for
+from rath.llm.errors import ProviderError
+from rath.llm.executors import EXECUTORS, ExecutorChatClient
+from rath.llm.pool import ChatClients, stream_completion
 from rath.llm.provider import ProviderSpec
+from rath.llm.tool_args import parse_arguments
+from rath.llm.vlm import image_message
 from rath.session.chunk import (
     ChunkRow,
     assistant_turn_chunk,

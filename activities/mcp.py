@@ -18,7 +18,7 @@ from rath.activities._heartbeat import heartbeating
 from rath.activities.tools import PREVIEW_CHARS
 from rath.contracts.mcp import CALL_MCP_TOOL, LIST_MCP_TOOLS, McpCallArgs, McpListArgs
 from rath.contracts.tools import RunToolResult
-from rath.llm._wire import parse_arguments
+from rath.llm.tool_args import parse_arguments
 from rath.session.chunk import tool_feedback_chunk
 from rath.store import ChunkStore
 from rath.store.call_journal import call_key

@@ -39,8 +39,8 @@ from rath.contracts.tools import (
     RunToolResult,
 )
 from rath.errors import SandboxError
-from rath.llm._executor import EXECUTORS
-from rath.llm._wire import parse_arguments
+from rath.llm.executors import EXECUTORS
+from rath.llm.tool_args import parse_arguments
 from rath.session.chunk import tool_feedback_chunk
 from rath.session.placement import Placement
 from rath.session.session import Session

@@ -11,10 +11,7 @@ from rath.utils.lazy import lazy_names
 if TYPE_CHECKING:
     from rath.errors import BudgetExceededError
     from rath.llm._client import ChatRequest
-    from rath.llm._embedding import embedder_for, register_embedder
-    from rath.llm._errors import ProviderError
-    from rath.llm._registry import ChatClients, register_chat_client, registered_kinds
-    from rath.llm._vlm import describe_image, describe_image_async, image_message
+    from rath.llm._vlm import describe_image, describe_image_async
     from rath.llm._wire import Completion, WireToolCall
     from rath.llm.anthropic import (
         RathAnthropicChatClient,
@@ -40,14 +37,21 @@ if TYPE_CHECKING:
         RathLLMToolCallPart,
         add_usage,
     )
-    from rath.llm.embedding import DEFAULT_EMBEDDING_MODEL, EmbeddingProvider
+    from rath.llm.embedding import (
+        DEFAULT_EMBEDDING_MODEL,
+        EmbeddingProvider,
+        embedder_for,
+        register_embedder,
+    )
+    from rath.llm.errors import ProviderError
     from rath.llm.openai import RathOpenAIChatClient, normalize_chat_completion, to_create_kwargs
     from rath.llm.openai.embedding import RathOpenAIEmbeddingClient
     from rath.llm.openai.vlm import RathOpenAIVLMClient
+    from rath.llm.pool import ChatClients
     from rath.llm.provider import Provider, ProviderSpec
-    from rath.llm.registry import chat_client_for
+    from rath.llm.registry import chat_client_for, register_chat_client, registered_kinds
     from rath.llm.stream import StreamFold
-    from rath.llm.vlm import VLMProvider
+    from rath.llm.vlm import VLMProvider, image_message
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
@@ -102,13 +106,13 @@ _EXPORTS: dict[str, str] = {
     "BudgetExceededError": "rath.errors",
     "ChatClient": "rath.llm.base",
     "ChatClientFactory": "rath.llm.base",
-    "ChatClients": "rath.llm._registry",
+    "ChatClients": "rath.llm.pool",
     "ChatRequest": "rath.llm._client",
     "Completion": "rath.llm._wire",
     "DEFAULT_EMBEDDING_MODEL": "rath.llm.embedding",
     "EmbeddingProvider": "rath.llm.embedding",
     "Provider": "rath.llm.provider",
-    "ProviderError": "rath.llm._errors",
+    "ProviderError": "rath.llm.errors",
     "ProviderSpec": "rath.llm.provider",
     "RathAnthropicChatClient": "rath.llm.anthropic",
     "RathLLMAssistantMessage": "rath.llm.chat_response",
@@ -136,13 +140,13 @@ _EXPORTS: dict[str, str] = {
     "chat_client_for": "rath.llm.registry",
     "describe_image": "rath.llm._vlm",
     "describe_image_async": "rath.llm._vlm",
-    "embedder_for": "rath.llm._embedding",
-    "image_message": "rath.llm._vlm",
+    "embedder_for": "rath.llm.embedding",
+    "image_message": "rath.llm.vlm",
     "normalize_anthropic_response": "rath.llm.anthropic",
     "normalize_chat_completion": "rath.llm.openai",
-    "register_chat_client": "rath.llm._registry",
-    "register_embedder": "rath.llm._embedding",
-    "registered_kinds": "rath.llm._registry",
+    "register_chat_client": "rath.llm.registry",
+    "register_embedder": "rath.llm.embedding",
+    "registered_kinds": "rath.llm.registry",
     "to_create_kwargs": "rath.llm.openai",
 }
 

@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from rath.llm._anthropic_wire import RAW_INPUT, STOP_REASONS, _usage
-from rath.llm._errors import ProviderError
 from rath.llm.chat_response import RathLLMStreamDelta
+from rath.llm.errors import ProviderError
 
 
 class AnthropicStreamAnswer:

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rath.llm._wire import Completion, WireToolCall, parse_arguments
+from rath.llm._wire import Completion, WireToolCall
 from rath.llm.chat_response import RathLLMTokenUsage
+from rath.llm.tool_args import parse_arguments
 
 DEFAULT_MAX_TOKENS = 4096
 CONTINUE_TEXT = "(continue)"

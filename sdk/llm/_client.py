@@ -7,11 +7,13 @@ translates it to its own wire and its answer back into a :class:`Completion`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from rath.errors import ConfigError
 from rath.llm._wire import Completion
+from rath.llm.provider import ProviderSpec
 
 
 @dataclass(frozen=True)
@@ -63,3 +65,7 @@ class AsyncChatClient(Protocol):
     async def aclose(self) -> None:
         """Release the client's connections."""
         ...
+
+
+AsyncChatClientFactory = Callable[[ProviderSpec, str | None], AsyncChatClient]
+"""Builds a client for a provider and one resolved API key (``None`` when the worker has none)."""

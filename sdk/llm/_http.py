@@ -14,7 +14,7 @@ from typing import Any, Protocol, cast
 
 import httpx
 
-from rath.llm._errors import ProviderError
+from rath.llm.errors import ProviderError
 
 # Statuses worth retrying besides 5xx: request timeout, conflict, too early, rate limited.
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rath.llm._errors import ProviderError
 from rath.llm._wire import _KNOWN_REASONS, counted_usage
 from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
+from rath.llm.errors import ProviderError
 
 
 class OpenAIStreamAnswer:

@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 
 from rath.errors import ConfigError
 from rath.llm._client import ChatRequest
-from rath.llm._errors import ProviderError
 from rath.llm._http import CallSite, SDKErrors, mid_stream_errors, provider_errors
 from rath.llm._wire import Completion
 from rath.llm.credentials import redact_secrets
+from rath.llm.errors import ProviderError
 from rath.llm.provider import ProviderSpec
 from rath.llm.stream import Emit, StreamAnswer
 

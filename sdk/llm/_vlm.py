@@ -8,39 +8,14 @@ Python, or the ``rath.llm.describe_image`` activity from workflow code.
 from __future__ import annotations
 
 import asyncio
-import base64
-import mimetypes
 import os
-from pathlib import Path
-from typing import Any
 
 from rath.errors import ConfigError
 from rath.llm._client import ChatRequest
-from rath.llm._errors import ProviderError
-from rath.llm._registry import async_chat_client_for
+from rath.llm.errors import ProviderError
+from rath.llm.pool import async_chat_client_for
 from rath.llm.provider import Provider
-from rath.llm.vlm import DEFAULT_IMAGE_PROMPT
-
-
-def image_message(
-    prompt: str, *, image: bytes | None = None, mime: str = "image/png", url: str | None = None
-) -> dict[str, Any]:
-    """One user message holding ``prompt`` and the image (bytes, or a URL the model fetches).
-
-    Raises:
-        ConfigError: Neither or both of ``image`` and ``url`` are given.
-    """
-    if (image is None) == (url is None):
-        raise ConfigError("give exactly one of image (bytes) and url")
-    if image is not None:
-        url = f"data:{mime};base64,{base64.b64encode(image).decode('ascii')}"
-    return {
-        "role": "user",
-        "content": [
-            {"type": "text", "text": prompt},
-            {"type": "image_url", "image_url": {"url": url}},
-        ],
-    }
+from rath.llm.vlm import DEFAULT_IMAGE_PROMPT, message_for
 
 
 def describe_image(
@@ -83,7 +58,7 @@ async def describe_image_async(
     mime: str | None = None,
 ) -> str:
     """:func:`describe_image` for async code."""
-    message = _message_for(image, prompt=prompt, mime=mime)
+    message = message_for(image, prompt=prompt, mime=mime)
     client = async_chat_client_for(provider)
     try:
         options = {k: v for k, v in provider.sampling_options().items() if k != "tool_choice"}
@@ -98,15 +73,3 @@ async def describe_image_async(
             retryable=False,
         )
     return text
-
-
-def _message_for(
-    image: bytes | str | os.PathLike[str], *, prompt: str, mime: str | None
-) -> dict[str, Any]:
-    if isinstance(image, bytes):
-        return image_message(prompt, image=image, mime=mime or "image/png")
-    if isinstance(image, str) and image.startswith(("http://", "https://", "data:")):
-        return image_message(prompt, url=image)
-    path = Path(image)
-    guessed = mime or mimetypes.guess_type(path.name)[0] or "image/png"
-    return image_message(prompt, image=path.read_bytes(), mime=guessed)

@@ -7,7 +7,6 @@ result every chat client returns.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,23 +78,6 @@ def counted_usage(
     """
     prompt, completion = int(prompt or 0), int(completion or 0)
     return RathLLMTokenUsage(prompt, completion, int(total or 0) or prompt + completion)
-
-
-def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    """Parse tool-call arguments: ``(object, None)`` or ``(None, reason)``.
-
-    An empty string means "no arguments" (``{}``): OpenRath rejected it, which broke tools
-    that take none.
-    """
-    if not raw.strip():
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        return None, f"arguments are not valid JSON: {exc.msg} at position {exc.pos}"
-    if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, got {type(value).__name__}"
-    return value, None
 
 
 def normalize_completion(completion: Any, *, round_index: int) -> Completion:

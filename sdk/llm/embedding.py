@@ -6,13 +6,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rath.config import ConfigStore, LLMProviderConfig, default_store
-from rath.errors import MemoryStoreError
+from rath.errors import ConfigError, MemoryStoreError
+from rath.llm.provider import Provider, ProviderSpec, spec_from_provider
 from rath.utils.lazy import lazy_names
+from rath.utils.targets import import_target
 
 __getattr__ = lazy_names(__name__, {"RathOpenAIEmbeddingClient": "rath.llm.openai.embedding"})
 
@@ -127,3 +129,65 @@ def _embedding_entry(
         return entry, entry.model
     # The chat default lends its endpoint and key, never its (chat) model.
     return store.find_llm_provider(llm.default_provider), None
+
+
+EmbedderFactory = Callable[[ProviderSpec], Embedder]
+"""Builds an embedder for a provider spec (the embedder reads its own key)."""
+
+_EMBEDDERS: dict[str, EmbedderFactory] = {}
+
+
+def register_embedder(kind: str, factory: EmbedderFactory) -> None:
+    """Serve embeddings for providers of ``kind`` with ``factory`` (replaces a kind)."""
+    _EMBEDDERS[kind] = factory
+
+
+def embedder_for(provider: Provider | ProviderSpec) -> Embedder:
+    """An embedder for ``provider`` (its ``model`` is the embedding model).
+
+    Example::
+
+        embedder = embedder_for(Provider(model="text-embedding-3-small"))
+        vectors = embedder.embed(["hello"])
+
+    Raises:
+        ConfigError: The kind has no embedder, or the key is not an environment variable.
+    """
+    spec = (
+        provider
+        if isinstance(provider, ProviderSpec)
+        else spec_from_provider(provider, demo_fallback=False)
+    )
+    factory = _EMBEDDERS.get(spec.kind)
+    if factory is None:
+        raise ConfigError(
+            f"no embedder for provider kind {spec.kind!r}; embedders exist for: "
+            f"{', '.join(sorted(_EMBEDDERS))} (see rath.llm.register_embedder)"
+        )
+    return factory(spec)
+
+
+def openai_embedder(spec: ProviderSpec) -> Embedder:
+    """The ``"openai"`` embedder: :class:`rath.memory.OpenAIEmbedder` for the spec.
+
+    Raises:
+        ConfigError: The key is not an environment variable (``Provider(api_key=...)``).
+    """
+    refs = spec.key_refs()
+    if any(not ref.startswith("env:") for ref in refs):
+        raise ConfigError(
+            "embedders read their key from the environment: use Provider(api_key_env='NAME')"
+        )
+    dimensions = spec.options.get("dimensions")
+    # The SDK loads when an embedder is first made, not with these values.
+    embedder: Embedder = import_target("rath.llm.openai_embedder:OpenAIEmbedder")(
+        spec.model or DEFAULT_EMBEDDING_MODEL,
+        base_url=spec.base_url,
+        api_key_env=refs[0].removeprefix("env:") if refs else "OPENAI_API_KEY",
+        dimensions=int(dimensions) if dimensions is not None else None,
+        timeout=spec.request_timeout or 60.0,
+    )
+    return embedder
+
+
+register_embedder("openai", openai_embedder)

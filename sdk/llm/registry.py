@@ -1,36 +1,104 @@
-"""OpenRath's ``rath.llm.registry``: which synchronous chat client serves a provider's kind.
+"""The chat-client registry: which client serves a ``provider_kind`` (docs/providers.md).
 
-Rath's durable runs use the async face instead (:func:`rath.llm.aio.async_chat_client_for`).
+One table for both faces: OpenRath's synchronous ``factory(provider)`` and Rath's async
+``factory(spec, api_key)``; the built-in kinds load their SDK on first use.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from typing import Any, cast
+
 from rath.errors import ConfigError
-from rath.llm._registry import register_chat_client, registered_kinds, sync_factory
-from rath.llm.anthropic import RathAnthropicChatClient
-from rath.llm.base import ChatClient, ChatClientFactory, StreamingChatClient
-from rath.llm.openai import RathOpenAIChatClient
-from rath.llm.provider import Provider
+from rath.llm._client import AsyncChatClientFactory
+from rath.llm.base import ChatClient, StreamingChatClient
+from rath.llm.executors import openrath_factory
+from rath.llm.provider import Provider, declare_kind
+from rath.utils.targets import import_target
 
-__all__ = [
-    "chat_client_for",
-    "register_chat_client",
-    "registered_kinds",
-]
+__all__ = ["chat_client_for", "register_chat_client", "registered_kinds"]
 
-
-_BUILT_IN: dict[str, ChatClientFactory] = {
-    "openai": RathOpenAIChatClient,
-    "anthropic": RathAnthropicChatClient,
+_FACTORIES: dict[str, AsyncChatClientFactory | str] = {
+    "openai": "rath.llm._openai_client:openai_client",
+    "anthropic": "rath.llm._anthropic_client:anthropic_client",
+    "demo": "rath.llm._openai_client:demo_client",
 }
+_SYNC_FACTORIES: dict[str, Callable[[Provider], Any]] = {}  # OpenRath's, as registered
+_BUILT_IN: dict[str, str] = {
+    "openai": "rath.llm.openai:RathOpenAIChatClient",
+    "anthropic": "rath.llm.anthropic:RathAnthropicChatClient",
+}
+declare_kind("openai", "OPENAI_API_KEY")
+declare_kind("anthropic", "ANTHROPIC_API_KEY")
+declare_kind("demo", None)
+
+
+def register_chat_client(
+    kind: str,
+    factory: AsyncChatClientFactory | Callable[[Provider], Any],
+    *,
+    key_env: str | None = None,
+) -> None:
+    """Serve ``Provider(provider_kind=kind)`` (and ``model="kind:..."``) with ``factory``.
+
+    Registering a kind again replaces it (global state, one registry per process).
+
+    Args:
+        kind: The kind's name, e.g. ``"my-gateway"``.
+        factory: ``factory(spec, api_key) -> AsyncChatClient``, raising
+            :class:`~rath.errors.ConfigError` for an unusable configuration; or OpenRath's
+            ``factory(provider)`` of a synchronous client, which durable runs call on a thread
+            with a :class:`Provider` rebuilt on the worker (the resolved key in it).
+        key_env: The variable a worker reads the key from when the provider names none.
+    """
+    if not kind or ":" in kind:
+        raise ConfigError(f"a chat-client kind is a non-empty name without ':', got {kind!r}")
+    if _takes_one_argument(factory):
+        sync = cast(Callable[[Provider], Any], factory)
+        _FACTORIES[kind] = openrath_factory(kind, sync)
+        _SYNC_FACTORIES[kind] = sync
+    else:
+        _FACTORIES[kind] = cast(AsyncChatClientFactory, factory)
+        _SYNC_FACTORIES.pop(kind, None)
+    declare_kind(kind, key_env)
+
+
+def registered_kinds() -> tuple[str, ...]:
+    """The kinds a provider may name, sorted."""
+    return tuple(sorted(_FACTORIES))
+
+
+def async_factory(kind: str) -> AsyncChatClientFactory:
+    """The async factory of ``kind`` (a built-in one imports its SDK now).
+
+    Raises:
+        ConfigError: The kind is unknown.
+    """
+    factory = _FACTORIES.get(kind)
+    if factory is None:
+        raise ConfigError(
+            f"unknown provider kind {kind!r}; registered: "
+            f"{', '.join(registered_kinds())} (see rath.llm.register_chat_client)"
+        )
+    if isinstance(factory, str):
+        factory = _FACTORIES[kind] = import_target(factory)
+    return cast(AsyncChatClientFactory, factory)
+
+
+def _takes_one_argument(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` is OpenRath's ``factory(provider)`` (Rath's takes spec and key)."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in parameters if p.kind in positional and p.default is p.empty]
+    return len(required) == 1
 
 
 def chat_client_for(provider: Provider) -> ChatClient:
     """A synchronous client for ``provider``'s kind (``provider_kind``, else ``"openai"``).
-
-    ``"openai"`` (any OpenAI-compatible server) and ``"anthropic"`` are built in; a kind
-    registered with OpenRath's ``register_chat_client(kind, factory(provider))`` gets its
-    factory's client.
 
     Raises:
         ConfigError: The kind is unknown, or registered only with Rath's async
@@ -38,10 +106,12 @@ def chat_client_for(provider: Provider) -> ChatClient:
             clients find no API key.
     """
     kind = provider.provider_kind or "openai"
-    factory = sync_factory(kind) or _BUILT_IN.get(kind)
+    factory = _SYNC_FACTORIES.get(kind)
+    if factory is None and kind in _BUILT_IN:
+        factory = import_target(_BUILT_IN[kind])
     if factory is not None:
-        return factory(provider)
-    if kind in registered_kinds():
+        return cast(ChatClient, factory(provider))
+    if kind in _FACTORIES:
         raise ConfigError(
             f"provider kind {kind!r} has an async client only (registered with "
             "factory(spec, api_key)): use rath.llm.aio.async_chat_client_for(provider), or "
@@ -57,11 +127,11 @@ def chat_client_for(provider: Provider) -> ChatClient:
 def cannot_stream(provider: Provider) -> TypeError | None:
     """The ``TypeError`` of ``on_event`` with ``provider``'s kind, if its client cannot stream.
 
-    Only a kind registered with OpenRath's ``factory(provider)`` may lack
-    ``complete_stream`` (the built-in clients and Rath's async ones stream). A class is read,
-    not built; another factory's client is built to look, as OpenRath's loop builds it.
+    Only a kind registered with OpenRath's ``factory(provider)`` may lack ``complete_stream``.
+    A class is read, not built; another factory's client is built to look, as OpenRath's loop
+    builds it.
     """
-    factory = sync_factory(provider.provider_kind or "openai")
+    factory = _SYNC_FACTORIES.get(provider.provider_kind or "openai")
     if factory is None:
         return None
     if isinstance(factory, type):

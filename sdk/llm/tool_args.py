@@ -1,8 +1,4 @@
-"""OpenRath's tool-argument parser, with its exact results.
-
-Rath's loop parses arguments itself (an empty string there means ``{}``); this is the public
-helper OpenRath code calls.
-"""
+"""Tool-call arguments: OpenRath's parser (exact results) and the durable loop's own."""
 
 from __future__ import annotations
 
@@ -25,3 +21,20 @@ def parse_tool_arguments(arg_str: str | None) -> tuple[dict[str, Any] | None, bo
     except (json.JSONDecodeError, TypeError):
         return None, True
     return (value, False) if isinstance(value, dict) else (None, True)
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse tool-call arguments: ``(object, None)`` or ``(None, reason)``.
+
+    An empty string means "no arguments" (``{}``): OpenRath rejected it, which broke tools
+    that take none.
+    """
+    if not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"arguments are not valid JSON: {exc.msg} at position {exc.pos}"
+    if not isinstance(value, dict):
+        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+    return value, None

@@ -5,11 +5,15 @@ OpenRath's ``RathOpenAIVLMClient`` loads on first use (PEP 562) from :mod:`rath.
 
 from __future__ import annotations
 
+import base64
+import mimetypes
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rath.config import ConfigStore, default_store
-from rath.errors import ConfigEntryNotFoundError
+from rath.errors import ConfigEntryNotFoundError, ConfigError
 from rath.utils.lazy import lazy_names
 
 DEFAULT_IMAGE_PROMPT = "Describe this image."
@@ -66,3 +70,37 @@ class VLMProvider:
             )
         fields = {"model": entry.model, "base_url": entry.base_url, "api_key": entry.api_key}
         return cls(**(fields | overrides))
+
+
+def image_message(
+    prompt: str, *, image: bytes | None = None, mime: str = "image/png", url: str | None = None
+) -> dict[str, Any]:
+    """One user message holding ``prompt`` and the image (bytes, or a URL the model fetches).
+
+    Raises:
+        ConfigError: Neither or both of ``image`` and ``url`` are given.
+    """
+    if (image is None) == (url is None):
+        raise ConfigError("give exactly one of image (bytes) and url")
+    if image is not None:
+        url = f"data:{mime};base64,{base64.b64encode(image).decode('ascii')}"
+    return {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": prompt},
+            {"type": "image_url", "image_url": {"url": url}},
+        ],
+    }
+
+
+def message_for(
+    image: bytes | str | os.PathLike[str], *, prompt: str, mime: str | None
+) -> dict[str, Any]:
+    """The user message for an image given as bytes, a path, or a URL."""
+    if isinstance(image, bytes):
+        return image_message(prompt, image=image, mime=mime or "image/png")
+    if isinstance(image, str) and image.startswith(("http://", "https://", "data:")):
+        return image_message(prompt, url=image)
+    path = Path(image)
+    guessed = mime or mimetypes.guess_type(path.name)[0] or "image/png"
+    return image_message(prompt, image=path.read_bytes(), mime=guessed)

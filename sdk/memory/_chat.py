@@ -19,11 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from rath.errors import ConfigError
-from rath.llm._client import AsyncChatClient, ChatRequest
-from rath.llm._errors import ProviderError
-from rath.llm._registry import async_chat_client_for
-from rath.llm._wire import Completion
+from rath.llm.aio import AsyncChatClient, ChatRequest, Completion
 from rath.llm.chat_response import RathLLMTokenUsage
+from rath.llm.errors import ProviderError
+from rath.llm.pool import async_chat_client_for
 from rath.llm.provider import Provider
 from rath.memory._commit import Chat, ChatMessages
 from rath.memory.errors import ExtractionError

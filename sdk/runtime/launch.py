@@ -44,7 +44,7 @@ from rath.contracts.calls import (
     slug,
 )
 from rath.errors import BudgetExceededError, RunFailedError, RunUnreachableError
-from rath.llm._executor import EXECUTORS
+from rath.llm.executors import EXECUTORS
 from rath.llm.provider import provider_spec
 from rath.runtime.follow import follow_started_run
 from rath.runtime.interrupt import waiting_on

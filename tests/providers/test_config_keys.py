@@ -12,8 +12,8 @@ from temporalio.client import Client
 
 from rath import flow
 from rath.llm import ProviderSpec
-from rath.llm._client import ChatRequest
-from rath.llm._registry import ChatClients
+from rath.llm.aio import ChatRequest
+from rath.llm.pool import ChatClients
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply

@@ -21,8 +21,8 @@ from rath.llm import (
     WireToolCall,
 )
 from rath.llm._openai_stream import OpenAIStreamAnswer
-from rath.llm._wire import parse_arguments
 from rath.llm.aio import async_chat_client_for
+from rath.llm.tool_args import parse_arguments
 from rath.streaming import RathLLMStreamDelta, StreamFold, stream_completion
 from rath.testing import raw_reply, text_reply, tool_call_reply, truncated
 from rath.workflows._stream_handoff import carried

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rath.llm._direct import require_credentials, retried
-from rath.llm._openai_embedder import OpenAIEmbedder
 from rath.llm.embedding import EmbeddingProvider
+from rath.llm.openai_embedder import OpenAIEmbedder
 
 __all__ = ["OpenAIEmbedder", "RathOpenAIEmbeddingClient"]
 

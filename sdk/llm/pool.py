@@ -1,93 +1,28 @@
-"""The async chat-client registry: which client serves which ``provider_kind``.
+"""The worker's chat clients: a pool by provider and key, key fallback, and streamed calls.
 
-Built in: ``"openai"``, ``"anthropic"``, ``"demo"``; the worker's pool moves to the next key
-when an endpoint rejects one (docs/providers.md, "Custom kinds", "Credentials").
+A client built once is reused; the next key is tried when an endpoint rejects one. A client
+without ``stream`` answers in one piece, emitted as a few deltas (docs/providers.md,
+"Credentials", "Streaming").
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from rath.config import default_store
-from rath.errors import ConfigError
-from rath.llm._client import AsyncChatClient, ChatRequest
-from rath.llm._errors import ProviderError
-from rath.llm._executor import openrath_factory
-from rath.llm._openai_client import demo_client, openai_client
+from rath.llm._client import AsyncChatClient, AsyncChatClientFactory, ChatRequest
 from rath.llm._wire import Completion
+from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.credentials import VAULT, CredentialVault
-from rath.llm.provider import (
-    Provider,
-    ProviderSpec,
-    declare_kind,
-    default_key_env,
-    spec_from_provider,
-)
+from rath.llm.errors import ProviderError
+from rath.llm.provider import Provider, ProviderSpec, default_key_env, spec_from_provider
+from rath.llm.registry import async_factory
+from rath.llm.stream import Emit
 
 T = TypeVar("T")
-
-AsyncChatClientFactory = Callable[[ProviderSpec, str | None], AsyncChatClient]
-"""Builds a client for a provider and one resolved API key (``None`` when the worker has none)."""
-
-
-_FACTORIES: dict[str, AsyncChatClientFactory] = {}
-_SYNC_FACTORIES: dict[str, Callable[[Provider], Any]] = {}  # OpenRath's, as registered
-
-
-def register_chat_client(
-    kind: str,
-    factory: AsyncChatClientFactory | Callable[[Provider], Any],
-    *,
-    key_env: str | None = None,
-) -> None:
-    """Serve ``Provider(provider_kind=kind)`` (and ``model="kind:..."``) with ``factory``.
-
-    Registering a kind again replaces it. This adds global state (one registry per process).
-
-    Args:
-        kind: The kind's name, e.g. ``"my-gateway"``.
-        factory: ``factory(spec, api_key) -> AsyncChatClient``; it raises
-            :class:`~rath.errors.ConfigError` for an unusable configuration. OpenRath's
-            ``factory(provider)`` of a synchronous client (``complete(RathLLMChatRequest)``
-            returning a ``RathLLMChatResponse``) is taken too: its client is called on a
-            thread, with a :class:`Provider` rebuilt on the worker (the resolved key in it).
-        key_env: The variable a worker reads the key from when the provider names none.
-    """
-    if not kind or ":" in kind:
-        raise ConfigError(f"a chat-client kind is a non-empty name without ':', got {kind!r}")
-    if _takes_one_argument(factory):
-        sync = cast(Callable[[Provider], Any], factory)
-        _FACTORIES[kind] = openrath_factory(kind, sync)
-        _SYNC_FACTORIES[kind] = sync
-    else:
-        _FACTORIES[kind] = cast(AsyncChatClientFactory, factory)
-        _SYNC_FACTORIES.pop(kind, None)
-    declare_kind(kind, key_env)
-
-
-def sync_factory(kind: str) -> Callable[[Provider], Any] | None:
-    """The ``factory(provider)`` registered for ``kind`` in OpenRath's form, if it was."""
-    return _SYNC_FACTORIES.get(kind)
-
-
-def _takes_one_argument(factory: Callable[..., Any]) -> bool:
-    """Whether ``factory`` is OpenRath's ``factory(provider)`` (Rath's takes spec and key)."""
-    try:
-        parameters = inspect.signature(factory).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    required = [p for p in parameters if p.kind in positional and p.default is p.empty]
-    return len(required) == 1
-
-
-def registered_kinds() -> tuple[str, ...]:
-    """The kinds a provider may name, sorted."""
-    return tuple(sorted(_FACTORIES))
 
 
 def async_chat_client_for(
@@ -138,12 +73,7 @@ class ChatClients:
             return self._client(spec)
 
     def _client(self, spec: ProviderSpec) -> AsyncChatClient:
-        factory = _FACTORIES.get(spec.kind)
-        if factory is None:
-            raise ConfigError(
-                f"unknown provider kind {spec.kind!r}; registered: "
-                f"{', '.join(registered_kinds())} (see rath.llm.register_chat_client)"
-            )
+        factory = async_factory(spec.kind)
         keys: Sequence[str | None] = (
             self._vault.resolve_all(spec.key_refs(), default_env=default_key_env(spec.kind))
             or self._configured_key(spec)
@@ -262,14 +192,47 @@ def _as_spec(provider: Provider | ProviderSpec, vault: CredentialVault) -> Provi
     return spec_from_provider(provider, api_key_ref=ref, demo_fallback=False)
 
 
-def _anthropic(spec: ProviderSpec, api_key: str | None) -> AsyncChatClient:
-    # A heavy import deferred, not a cycle dodged: importing the `anthropic` SDK takes about a
-    # second, so it loads when a worker first serves an Anthropic provider, never before.
-    from rath.llm._anthropic_client import anthropic_client
+@runtime_checkable
+class AsyncStreamingChatClient(Protocol):
+    """A chat client that streams on its own (optional for registered clients)."""
 
-    return anthropic_client(spec, api_key)
+    async def stream(self, request: ChatRequest, emit: Emit) -> Completion:
+        """Run one chat call, calling ``emit`` with each delta; return the whole answer."""
+        ...
 
 
-register_chat_client("openai", openai_client, key_env="OPENAI_API_KEY")
-register_chat_client("anthropic", _anthropic, key_env="ANTHROPIC_API_KEY")
-register_chat_client("demo", demo_client)
+async def stream_completion(
+    client: AsyncChatClient, request: ChatRequest, emit: Emit
+) -> Completion:
+    """Run one chat call streaming: ``emit`` gets each delta, the whole answer is returned.
+
+    Raises:
+        ProviderError: The endpoint failed (classified: retryable or not).
+    """
+    if isinstance(client, KeyFallbackClient):
+        # A rejected key fails before any delta, so the next key starts a clean stream.
+        return await client.with_keys(lambda one: stream_completion(one, request, emit))
+    if isinstance(client, AsyncStreamingChatClient):
+        return await client.stream(request, emit)
+    completion = await client.complete(request)
+    for delta in completion_deltas(completion):
+        emit(delta)
+    return completion
+
+
+def completion_deltas(completion: Completion) -> list[RathLLMStreamDelta]:
+    """The deltas of an answer that arrived in one piece."""
+    out = [RathLLMStreamDelta(content_delta=completion.content)] if completion.content else []
+    for index, call in enumerate(completion.tool_calls):
+        out.append(
+            RathLLMStreamDelta(
+                tool_call_index=index,
+                tool_call_id=call.id,
+                tool_call_name_delta=call.name,
+                tool_call_args_delta=call.arguments or None,
+            )
+        )
+    out.append(RathLLMStreamDelta(finish_reason=completion.finish_reason))
+    if completion.usage is not None:
+        out.append(RathLLMStreamDelta(usage=completion.usage))
+    return out

@@ -17,10 +17,10 @@ from typing import Any
 
 from rath.errors import ConfigError
 from rath.llm._client import AsyncChatClient, ChatRequest
-from rath.llm._errors import ProviderError
 from rath.llm._wire import Completion, WireToolCall, counted_usage
 from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
 from rath.llm.chat_response import RathLLMChatResponse
+from rath.llm.errors import ProviderError
 from rath.llm.provider import Provider, ProviderSpec, provider_from_spec
 
 _REQUEST_FIELDS = frozenset(RathLLMChatRequest.__dataclass_fields__) - {
