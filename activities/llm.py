@@ -46,15 +46,14 @@ from rath.contracts.llm import (
     ExecutorRef,
     ToolCallPlan,
 )
-from rath.llm._wire import Completion, WireToolCall
-from rath.llm.aio import AsyncChatClient, ChatRequest
-from rath.llm.chat_request import openrath_tool_list
-from rath.llm.chat_response import RathLLMTokenUsage
+from rath.llm.aio import AsyncChatClient
+from rath.llm.chat_request import openrath_tool_list, request_from_openai
+from rath.llm.chat_response import RathLLMChatResponse, RathLLMTokenUsage, RathLLMToolCallPart
 from rath.llm.credentials import CredentialVault
 from rath.llm.embedding import Embedder, EmbeddingError, embedder_for
 from rath.llm.errors import ProviderError
 from rath.llm.executors import EXECUTORS, ExecutorChatClient
-from rath.llm.pool import ChatClients, stream_completion
+from rath.llm.pool import ChatClients, named_calls, stream_completion
 from rath.llm.provider import ProviderSpec
 from rath.llm.tool_args import parse_arguments
 from rath.llm.vlm import image_message
@@ -126,23 +125,24 @@ class LLMActivities:
         with self._errors():
             system_rows, transcript_rows, sealed, extra = await asyncio.to_thread(self._load, args)
             messages = wire_messages(system_rows + transcript_rows)
-            request = ChatRequest(
-                messages=messages,
-                tools=openrath_tool_list(tool_schemas(args.tool_names) + extra),
-                options=dict(args.provider.options),
-                round_index=args.round,
+            request = request_from_openai(
+                messages,
+                openrath_tool_list(tool_schemas(args.tool_names) + extra),
+                args.provider.options,
             )
             # Heartbeat from here: a cold worker's first client imports its SDK (seconds on
             # a loaded host), which must not outlast the heartbeat timeout unannounced.
             async with heartbeating():
                 client = await self._client(args.provider, args.executor)
                 if args.stream is None:
-                    result = await client.complete(request)
+                    result = named_calls(await client.acomplete(request), args.round)
                 else:
                     async with publishing(
                         args.stream, agent=args.agent_name, round=args.round
                     ) as publisher:
-                        result = await stream_completion(client, request, publisher.emit)
+                        result = await stream_completion(
+                            client, request, publisher.emit, round_index=args.round
+                        )
         return await asyncio.to_thread(self._record, result, sealed, messages, len(transcript_rows))
 
     @COMPRESS.implement
@@ -221,12 +221,13 @@ class LLMActivities:
             options = {k: v for k, v in provider.options.items() if k != "tool_choice"}
             async with heartbeating():
                 client = await self._client(provider, executor)
-                result = await client.complete(ChatRequest(messages=messages, options=options))
-        text = (result.content or "").strip()
-        if result.tool_calls or not text:
+                result = await client.acomplete(request_from_openai(messages, options=options))
+        message = result.primary_choice.message
+        text = (message.content or "").strip()
+        if message.tool_calls or not text:
             raise ApplicationError(
                 f"{purpose} got "
-                f"{'tool calls' if result.tool_calls else 'an empty reply'} instead of {wanted}",
+                f"{'tool calls' if message.tool_calls else 'an empty reply'} instead of {wanted}",
                 type=error_type,
                 non_retryable=True,
             )
@@ -270,28 +271,37 @@ class LLMActivities:
         return schemas
 
     def _record(
-        self, result: Completion, sealed: str, messages: list[dict[str, Any]], rows: int
+        self, result: RathLLMChatResponse, sealed: str, messages: list[dict[str, Any]], rows: int
     ) -> CompleteResult:
+        choice = result.primary_choice
+        content, calls = choice.message.content, choice.message.tool_calls or ()
         row = assistant_turn_chunk(
-            content=result.content, tool_calls=[call.as_wire() for call in result.tool_calls]
+            content=content, tool_calls=[_wire_call(call) for call in calls]
         ).stamped(time.time())
         return CompleteResult(
             transcript=sealed,
             assistant=self._store.put_row(row),
-            tool_calls=tuple(_plan(index, call) for index, call in enumerate(result.tool_calls)),
-            finish_reason=result.finish_reason,
+            tool_calls=tuple(_plan(index, call) for index, call in enumerate(calls)),
+            finish_reason=choice.finish_reason,
             usage=result.usage,
             model=result.model,
-            preview=preview(result.content or "", PREVIEW_CHARS),
+            preview=preview(content or "", PREVIEW_CHARS),
             context_tokens=_context_tokens(result, messages, row),
             rows=rows + 1,
-            reply="" if result.tool_calls else preview(result.content or "", REPLY_CHARS),
+            reply="" if calls else preview(content or "", REPLY_CHARS),
         )
 
 
-def _plan(index: int, call: WireToolCall) -> ToolCallPlan:
-    arguments, error = parse_arguments(call.arguments)
-    tool = BUILTIN_TOOLS.get(call.name) or TOOLS.get(call.name)
+def _wire_call(call: RathLLMToolCallPart) -> dict[str, Any]:
+    """The OpenAI wire dict of a call, as the assistant row stores it."""
+    function = {"name": call.function.name, "arguments": call.function.arguments}
+    return {"id": call.id, "type": "function", "function": function}
+
+
+def _plan(index: int, call: RathLLMToolCallPart) -> ToolCallPlan:
+    name, raw = call.function.name, call.function.arguments
+    arguments, error = parse_arguments(raw)
+    tool = BUILTIN_TOOLS.get(name) or TOOLS.get(name)
     if arguments is not None and tool is not None:
         key = tool.lane_key(arguments)
     else:
@@ -299,14 +309,16 @@ def _plan(index: int, call: WireToolCall) -> ToolCallPlan:
     return ToolCallPlan(
         index=index,
         id=call.id,
-        name=call.name,
+        name=name,
         arguments_error=error,
         resource_key=key,
-        preview=preview(call.arguments, 120),
+        preview=preview(raw, 120),
     )
 
 
-def _context_tokens(result: Completion, messages: list[dict[str, Any]], reply: ChunkRow) -> int:
+def _context_tokens(
+    result: RathLLMChatResponse, messages: list[dict[str, Any]], reply: ChunkRow
+) -> int:
     """Tokens of the transcript after this reply: the model's count, else about 4 chars each."""
     if result.usage is not None and result.usage.total_tokens:
         return result.usage.total_tokens

@@ -26,8 +26,9 @@ Only loop rounds stream (not compression or memory extraction), and only runs st
 plain Python: inside a durable ``forward`` the callback could not reach the caller.
 """
 
+from rath.llm.base import AsyncStreamingChatClient
 from rath.llm.chat_response import RathLLMStreamDelta
-from rath.llm.pool import AsyncStreamingChatClient, stream_completion
+from rath.llm.pool import stream_completion
 from rath.llm.stream import TOPIC, FoldedCall, FoldedRound, StreamFold, StreamOptions
 from rath.runtime.follow import EventCallback, EventFollower, follow_events, stream_events
 

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from golden import Stable, check_golden
 from temporalio.contrib.pydantic import pydantic_data_converter
-from wires import MODELS, TEST_KEY, WIRES, fake_server, provider_for
+from wires import MODELS, TEST_KEY, WIRES, answer_of, fake_server, provider_for
 
 from rath.backend import BackendSandboxSpec, SandboxLimits
 from rath.backend.sandboxes import (
@@ -38,9 +38,9 @@ from rath.flow.tool import (
     global_system_tools,
 )
 from rath.llm import Provider, RathLLMFunctionTool, RathLLMTokenUsage
-from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
+from rath.llm.aio import async_chat_client_for
 from rath.llm.anthropic import RathAnthropicChatClient
-from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMMessage, request_from_openai
 from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.openai import RathOpenAIChatClient
 from rath.llm.provider import SAMPLING_FIELDS
@@ -186,18 +186,14 @@ def direct_request(case: dict[str, Any]) -> RathLLMChatRequest:
     )
 
 
-def async_request(case: dict[str, Any]) -> ChatRequest:
-    """A case as the durable request type (the async face's input)."""
-    return ChatRequest(
-        messages=case["messages"],
-        tools=case.get("tools", []),
-        options=case.get("options", {}),
-        round_index=ROUND,
-    )
+def async_request(case: dict[str, Any]) -> RathLLMChatRequest:
+    """A case as the durable loop builds its request (the async face's input)."""
+    return request_from_openai(case["messages"], case.get("tools", []), case.get("options", {}))
 
 
-def completion(answer: Completion) -> dict[str, Any]:
-    """What the durable loop reads of an async-face answer."""
+def completion(response: RathLLMChatResponse) -> dict[str, Any]:
+    """What the durable loop reads of an async-face answer (in round ``ROUND``)."""
+    answer = answer_of(response, ROUND)
     usage = answer.usage
     return {
         "content": answer.content,
@@ -233,9 +229,9 @@ async def _async_face(wire: str, base_url: str, name: str, stream: bool) -> Any:
     deltas: list[Any] = []
     try:
         if stream:
-            answer = await client.stream(async_request(CASES[name]), deltas.append)
+            answer = await client.astream(async_request(CASES[name]), deltas.append)
         else:
-            answer = await client.complete(async_request(CASES[name]))
+            answer = await client.acomplete(async_request(CASES[name]))
     finally:
         await client.aclose()
     return (

@@ -60,8 +60,6 @@ def test_public_names_are_pinned() -> None:
         "ChatClient",
         "ChatClientFactory",
         "ChatClients",
-        "ChatRequest",
-        "Completion",
         "EmbeddingProvider",
         "Provider",
         "ProviderError",
@@ -85,7 +83,6 @@ def test_public_names_are_pinned() -> None:
         "StreamFold",
         "StreamingChatClient",
         "VLMProvider",
-        "WireToolCall",
         "add_usage",
         "build_anthropic_kwargs",
         "build_anthropic_stream_kwargs",
@@ -105,8 +102,6 @@ def test_public_names_are_pinned() -> None:
         "AsyncChatClient",
         "AsyncChatClientFactory",
         "AsyncStreamingChatClient",
-        "ChatRequest",
-        "Completion",
         "async_chat_client_for",
     ]
     assert "run_session_loop" in rath.session.__all__

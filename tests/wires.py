@@ -16,26 +16,60 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.service import RPCError, RPCStatusCode
 
 from rath.flow import Provider
-from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
+from rath.llm.aio import async_chat_client_for
+from rath.llm.chat_request import RathLLMChatRequest, request_from_openai
+from rath.llm.chat_response import RathLLMChatResponse, RathLLMTokenUsage
+from rath.llm.pool import named_calls
 from rath.testing import FakeAnthropicServer, FakeChatServer, FakeServer, Handler, Reply
 
 WIRES = ("openai", "anthropic")
 MODELS = {"openai": "fake-model", "anthropic": "claude-fake"}
 TEST_KEY = "test-key-0123456789"
-HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
+HELLO = request_from_openai([{"role": "user", "content": "hello"}])
 
 
-def complete(provider: Provider, request: ChatRequest = HELLO) -> Completion:
+@dataclass(frozen=True)
+class Call:
+    """A tool call as the durable loop reads it."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the durable loop reads of an answer (ids named for its round)."""
+
+    content: str | None
+    tool_calls: tuple[Call, ...]
+    finish_reason: str
+    usage: RathLLMTokenUsage | None
+    model: str
+
+
+def answer_of(response: RathLLMChatResponse, round_index: int = 1) -> Answer:
+    """The loop's view of ``response`` in round ``round_index``."""
+    choice = named_calls(response, round_index).primary_choice
+    calls = tuple(
+        Call(c.id, c.function.name, c.function.arguments) for c in choice.message.tool_calls or ()
+    )
+    return Answer(
+        choice.message.content, calls, choice.finish_reason, response.usage, response.model
+    )
+
+
+def complete(provider: Provider, request: RathLLMChatRequest = HELLO) -> Answer:
     """One call through a new client for ``provider``, closed after it."""
 
-    async def run() -> Completion:
+    async def run() -> RathLLMChatResponse:
         client = async_chat_client_for(provider)
         try:
-            return await client.complete(request)
+            return await client.acomplete(request)
         finally:
             await client.aclose()
 
-    return asyncio.run(run())
+    return answer_of(asyncio.run(run()))
 
 
 def fake_server(wire: str, handler: Handler | Sequence[Reply], *, port: int = 0) -> FakeServer:

@@ -10,9 +10,7 @@ from rath.utils.lazy import lazy_names
 
 if TYPE_CHECKING:
     from rath.errors import BudgetExceededError
-    from rath.llm._client import ChatRequest
     from rath.llm._vlm import describe_image, describe_image_async
-    from rath.llm._wire import Completion, WireToolCall
     from rath.llm.anthropic import (
         RathAnthropicChatClient,
         build_anthropic_kwargs,
@@ -59,8 +57,6 @@ __all__ = [
     "ChatClient",
     "ChatClientFactory",
     "ChatClients",
-    "ChatRequest",
-    "Completion",
     "EmbeddingProvider",
     "Provider",
     "ProviderError",
@@ -84,7 +80,6 @@ __all__ = [
     "StreamFold",
     "StreamingChatClient",
     "VLMProvider",
-    "WireToolCall",
     "add_usage",
     "build_anthropic_kwargs",
     "build_anthropic_stream_kwargs",
@@ -107,8 +102,6 @@ _EXPORTS: dict[str, str] = {
     "ChatClient": "rath.llm.base",
     "ChatClientFactory": "rath.llm.base",
     "ChatClients": "rath.llm.pool",
-    "ChatRequest": "rath.llm._client",
-    "Completion": "rath.llm._wire",
     "DEFAULT_EMBEDDING_MODEL": "rath.llm.embedding",
     "EmbeddingProvider": "rath.llm.embedding",
     "Provider": "rath.llm.provider",
@@ -133,7 +126,6 @@ _EXPORTS: dict[str, str] = {
     "StreamFold": "rath.llm.stream",
     "StreamingChatClient": "rath.llm.base",
     "VLMProvider": "rath.llm.vlm",
-    "WireToolCall": "rath.llm._wire",
     "add_usage": "rath.llm.chat_response",
     "build_anthropic_kwargs": "rath.llm.anthropic",
     "build_anthropic_stream_kwargs": "rath.llm.anthropic",

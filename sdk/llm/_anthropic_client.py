@@ -12,10 +12,11 @@ import anthropic
 
 from rath.llm._anthropic_stream import AnthropicStreamAnswer
 from rath.llm._anthropic_wire import anthropic_completion, anthropic_request
-from rath.llm._client import ChatRequest
 from rath.llm._http import SDKErrors
 from rath.llm._sdk_client import Endpoint, SDKChatClient, resolve_endpoint
-from rath.llm._wire import Completion
+from rath.llm._wire import wire_parts
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.provider import ProviderSpec
 
 ANTHROPIC_ERRORS = SDKErrors(
@@ -70,13 +71,12 @@ class AnthropicChatClient(SDKChatClient):
         where = f"anthropic at {endpoint.base_url}" if endpoint.base_url else "anthropic"
         super().__init__(kind="anthropic", endpoint=endpoint, sdk=sdk, where=where)
 
-    def _body(self, request: ChatRequest) -> dict[str, Any]:
-        return anthropic_request(
-            request.messages, request.tools, model=self._model, options=request.options
-        )
+    def _body(self, req: RathLLMChatRequest) -> dict[str, Any]:
+        messages, tools, options = wire_parts(req)
+        return anthropic_request(messages, tools, model=self._model, options=options)
 
-    def _completion(self, answer: object, round_index: int) -> Completion:
-        return anthropic_completion(answer, round_index=round_index)
+    def _completion(self, answer: object) -> RathLLMChatResponse:
+        return anthropic_completion(answer)
 
     def _stream_body(self, body: dict[str, Any]) -> tuple[dict[str, Any], Any]:
         return {**body, "stream": True}, anthropic.AsyncStream[object]

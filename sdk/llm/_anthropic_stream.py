@@ -1,10 +1,7 @@
 """Reading a streamed Anthropic message: events in, deltas out, then the whole answer.
 
-The answer is rebuilt as the ``message`` object the API would have sent without streaming,
-so it becomes a :class:`~rath.llm.Completion` by the same translation as a plain call. Tool
-calls are numbered 0, 1, ... in the order their ``tool_use`` blocks start (text blocks do not
-count). Usage is reported once, with ``message_delta``: the input tokens of ``message_start``
-(cache reads and writes included) plus the output tokens, not the output tokens alone.
+Tool calls count 0, 1, ... in ``tool_use`` order; usage comes once, with ``message_delta``,
+input (cache included) plus output tokens (docs/providers.md, "Streaming").
 """
 
 from __future__ import annotations

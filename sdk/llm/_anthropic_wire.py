@@ -8,14 +8,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rath.llm._wire import Completion, WireToolCall
-from rath.llm.chat_response import RathLLMTokenUsage
-from rath.llm.tool_args import parse_arguments
+from rath.llm.chat_response import (
+    RathLLMAssistantMessage,
+    RathLLMChatChoice,
+    RathLLMChatResponse,
+    RathLLMFinishReason,
+    RathLLMTokenUsage,
+    RathLLMToolCallFunction,
+    RathLLMToolCallPart,
+)
+from rath.llm.tool_args import parse_arguments, parse_tool_arguments
 
 DEFAULT_MAX_TOKENS = 4096
 CONTINUE_TEXT = "(continue)"
 
-STOP_REASONS = {
+STOP_REASONS: dict[str, RathLLMFinishReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "pause_turn": "stop",
@@ -109,8 +116,8 @@ def anthropic_request(
     return body
 
 
-def anthropic_completion(message: object, *, round_index: int) -> Completion:
-    """Turn a Messages API ``message`` (parsed JSON) into a :class:`Completion`.
+def anthropic_completion(message: object) -> RathLLMChatResponse:
+    """A Messages API ``message`` (parsed JSON) for the durable loop.
 
     Raises:
         ValueError: ``message`` is not a message object (no ``content`` list).
@@ -118,30 +125,35 @@ def anthropic_completion(message: object, *, round_index: int) -> Completion:
     if not isinstance(message, dict) or not isinstance(message.get("content"), list):
         raise ValueError("the answer is not a message with a content list")
     texts: list[str] = []
-    calls: list[WireToolCall] = []
+    calls: list[RathLLMToolCallPart] = []
     for block in message["content"]:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text":
             texts.append(str(block.get("text") or ""))
         elif kind == "tool_use":
-            calls.append(
-                WireToolCall(
-                    id=str(block.get("id") or f"call_{round_index}_{len(calls)}"),
-                    name=str(block.get("name") or ""),
-                    arguments=block[RAW_INPUT]
-                    if RAW_INPUT in block
-                    else json.dumps(block.get("input", {}), ensure_ascii=False),
-                )
+            raw = block.get(RAW_INPUT)
+            arguments = (
+                raw if raw is not None else json.dumps(block.get("input", {}), ensure_ascii=False)
             )
+            parsed, error = parse_tool_arguments(arguments)
+            function = RathLLMToolCallFunction(
+                str(block.get("name") or ""), arguments, parsed, error
+            )
+            calls.append(RathLLMToolCallPart(str(block.get("id") or ""), "function", function))
     reason = STOP_REASONS.get(str(message.get("stop_reason")))
-    if reason is None:
-        reason = "tool_calls" if calls else "stop"
-    return Completion(
-        content="".join(texts) if texts else None,
-        tool_calls=tuple(calls),
-        finish_reason=reason,
-        usage=_usage(message.get("usage")),
+    content = "".join(texts) if texts else None
+    choice = RathLLMChatChoice(
+        index=0,
+        finish_reason=reason or ("tool_calls" if calls else "stop"),
+        message=RathLLMAssistantMessage(content=content, tool_calls=tuple(calls) or None),
+    )
+    return RathLLMChatResponse(
+        id=str(message.get("id") or ""),
+        choices=(choice,),
+        created=0,
         model=str(message.get("model") or ""),
+        usage=_usage(message.get("usage")),
+        raw=message,
     )
 
 

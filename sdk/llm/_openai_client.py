@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any, Literal, overload
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from rath.llm._azure import azure_api_version, azure_endpoint, azure_style
-from rath.llm._client import ChatRequest
 from rath.llm._http import SDKErrors
 from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm._sdk_client import DEFAULT_TIMEOUT, Endpoint, SDKChatClient, resolve_endpoint
-from rath.llm._wire import Completion, build_request, normalize_completion
+from rath.llm._wire import openai_answer, openai_body
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.provider import ProviderSpec
 from rath.testing.demo import DEMO_MODEL, demo_base_url
 
@@ -82,17 +82,11 @@ class OpenAIChatClient(SDKChatClient):
             where = f"{kind} at {endpoint.base_url}"
         super().__init__(kind=kind, endpoint=endpoint, sdk=sdk, where=where)
 
-    def _body(self, request: ChatRequest) -> dict[str, Any]:
-        return build_request(
-            request.messages, request.tools, model=self._model, options=request.options
-        )
+    def _body(self, req: RathLLMChatRequest) -> dict[str, Any]:
+        return openai_body(req, model=self._model)
 
-    def _completion(self, answer: object, round_index: int) -> Completion:
-        # Lenient, like the SDK: OpenAI-compatible servers omit fields OpenAI always sends.
-        completion = (
-            ChatCompletion.model_construct(**answer) if isinstance(answer, dict) else answer
-        )
-        return normalize_completion(completion, round_index=round_index)
+    def _completion(self, answer: object) -> RathLLMChatResponse:
+        return openai_answer(answer)
 
     def _stream_body(self, body: dict[str, Any]) -> tuple[dict[str, Any], Any]:
         streamed = {**body, "stream": True, "stream_options": {"include_usage": True}}

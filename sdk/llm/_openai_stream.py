@@ -1,15 +1,13 @@
 """Reading a streamed Chat Completion: chunks in, deltas out, then the whole answer.
 
-The answer is rebuilt as the ``chat.completion`` object the server would have sent without
-streaming, so it becomes a :class:`~rath.llm.Completion` by the same translation as a plain
-call (ids for calls that have none, finish reasons normalised). Only ``choices[0]`` is read.
+The answer is the ``chat.completion`` a plain call would get (only ``choices[0]`` is read).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rath.llm._wire import _KNOWN_REASONS, counted_usage
+from rath.llm._wire import KNOWN_REASONS, counted_usage
 from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
 from rath.llm.errors import ProviderError
 
@@ -85,7 +83,7 @@ class OpenAIStreamAnswer:
             # The answer keeps it (normalised like a plain call's); an unknown reason makes no
             # delta, as in OpenRath.
             self._finish = reason
-            if reason in _KNOWN_REASONS:
+            if reason in KNOWN_REASONS:
                 out.append(RathLLMStreamDelta(finish_reason=reason))
         return out
 

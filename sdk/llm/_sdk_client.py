@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rath.errors import ConfigError
-from rath.llm._client import ChatRequest
 from rath.llm._http import CallSite, SDKErrors, mid_stream_errors, provider_errors
-from rath.llm._wire import Completion
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.credentials import redact_secrets
 from rath.llm.errors import ProviderError
 from rath.llm.provider import ProviderSpec
@@ -126,21 +126,21 @@ class SDKChatClient:
         """The model this client asks for."""
         return self._model
 
-    async def complete(self, request: ChatRequest) -> Completion:
+    async def acomplete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
         """Translate the request, post it, and translate the answer back.
 
         Raises:
             ProviderError: The endpoint failed (classified: retryable or not).
         """
-        body = self._body(request)
+        body = self._body(req)
         with provider_errors(self.errors, self._site):
             # `object` keeps the answer as parsed JSON; the typed SDK methods would re-walk
             # the (already wire-form) request, costing milliseconds per call.
             answer = await self._sdk.post(self.path, body=body, cast_to=object)
-            return self._completion(answer, request.round_index)
+            return self._completion(answer)
 
-    async def stream(self, request: ChatRequest, emit: Emit) -> Completion:
-        """The call of :meth:`complete`, streamed (SSE): ``emit`` gets each delta as it comes.
+    async def astream(self, req: RathLLMChatRequest, emit: Emit) -> RathLLMChatResponse:
+        """The call of :meth:`acomplete`, streamed (SSE): ``emit`` gets each delta as it comes.
 
         Raises:
             ProviderError: As for :meth:`complete`, plus what only a stream can do: stall,
@@ -148,7 +148,7 @@ class SDKChatClient:
                 (all retryable).
         """
         answer = self._stream_answer()
-        body, stream_cls = self._stream_body(self._body(request))
+        body, stream_cls = self._stream_body(self._body(req))
         with provider_errors(self.errors, self._site), mid_stream_errors(self.errors, self._site):
             stream = await self._sdk.post(
                 self.path, body=body, cast_to=object, stream=True, stream_cls=stream_cls
@@ -158,7 +158,7 @@ class SDKChatClient:
                 while (item := await self._next(items)) is not _END:
                     for delta in answer.feed(item):
                         emit(delta)
-            return self._completion(answer.answer(), request.round_index)
+            return self._completion(answer.answer())
 
     async def _next(self, items: AsyncIterator[Any]) -> Any:
         """The stream's next item (:data:`_END` after the last), or a retryable stall error.
@@ -181,10 +181,10 @@ class SDKChatClient:
         """Close the SDK's HTTP client."""
         await self._sdk.close()
 
-    def _body(self, request: ChatRequest) -> dict[str, Any]:
+    def _body(self, req: RathLLMChatRequest) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _completion(self, answer: object, round_index: int) -> Completion:
+    def _completion(self, answer: object) -> RathLLMChatResponse:
         raise NotImplementedError
 
     def _stream_body(self, body: dict[str, Any]) -> tuple[dict[str, Any], Any]:

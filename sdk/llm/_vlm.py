@@ -11,7 +11,7 @@ import asyncio
 import os
 
 from rath.errors import ConfigError
-from rath.llm._client import ChatRequest
+from rath.llm.chat_request import request_from_openai
 from rath.llm.errors import ProviderError
 from rath.llm.pool import async_chat_client_for
 from rath.llm.provider import Provider
@@ -62,10 +62,10 @@ async def describe_image_async(
     client = async_chat_client_for(provider)
     try:
         options = {k: v for k, v in provider.sampling_options().items() if k != "tool_choice"}
-        completion = await client.complete(ChatRequest(messages=[message], options=options))
+        response = await client.acomplete(request_from_openai([message], options=options))
     finally:
         await client.aclose()
-    text = (completion.content or "").strip()
+    text = (response.primary_choice.message.content or "").strip()
     if not text:
         raise ProviderError(
             f"{client.kind} model {client.model!r} described the image with no text",

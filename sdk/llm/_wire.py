@@ -1,71 +1,59 @@
-"""Translation between Rath's chunks and the OpenAI chat-completions wire format.
+"""The durable loop's OpenAI wire: the live request body, and an answer with its fix-ups.
 
-Pure functions: no client, no I/O. The OpenAI chat client builds a request with
-:func:`build_request` and turns the answer into a :class:`Completion`, the provider-neutral
-result every chat client returns.
+Unlike OpenRath's translation (``rath.llm.openai``), schemas go as given and a missing total
+or finish reason is filled in (docs/providers.md, "Custom kinds").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
-from rath.llm.chat_response import RathLLMTokenUsage
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import (
+    RathLLMAssistantMessage,
+    RathLLMChatChoice,
+    RathLLMChatResponse,
+    RathLLMTokenUsage,
+    RathLLMToolCallFunction,
+    RathLLMToolCallPart,
+)
+from rath.llm.provider import SAMPLING_FIELDS
+from rath.llm.tool_args import parse_tool_arguments
 
-FINISHED_REASONS = frozenset({"stop", "length", "content_filter"})
-_KNOWN_REASONS = FINISHED_REASONS | {"tool_calls", "function_call"}
-
-
-@dataclass(frozen=True)
-class WireToolCall:
-    """One tool call as the model sent it; ``arguments`` is the raw JSON string."""
-
-    id: str
-    name: str
-    arguments: str
-
-    def as_wire(self) -> dict[str, Any]:
-        """The OpenAI wire dict stored in the assistant chunk."""
-        return {
-            "id": self.id,
-            "type": "function",
-            "function": {"name": self.name, "arguments": self.arguments},
-        }
+KNOWN_REASONS = frozenset({"stop", "length", "content_filter", "tool_calls", "function_call"})
 
 
-@dataclass(frozen=True)
-class Completion:
-    """The parts of a chat completion the session loop uses."""
+def wire_parts(
+    req: RathLLMChatRequest,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    """``req`` as OpenAI chat dicts: its messages, its tools, and its other fields."""
+    messages = []
+    for m in req.messages:
+        message: dict[str, Any] = {"role": m.role, "content": m.content}
+        for key in ("name", "tool_call_id", "tool_calls"):
+            if getattr(m, key) is not None:
+                message[key] = list(m.tool_calls or ()) if key == "tool_calls" else getattr(m, key)
+        messages.append(message)
+    options = {k: getattr(req, k) for k in SAMPLING_FIELDS if getattr(req, k) is not None}
+    if req.model:
+        options["model"] = req.model
+    options.update(req.extra_create_args)
+    return messages, [t.to_openai() for t in req.tools or ()], options
 
-    content: str | None
-    tool_calls: tuple[WireToolCall, ...]
-    finish_reason: str
-    usage: RathLLMTokenUsage | None
-    model: str
 
-
-def build_request(
-    messages: list[dict[str, Any]],
-    tools: list[dict[str, Any]],
-    *,
-    model: str,
-    options: dict[str, Any],
-) -> dict[str, Any]:
-    """Keyword arguments for ``chat.completions.create`` (never streaming here).
-
-    Raises:
-        ValueError: ``options`` asks for ``stream`` (streaming has its own path).
-    """
-    if options.get("stream"):
-        raise ValueError("`stream` cannot be set in Provider options; use on_event instead")
-    request: dict[str, Any] = {"model": model, "messages": messages, **options}
+def openai_body(req: RathLLMChatRequest, *, model: str) -> dict[str, Any]:
+    """The ``POST /chat/completions`` body (never streaming here)."""
+    messages, tools, options = wire_parts(req)
+    body: dict[str, Any] = {"model": model, "messages": messages, **options}
     if tools:
-        request["tools"] = tools
-        request.setdefault("tool_choice", "auto")
+        body["tools"] = tools
+        body.setdefault("tool_choice", "auto")
     else:
-        request.pop("tool_choice", None)
-        request.pop("parallel_tool_calls", None)
-    return request
+        body.pop("tool_choice", None)
+        body.pop("parallel_tool_calls", None)
+    return body
 
 
 def counted_usage(
@@ -80,37 +68,103 @@ def counted_usage(
     return RathLLMTokenUsage(prompt, completion, int(total or 0) or prompt + completion)
 
 
-def normalize_completion(completion: Any, *, round_index: int) -> Completion:
-    """Turn an ``openai`` ``ChatCompletion`` into a :class:`Completion`.
+def durable_usage(usage: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:
+    """:func:`counted_usage` of a normalised usage (its detail dicts dropped)."""
+    if usage is None:
+        return None
+    return counted_usage(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens)
 
-    Missing tool-call ids are replaced by stable ones (``call_<round>_<index>``) so every
-    tool result can name the call it answers.
+
+def openai_answer(answer: object) -> RathLLMChatResponse:
+    """A Chat Completions answer (parsed JSON) for the durable loop.
+
+    The finish reason, when missing, is ``tool_calls`` if there are calls (else ``stop``); the
+    usage total, when missing, the sum of its parts.
+
+    Raises:
+        ValueError: ``answer`` is not a completion with choices.
     """
-    if not completion.choices:
+    if not isinstance(answer, dict) or not answer.get("choices"):
         raise ValueError("the model returned no choices")
-    choice = completion.choices[0]
-    message = choice.message
-    calls = tuple(
-        WireToolCall(
-            id=call.id or f"call_{round_index}_{index}",
-            name=call.function.name,
-            arguments=call.function.arguments or "",
-        )
-        for index, call in enumerate(message.tool_calls or ())
-        if getattr(call, "function", None) is not None
+    response = normalize_chat_completion(answer)
+    choice = response.choices[0]
+    calls = choice.message.tool_calls
+    reason = answer["choices"][0].get("finish_reason")
+    if not reason:
+        choice = dataclasses.replace(choice, finish_reason="tool_calls" if calls else "stop")
+    return dataclasses.replace(
+        response, choices=(choice, *response.choices[1:]), usage=durable_usage(response.usage)
     )
-    reason = choice.finish_reason or ("tool_calls" if calls else "stop")
-    usage = None
-    if completion.usage is not None:
-        usage = counted_usage(
-            completion.usage.prompt_tokens,
-            completion.usage.completion_tokens,
-            completion.usage.total_tokens,
-        )
-    return Completion(
-        content=message.content,
-        tool_calls=calls,
-        finish_reason=reason if reason in _KNOWN_REASONS else "stop",
-        usage=usage,
-        model=completion.model or "",
+
+
+def normalize_chat_completion(completion: Any) -> RathLLMChatResponse:
+    """A :class:`RathLLMChatResponse` from an SDK ``ChatCompletion`` (or its dict).
+
+    Unknown finish reasons become ``"stop"``; tool-call arguments are parsed with
+    :func:`~rath.llm.tool_args.parse_tool_arguments`; a usage block, even an empty one, gives
+    counts (zero when missing). ``raw`` is the completion as a JSON-ready dict.
+    """
+    data: dict[str, Any] = (
+        completion.model_dump(mode="json")
+        if hasattr(completion, "model_dump")
+        else dict(completion)
+    )
+    choices = tuple(_choice(c) for c in data.get("choices") or ())
+    return RathLLMChatResponse(
+        id=str(data.get("id") or ""),
+        choices=choices,
+        created=int(data.get("created") or 0),
+        model=str(data.get("model") or ""),
+        object_type=str(data.get("object") or "chat.completion"),
+        service_tier=data.get("service_tier"),
+        system_fingerprint=data.get("system_fingerprint"),
+        usage=_usage(data.get("usage")),
+        raw=data,
+    )
+
+
+def _choice(data: Mapping[str, Any]) -> RathLLMChatChoice:
+    message = data.get("message") or {}
+    calls = tuple(_tool_call(c) for c in message.get("tool_calls") or ())
+    reason = data.get("finish_reason")
+    return RathLLMChatChoice(
+        index=int(data.get("index") or 0),
+        finish_reason=reason if reason in KNOWN_REASONS else "stop",
+        message=RathLLMAssistantMessage(
+            content=message.get("content"),
+            refusal=message.get("refusal"),
+            reasoning_content=message.get("reasoning_content"),
+            tool_calls=calls or None,
+            function_call=message.get("function_call"),
+            annotations=tuple(message["annotations"]) if message.get("annotations") else None,
+        ),
+        logprobs=data.get("logprobs"),
+    )
+
+
+def _tool_call(data: Mapping[str, Any]) -> RathLLMToolCallPart:
+    function = data.get("function") or {}
+    arguments = function.get("arguments") or ""
+    parsed, error = parse_tool_arguments(arguments)
+    return RathLLMToolCallPart(
+        id=str(data.get("id") or ""),
+        type=str(data.get("type") or "function"),
+        function=RathLLMToolCallFunction(
+            name=str(function.get("name") or ""),
+            arguments=arguments,
+            arguments_parsed=parsed,
+            arguments_parse_error=error,
+        ),
+    )
+
+
+def _usage(data: Any) -> RathLLMTokenUsage | None:
+    if not isinstance(data, Mapping):
+        return None
+    return RathLLMTokenUsage(
+        prompt_tokens=int(data.get("prompt_tokens") or 0),
+        completion_tokens=int(data.get("completion_tokens") or 0),
+        total_tokens=int(data.get("total_tokens") or 0),
+        completion_tokens_details=data.get("completion_tokens_details"),
+        prompt_tokens_details=data.get("prompt_tokens_details"),
     )

@@ -1,8 +1,4 @@
-"""OpenRath's ``rath.llm.base``: the synchronous chat-client protocols (docs/providers.md).
-
-A script calls these clients directly (``client.complete(RathLLMChatRequest(...))``), and a
-loop executor wraps one.
-"""
+"""OpenRath's ``rath.llm.base``: the chat-client protocols, sync and async (docs/providers.md)."""
 
 from __future__ import annotations
 
@@ -11,9 +7,17 @@ from typing import Protocol, runtime_checkable
 
 from rath.llm.chat_request import RathLLMChatRequest
 from rath.llm.chat_response import RathLLMChatResponse, RathLLMStreamDelta
-from rath.llm.provider import Provider
+from rath.llm.provider import Provider, ProviderSpec
+from rath.llm.stream import Emit
 
-__all__ = ["ChatClient", "ChatClientFactory", "StreamingChatClient"]
+__all__ = [
+    "AsyncChatClient",
+    "AsyncChatClientFactory",
+    "AsyncStreamingChatClient",
+    "ChatClient",
+    "ChatClientFactory",
+    "StreamingChatClient",
+]
 
 
 @runtime_checkable
@@ -41,3 +45,43 @@ class StreamingChatClient(ChatClient, Protocol):
 
 ChatClientFactory = Callable[[Provider], ChatClient]
 """OpenRath's factory: builds a synchronous client for a provider."""
+
+
+@runtime_checkable
+class AsyncChatClient(Protocol):
+    """Rath's async chat client (its activities call it).
+
+    It raises only :class:`~rath.llm.ProviderError` (classified: retryable or not) and
+    :class:`~rath.errors.ConfigError`, and never retries: Temporal owns retries.
+    """
+
+    @property
+    def kind(self) -> str:
+        """The registered kind that built this client, e.g. ``"anthropic"``."""
+        ...
+
+    @property
+    def model(self) -> str:
+        """The model this client asks for (a request's ``model`` wins)."""
+        ...
+
+    async def acomplete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+        """Run one chat call and return its normalised answer."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the client's connections."""
+        ...
+
+
+@runtime_checkable
+class AsyncStreamingChatClient(Protocol):
+    """An async chat client that streams on its own (optional for registered clients)."""
+
+    async def astream(self, req: RathLLMChatRequest, emit: Emit) -> RathLLMChatResponse:
+        """Run one chat call, calling ``emit`` with each delta; return the whole answer."""
+        ...
+
+
+AsyncChatClientFactory = Callable[[ProviderSpec, str | None], AsyncChatClient]
+"""Builds a client for a provider and one resolved API key (``None`` when the worker has none)."""

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from rath.errors import ConfigError
+
 RathLLMRole = Literal["system", "user", "assistant", "tool", "developer"]
 
 __all__ = [
@@ -15,6 +17,7 @@ __all__ = [
     "RathLLMMessage",
     "RathLLMRole",
     "openrath_tool_list",
+    "request_from_openai",
     "strip_additional_properties",
 ]
 
@@ -99,3 +102,50 @@ class RathLLMChatRequest:
     store: bool | None = None
     service_tier: str | None = None
     extra_create_args: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+_FIELDS = frozenset(RathLLMChatRequest.__dataclass_fields__) - {
+    "messages",
+    "tools",
+    "extra_create_args",
+}
+
+
+def request_from_openai(
+    messages: Iterable[Mapping[str, Any]],
+    tools: Iterable[Mapping[str, Any]] = (),
+    options: Mapping[str, Any] | None = None,
+) -> RathLLMChatRequest:
+    """A request from OpenAI chat dicts: option names that are fields become fields.
+
+    Raises:
+        ConfigError: ``options`` sets ``stream`` (streaming is asked for with ``on_event``).
+    """
+    extra = dict(options or {})
+    if extra.get("stream"):
+        raise ConfigError("`stream` cannot be set in Provider options; use on_event for streaming")
+    fields = {k: extra.pop(k) for k in list(extra) if k in _FIELDS}
+    return RathLLMChatRequest(
+        messages=tuple(
+            RathLLMMessage(
+                role=str(m["role"]),
+                content=m.get("content"),
+                name=m.get("name"),
+                tool_call_id=m.get("tool_call_id"),
+                tool_calls=tuple(m["tool_calls"]) if m.get("tool_calls") else None,
+            )
+            for m in messages
+        ),
+        tools=tuple(
+            RathLLMFunctionTool(
+                name=t["function"]["name"],
+                parameters=dict(t["function"].get("parameters") or {}),
+                description=t["function"].get("description"),
+                strict=t["function"].get("strict"),
+            )
+            for t in tools
+        )
+        or None,
+        extra_create_args=extra,
+        **fields,
+    )

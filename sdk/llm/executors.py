@@ -12,22 +12,16 @@ import asyncio
 import dataclasses
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from rath.errors import ConfigError
-from rath.llm._client import AsyncChatClient, ChatRequest
-from rath.llm._wire import Completion, WireToolCall, counted_usage
-from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool, RathLLMMessage
+from rath.llm._wire import durable_usage
+from rath.llm.base import AsyncChatClient
+from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool
 from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.errors import ProviderError
 from rath.llm.provider import Provider, ProviderSpec, provider_from_spec
-
-_REQUEST_FIELDS = frozenset(RathLLMChatRequest.__dataclass_fields__) - {
-    "messages",
-    "tools",
-    "extra_create_args",
-}
 
 
 class LocalExecutors:
@@ -94,13 +88,13 @@ class ExecutorChatClient:
         """The provider's model (the executor may ignore it)."""
         return self._provider.model or ""
 
-    async def complete(self, request: ChatRequest) -> Completion:
-        """Ask the executor; its answer as a :class:`Completion`."""
+    async def acomplete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+        """Ask the executor (the provider's model and sampling fields in the request)."""
         name = type(self._executor).__name__
         try:
             offered = getattr(self._executor, "tool_schemas", None)
             schemas = tuple(offered() or ()) if offered is not None else ()
-            req = rath_request(request, self._provider, schemas)
+            req = self._request(req, schemas)
             acomplete = getattr(self._executor, "acomplete", None)
             if acomplete is not None:
                 response = await acomplete(req)
@@ -121,7 +115,18 @@ class ExecutorChatClient:
                 error_type="LoopExecutorError",
                 retryable=False,
             )
-        return completion_of(response, round_index=request.round_index)
+        return dataclasses.replace(response, usage=durable_usage(response.usage))
+
+    def _request(
+        self, req: RathLLMChatRequest, schemas: tuple[RathLLMFunctionTool, ...]
+    ) -> RathLLMChatRequest:
+        tools = schemas or req.tools
+        return dataclasses.replace(
+            req,
+            model=req.model or self._provider.model,
+            tools=tools or None,
+            tool_choice=req.tool_choice or ("auto" if tools else None),
+        )
 
     async def aclose(self) -> None:
         """Nothing to release: the executor belongs to the caller."""
@@ -142,68 +147,3 @@ def provider_of(spec: ProviderSpec, key: str | None) -> Provider:
     """The :class:`Provider` a worker rebuilds from a spec, with the key it resolved."""
     rebuilt = provider_from_spec(spec)
     return dataclasses.replace(rebuilt, api_key=key, api_key_ref=None, api_key_env=None)
-
-
-def rath_request(
-    request: ChatRequest,
-    provider: ProviderSpec,
-    schemas: tuple[RathLLMFunctionTool, ...] = (),
-) -> RathLLMChatRequest:
-    """OpenRath's request for ``request``: the provider's model and sampling fields included."""
-    options = dict(request.options)
-    fields = {k: options.pop(k) for k in list(options) if k in _REQUEST_FIELDS}
-    fields.setdefault("model", provider.model)
-    tools = schemas or tuple(_function_tool(t) for t in request.tools)
-    if tools:
-        fields.setdefault("tool_choice", "auto")
-    return RathLLMChatRequest(
-        messages=tuple(_message(m) for m in request.messages),
-        tools=tools or None,
-        extra_create_args=options,
-        **fields,
-    )
-
-
-def completion_of(response: RathLLMChatResponse, *, round_index: int) -> Completion:
-    """The loop's view of OpenRath's response (missing call ids named like the clients do)."""
-    choice = response.primary_choice
-    message = choice.message
-    calls = tuple(
-        WireToolCall(
-            id=part.id or f"call_{round_index}_{index}",
-            name=part.function.name,
-            arguments=part.function.arguments or "",
-        )
-        for index, part in enumerate(message.tool_calls or ())
-    )
-    usage = response.usage
-    return Completion(
-        content=message.content,
-        tool_calls=calls,
-        finish_reason=choice.finish_reason,
-        usage=None
-        if usage is None
-        else counted_usage(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens),
-        model=response.model,
-    )
-
-
-def _message(message: Mapping[str, Any]) -> RathLLMMessage:
-    calls = message.get("tool_calls")
-    return RathLLMMessage(
-        role=str(message["role"]),
-        content=message.get("content"),
-        name=message.get("name"),
-        tool_call_id=message.get("tool_call_id"),
-        tool_calls=tuple(calls) if calls else None,
-    )
-
-
-def _function_tool(schema: Mapping[str, Any]) -> RathLLMFunctionTool:
-    function = schema["function"]
-    return RathLLMFunctionTool(
-        name=function["name"],
-        parameters=dict(function.get("parameters") or {}),
-        description=function.get("description"),
-        strict=function.get("strict"),
-    )

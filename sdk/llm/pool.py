@@ -8,14 +8,15 @@ without ``stream`` answers in one piece, emitted as a few deltas (docs/providers
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, TypeVar
 
 from rath.config import default_store
-from rath.llm._client import AsyncChatClient, AsyncChatClientFactory, ChatRequest
-from rath.llm._wire import Completion
-from rath.llm.chat_response import RathLLMStreamDelta
+from rath.llm.base import AsyncChatClient, AsyncChatClientFactory, AsyncStreamingChatClient
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse, RathLLMStreamDelta
 from rath.llm.credentials import VAULT, CredentialVault
 from rath.llm.errors import ProviderError
 from rath.llm.provider import Provider, ProviderSpec, default_key_env, spec_from_provider
@@ -31,7 +32,7 @@ def async_chat_client_for(
     """A new async client for ``provider`` (call :meth:`AsyncChatClient.aclose` when done).
 
     Rath's own clients, the ones its activities use (the LLM activities keep a
-    :class:`ChatClients` pool): ``await client.complete(ChatRequest(...))``. OpenRath's
+    :class:`ChatClients` pool): ``await client.acomplete(RathLLMChatRequest(...))``. OpenRath's
     synchronous clients come from :func:`rath.llm.chat_client_for`.
 
     Raises:
@@ -143,9 +144,9 @@ class KeyFallbackClient:
         """The model of the underlying clients."""
         return self._clients[0].model
 
-    async def complete(self, request: ChatRequest) -> Completion:
+    async def acomplete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
         """Complete with the first key the endpoint accepts (see :meth:`with_keys`)."""
-        return await self.with_keys(lambda client: client.complete(request))
+        return await self.with_keys(lambda client: client.acomplete(req))
 
     async def with_keys(self, call: Callable[[AsyncChatClient], Awaitable[T]]) -> T:
         """Run ``call`` with each key's client in turn until the endpoint accepts one.
@@ -192,47 +193,60 @@ def _as_spec(provider: Provider | ProviderSpec, vault: CredentialVault) -> Provi
     return spec_from_provider(provider, api_key_ref=ref, demo_fallback=False)
 
 
-@runtime_checkable
-class AsyncStreamingChatClient(Protocol):
-    """A chat client that streams on its own (optional for registered clients)."""
-
-    async def stream(self, request: ChatRequest, emit: Emit) -> Completion:
-        """Run one chat call, calling ``emit`` with each delta; return the whole answer."""
-        ...
-
-
 async def stream_completion(
-    client: AsyncChatClient, request: ChatRequest, emit: Emit
-) -> Completion:
-    """Run one chat call streaming: ``emit`` gets each delta, the whole answer is returned.
+    client: AsyncChatClient, req: RathLLMChatRequest, emit: Emit, *, round_index: int = 1
+) -> RathLLMChatResponse:
+    """One chat call streamed: ``emit`` gets each delta, the whole answer comes back named.
+
+    A client without ``astream`` answers in one piece, emitted as a few deltas; with fallback
+    keys the stream goes through the key that is accepted (a rejected key fails before any
+    delta).
 
     Raises:
         ProviderError: The endpoint failed (classified: retryable or not).
     """
     if isinstance(client, KeyFallbackClient):
-        # A rejected key fails before any delta, so the next key starts a clean stream.
-        return await client.with_keys(lambda one: stream_completion(one, request, emit))
+        return await client.with_keys(
+            lambda one: stream_completion(one, req, emit, round_index=round_index)
+        )
     if isinstance(client, AsyncStreamingChatClient):
-        return await client.stream(request, emit)
-    completion = await client.complete(request)
-    for delta in completion_deltas(completion):
+        return named_calls(await client.astream(req, emit), round_index)
+    response = named_calls(await client.acomplete(req), round_index)
+    for delta in completion_deltas(response):
         emit(delta)
-    return completion
+    return response
 
 
-def completion_deltas(completion: Completion) -> list[RathLLMStreamDelta]:
+def named_calls(response: RathLLMChatResponse, round_index: int) -> RathLLMChatResponse:
+    """``response`` with its id-less tool calls named ``call_<round>_<index>``."""
+    choice = response.primary_choice
+    calls = choice.message.tool_calls or ()
+    if all(call.id for call in calls):
+        return response
+    named = tuple(
+        call if call.id else dataclasses.replace(call, id=f"call_{round_index}_{index}")
+        for index, call in enumerate(calls)
+    )
+    message = dataclasses.replace(choice.message, tool_calls=named)
+    choice = dataclasses.replace(choice, message=message)
+    return dataclasses.replace(response, choices=(choice, *response.choices[1:]))
+
+
+def completion_deltas(response: RathLLMChatResponse) -> list[RathLLMStreamDelta]:
     """The deltas of an answer that arrived in one piece."""
-    out = [RathLLMStreamDelta(content_delta=completion.content)] if completion.content else []
-    for index, call in enumerate(completion.tool_calls):
+    choice = response.primary_choice
+    content = choice.message.content
+    out = [RathLLMStreamDelta(content_delta=content)] if content else []
+    for index, call in enumerate(choice.message.tool_calls or ()):
         out.append(
             RathLLMStreamDelta(
                 tool_call_index=index,
                 tool_call_id=call.id,
-                tool_call_name_delta=call.name,
-                tool_call_args_delta=call.arguments or None,
+                tool_call_name_delta=call.function.name,
+                tool_call_args_delta=call.function.arguments or None,
             )
         )
-    out.append(RathLLMStreamDelta(finish_reason=completion.finish_reason))
-    if completion.usage is not None:
-        out.append(RathLLMStreamDelta(usage=completion.usage))
+    out.append(RathLLMStreamDelta(finish_reason=choice.finish_reason))
+    if response.usage is not None:
+        out.append(RathLLMStreamDelta(usage=response.usage))
     return out

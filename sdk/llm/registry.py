@@ -11,8 +11,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from rath.errors import ConfigError
-from rath.llm._client import AsyncChatClientFactory
-from rath.llm.base import ChatClient, StreamingChatClient
+from rath.llm.base import AsyncChatClientFactory, ChatClient, StreamingChatClient
 from rath.llm.executors import openrath_factory
 from rath.llm.provider import Provider, declare_kind
 from rath.utils.targets import import_target

@@ -19,8 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from rath.errors import ConfigError
-from rath.llm.aio import AsyncChatClient, ChatRequest, Completion
-from rath.llm.chat_response import RathLLMTokenUsage
+from rath.llm.aio import AsyncChatClient
+from rath.llm.chat_request import RathLLMChatRequest, request_from_openai
+from rath.llm.chat_response import RathLLMChatResponse, RathLLMTokenUsage
 from rath.llm.errors import ProviderError
 from rath.llm.pool import async_chat_client_for
 from rath.llm.provider import Provider
@@ -58,7 +59,7 @@ def provider_chat(provider: Provider) -> Iterator[Chat]:
         try:
 
             def chat(messages: ChatMessages) -> tuple[str, RathLLMTokenUsage | None]:
-                request = ChatRequest(messages=list(messages), options=dict(options))
+                request = request_from_openai(messages, options=options)
                 return thread.submit(loop.run_until_complete, _ask(client, request)).result()
 
             yield chat
@@ -68,7 +69,7 @@ def provider_chat(provider: Provider) -> Iterator[Chat]:
 
 
 async def _ask(
-    client: AsyncChatClient, request: ChatRequest
+    client: AsyncChatClient, request: RathLLMChatRequest
 ) -> tuple[str, RathLLMTokenUsage | None]:
     """The reply's text and usage.
 
@@ -77,7 +78,7 @@ async def _ask(
         ExtractionError: The model answered with no text.
     """
     result = await _complete(client, request)
-    text = (result.content or "").strip()
+    text = (result.primary_choice.message.content or "").strip()
     if not text:
         raise ExtractionError(
             f"{client.kind} model {client.model!r} sent an empty reply to the memory "
@@ -86,7 +87,7 @@ async def _ask(
     return text, result.usage
 
 
-async def _complete(client: AsyncChatClient, request: ChatRequest) -> Completion:
+async def _complete(client: AsyncChatClient, request: RathLLMChatRequest) -> RathLLMChatResponse:
     """One completion, after up to :data:`ATTEMPTS` calls (``Retry-After`` honoured, capped).
 
     Raises:
@@ -94,10 +95,10 @@ async def _complete(client: AsyncChatClient, request: ChatRequest) -> Completion
     """
     for attempt in range(1, ATTEMPTS):
         try:
-            return await client.complete(request)
+            return await client.acomplete(request)
         except ProviderError as exc:
             if not exc.retryable:
                 raise
             delay = exc.retry_after or _FIRST_DELAY * 2 ** (attempt - 1)
             await asyncio.sleep(min(delay, _MAX_DELAY))
-    return await client.complete(request)
+    return await client.acomplete(request)

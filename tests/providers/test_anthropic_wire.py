@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from wires import answer_of
 
 from rath.llm import RathLLMTokenUsage
 from rath.llm._anthropic_wire import CONTINUE_TEXT, anthropic_completion, anthropic_request
@@ -210,7 +211,7 @@ def test_response_text_tool_use_stop_reason_and_usage() -> None:
             "output_tokens": 7,
         },
     }
-    completion = anthropic_completion(message, round_index=3)
+    completion = answer_of(anthropic_completion(message), 3)
     assert completion.content == "Reading it."
     assert [(c.id, c.name, json.loads(c.arguments)) for c in completion.tool_calls] == [
         ("toolu_9", "f", {"path": "ü"})
@@ -233,16 +234,16 @@ def test_response_text_tool_use_stop_reason_and_usage() -> None:
 )
 def test_stop_reasons(stop_reason: str | None, finish: str) -> None:
     message = {"content": [{"type": "text", "text": "x"}], "stop_reason": stop_reason}
-    completion = anthropic_completion(message, round_index=1)
+    completion = answer_of(anthropic_completion(message), 1)
     assert completion.finish_reason == finish
     assert completion.usage is None
 
 
 def test_missing_ids_get_stable_ones_and_non_messages_are_rejected() -> None:
     message = {"content": [{"type": "tool_use", "name": "f", "input": {}}], "stop_reason": None}
-    completion = anthropic_completion(message, round_index=4)
+    completion = answer_of(anthropic_completion(message), 4)
     assert completion.tool_calls[0].id == "call_4_0"
     assert completion.finish_reason == "tool_calls"
     for bad in ({"type": "message"}, "not json", {"content": "text"}):
         with pytest.raises(ValueError, match="content list"):
-            anthropic_completion(bad, round_index=1)
+            anthropic_completion(bad)

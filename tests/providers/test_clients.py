@@ -14,11 +14,13 @@ from wires import HELLO, MODELS, TEST_KEY, WIRES, complete, fake_server, provide
 from rath.errors import ConfigError
 from rath.llm import (
     ChatClients,
-    ChatRequest,
-    Completion,
     Provider,
     ProviderError,
     ProviderSpec,
+    RathLLMAssistantMessage,
+    RathLLMChatChoice,
+    RathLLMChatRequest,
+    RathLLMChatResponse,
     describe_image,
     register_chat_client,
     registered_kinds,
@@ -77,9 +79,10 @@ class _EchoClient:
     def model(self) -> str:
         return self._model
 
-    async def complete(self, request: ChatRequest) -> Completion:
-        text = f"echo {request.messages[-1]['content']}"
-        return Completion(content=text, tool_calls=(), finish_reason="stop", usage=None, model="")
+    async def acomplete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+        text = f"echo {req.messages[-1].content}"
+        message = RathLLMAssistantMessage(content=text)
+        return RathLLMChatResponse("", (RathLLMChatChoice(0, "stop", message),), 0, "")
 
     async def aclose(self) -> None:
         pass
@@ -239,7 +242,9 @@ def test_fallback_client_prefers_the_key_that_worked(
             spec_from_provider(provider, demo_fallback=False)
         )
         try:
-            return [(await client.complete(HELLO)).content for _ in range(2)]
+            return [
+                (await client.acomplete(HELLO)).primary_choice.message.content for _ in range(2)
+            ]
         finally:
             await client.aclose()
 
@@ -274,7 +279,9 @@ def test_a_rejected_key_is_left_even_when_the_next_one_fails_otherwise(
         try:
             for _ in range(2):  # as Temporal retries the activity
                 try:
-                    outcomes.append(str((await client.complete(HELLO)).content))
+                    outcomes.append(
+                        str((await client.acomplete(HELLO)).primary_choice.message.content)
+                    )
                 except ProviderError as exc:
                     outcomes.append(exc.error_type)
         finally:

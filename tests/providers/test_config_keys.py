@@ -12,7 +12,7 @@ from temporalio.client import Client
 
 from rath import flow
 from rath.llm import ProviderSpec
-from rath.llm.aio import ChatRequest
+from rath.llm.chat_request import request_from_openai
 from rath.llm.pool import ChatClients
 from rath.session import Session
 from rath.settings import Settings
@@ -81,7 +81,7 @@ async def test_a_worker_reads_its_config_file_for_a_spec_without_a_key(
         spec = ProviderSpec(kind="openai", model="m", base_url=server.base_url)
         clients = ChatClients()
         chat = await clients.aclient(spec)
-        completion = await chat.complete(ChatRequest(messages=[{"role": "user", "content": "x"}]))
+        completion = await chat.acomplete(request_from_openai([{"role": "user", "content": "x"}]))
         await clients.aclose()
         (request,) = server.requests
-    assert completion.content == "worker" and request.api_key == CONFIG_KEY
+    assert completion.primary_choice.message.content == "worker" and request.api_key == CONFIG_KEY

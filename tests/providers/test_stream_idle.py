@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from wires import HELLO
 
 from rath.errors import ConfigError
 from rath.llm import Provider, ProviderError
-from rath.llm.aio import ChatRequest, Completion, async_chat_client_for
+from rath.llm.aio import async_chat_client_for
+from rath.llm.chat_response import RathLLMChatResponse
 
-HELLO = ChatRequest(messages=[{"role": "user", "content": "hello"}])
 IDLE = 1.0
 
 
@@ -68,14 +69,14 @@ def paced() -> Iterator[ThreadingHTTPServer]:
     server.shutdown()
 
 
-def _stream(server: ThreadingHTTPServer) -> tuple[Completion, list[object]]:
+def _stream(server: ThreadingHTTPServer) -> tuple[RathLLMChatResponse, list[object]]:
     provider = Provider(model="m", base_url=f"http://127.0.0.1:{server.server_port}/v1")
     deltas: list[object] = []
 
-    async def run() -> Completion:
+    async def run() -> RathLLMChatResponse:
         client = async_chat_client_for(provider)
         try:
-            return await client.stream(HELLO, deltas.append)
+            return await client.astream(HELLO, deltas.append)
         finally:
             await client.aclose()
 
@@ -101,7 +102,7 @@ def test_a_slow_steady_stream_is_never_cut_off(
     monkeypatch.setenv("RATH_STREAM_IDLE_SECONDS", str(IDLE))
     paced.words, paced.gap = ["a", "b", "c", "d", "e"], IDLE / 3  # type: ignore[attr-defined]
     completion, deltas = _stream(paced)  # ~1.7 s in all, more than the idle time
-    assert completion.content == "abcde"
+    assert completion.primary_choice.message.content == "abcde"
     assert len(deltas) >= 5
 
 

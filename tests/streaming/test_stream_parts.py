@@ -10,36 +10,40 @@ import json
 
 import pytest
 from temporalio.contrib.workflow_streams import WorkflowStreamState
-from wires import MODELS, fake_server, provider_for
+from wires import MODELS, Answer, Call, answer_of, fake_server, provider_for
 
 from rath.errors import ConfigError
 from rath.llm import (
-    ChatRequest,
-    Completion,
     ProviderError,
+    RathLLMAssistantMessage,
+    RathLLMChatChoice,
+    RathLLMChatRequest,
+    RathLLMChatResponse,
     RathLLMTokenUsage,
-    WireToolCall,
+    RathLLMToolCallFunction,
+    RathLLMToolCallPart,
 )
 from rath.llm._openai_stream import OpenAIStreamAnswer
 from rath.llm.aio import async_chat_client_for
+from rath.llm.chat_request import request_from_openai
 from rath.llm.tool_args import parse_arguments
 from rath.streaming import RathLLMStreamDelta, StreamFold, stream_completion
 from rath.testing import raw_reply, text_reply, tool_call_reply, truncated
 from rath.workflows._stream_handoff import carried
 
 D = RathLLMStreamDelta
-REQUEST = ChatRequest(messages=[{"role": "user", "content": "go"}], round_index=3)
+REQUEST = request_from_openai([{"role": "user", "content": "go"}])
 
 
-async def _stream(wire: str, reply: object) -> tuple[Completion, list[RathLLMStreamDelta]]:
+async def _stream(wire: str, reply: object) -> tuple[Answer, list[RathLLMStreamDelta]]:
     events: list[RathLLMStreamDelta] = []
     with fake_server(wire, [reply]) as server:
         client = async_chat_client_for(provider_for(wire, server.base_url))
         try:
-            completion = await stream_completion(client, REQUEST, events.append)
+            response = await stream_completion(client, REQUEST, events.append, round_index=3)
         finally:
             await client.aclose()
-    return completion, events
+    return answer_of(response), events
 
 
 def _fold(events: list[RathLLMStreamDelta]) -> StreamFold:
@@ -70,12 +74,12 @@ async def test_streamed_tool_calls_fold_to_the_completion(wire: str) -> None:
     )
     completion, events = await _stream(wire, reply)
     assert completion.tool_calls == (
-        WireToolCall(
+        Call(
             "call_0_write_workspace_file",
             "write_workspace_file",
             json.dumps({"path": "a.txt", "content": "A"}),
         ),
-        WireToolCall("call_1_read_workspace_file", "read_workspace_file", '{"path": "a.txt"}'),
+        Call("call_1_read_workspace_file", "read_workspace_file", '{"path": "a.txt"}'),
     )
     starts = [e for e in events if e.tool_call_name_delta]
     assert [(e.tool_call_index, e.tool_call_id) for e in starts] == [
@@ -124,16 +128,20 @@ async def test_a_client_that_cannot_stream_sends_its_answer_as_deltas() -> None:
     class OnePiece:
         kind, model = "one-piece", MODELS["openai"]
 
-        async def complete(self, request: ChatRequest) -> Completion:
-            call = WireToolCall("c1", "list_workspace_files", "{}")
-            return Completion("hello", (call,), "tool_calls", RathLLMTokenUsage(0, 0, 3), "m")
+        async def acomplete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+            function = RathLLMToolCallFunction("list_workspace_files", "{}", {}, False)
+            message = RathLLMAssistantMessage(
+                content="hello", tool_calls=(RathLLMToolCallPart("c1", "function", function),)
+            )
+            choice = RathLLMChatChoice(0, "tool_calls", message)
+            return RathLLMChatResponse("", (choice,), 0, "m", usage=RathLLMTokenUsage(0, 0, 3))
 
         async def aclose(self) -> None:
             pass
 
     events: list[RathLLMStreamDelta] = []
     completion = await stream_completion(OnePiece(), REQUEST, events.append)
-    assert completion.content == "hello"
+    assert completion.primary_choice.message.content == "hello"
     assert [e.model_dump(exclude_defaults=True) for e in events] == [
         {"content_delta": "hello"},
         {
@@ -149,7 +157,7 @@ async def test_a_client_that_cannot_stream_sends_its_answer_as_deltas() -> None:
 
 def test_stream_cannot_be_asked_for_in_provider_options() -> None:
     with pytest.raises(ConfigError, match="on_event"):
-        ChatRequest(messages=[], options={"stream": True})
+        request_from_openai([], options={"stream": True})
 
 
 def test_a_retry_voids_the_round_and_stale_attempts_are_ignored() -> None:
@@ -241,7 +249,7 @@ def test_an_anthropic_tool_call_cut_off_at_max_tokens_keeps_its_raw_arguments() 
     ]
     for event in events:
         answer.feed(event)
-    completion = anthropic_completion(answer.answer(), round_index=1)
+    completion = answer_of(anthropic_completion(answer.answer()))
     (call,) = completion.tool_calls
     assert (call.name, call.arguments) == ("write_workspace_file", '{"path": "a.txt", "cont')
     assert parse_arguments(call.arguments)[0] is None  # the loop reports invalid arguments

@@ -8,7 +8,6 @@ classify them. Rath's agents call models through activities instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import openai
@@ -19,18 +18,18 @@ from rath.llm._direct import direct_target
 from rath.llm._direct_client import DirectChatClient
 from rath.llm._openai_client import OPENAI_ERRORS, openai_sdk
 from rath.llm._openai_stream import OpenAIStreamAnswer
-from rath.llm._wire import _KNOWN_REASONS
+from rath.llm._wire import normalize_chat_completion
 from rath.llm.chat_request import RathLLMChatRequest, strip_additional_properties
-from rath.llm.chat_response import (
-    RathLLMAssistantMessage,
-    RathLLMChatChoice,
-    RathLLMChatResponse,
-    RathLLMTokenUsage,
-    RathLLMToolCallFunction,
-    RathLLMToolCallPart,
-)
+from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.provider import SAMPLING_FIELDS, Provider
-from rath.llm.tool_args import parse_tool_arguments
+
+__all__ = [
+    "OPENAI_RETRYABLE",
+    "RathOpenAIChatClient",
+    "normalize_chat_completion",
+    "to_create_kwargs",
+    "to_create_kwargs_stream",
+]
 
 OPENAI_RETRYABLE: tuple[type[Exception], ...] = (
     openai.RateLimitError,
@@ -80,32 +79,6 @@ def to_create_kwargs_stream(
     kwargs["stream"] = True
     kwargs.setdefault("stream_options", {"include_usage": True})
     return kwargs
-
-
-def normalize_chat_completion(completion: Any) -> RathLLMChatResponse:
-    """A :class:`RathLLMChatResponse` from an SDK ``ChatCompletion`` (or its dict).
-
-    Unknown finish reasons become ``"stop"``; tool-call arguments are parsed with
-    :func:`~rath.llm.tool_args.parse_tool_arguments`; a usage block, even an empty one, gives
-    counts (zero when missing). ``raw`` is the completion as a JSON-ready dict.
-    """
-    data: dict[str, Any] = (
-        completion.model_dump(mode="json")
-        if hasattr(completion, "model_dump")
-        else dict(completion)
-    )
-    choices = tuple(_choice(c) for c in data.get("choices") or ())
-    return RathLLMChatResponse(
-        id=str(data.get("id") or ""),
-        choices=choices,
-        created=int(data.get("created") or 0),
-        model=str(data.get("model") or ""),
-        object_type=str(data.get("object") or "chat.completion"),
-        service_tier=data.get("service_tier"),
-        system_fingerprint=data.get("system_fingerprint"),
-        usage=_usage(data.get("usage")),
-        raw=data,
-    )
 
 
 class RathOpenAIChatClient(DirectChatClient):
@@ -181,50 +154,3 @@ def _tool(tool: Any) -> dict[str, Any]:
     if tool.strict is not None:
         function["strict"] = tool.strict
     return {"type": "function", "function": function}
-
-
-def _choice(data: Mapping[str, Any]) -> RathLLMChatChoice:
-    message = data.get("message") or {}
-    calls = tuple(_tool_call(c) for c in message.get("tool_calls") or ())
-    reason = data.get("finish_reason")
-    return RathLLMChatChoice(
-        index=int(data.get("index") or 0),
-        finish_reason=reason if reason in _KNOWN_REASONS else "stop",
-        message=RathLLMAssistantMessage(
-            content=message.get("content"),
-            refusal=message.get("refusal"),
-            reasoning_content=message.get("reasoning_content"),
-            tool_calls=calls or None,
-            function_call=message.get("function_call"),
-            annotations=tuple(message["annotations"]) if message.get("annotations") else None,
-        ),
-        logprobs=data.get("logprobs"),
-    )
-
-
-def _tool_call(data: Mapping[str, Any]) -> RathLLMToolCallPart:
-    function = data.get("function") or {}
-    arguments = function.get("arguments") or ""
-    parsed, error = parse_tool_arguments(arguments)
-    return RathLLMToolCallPart(
-        id=str(data.get("id") or ""),
-        type=str(data.get("type") or "function"),
-        function=RathLLMToolCallFunction(
-            name=str(function.get("name") or ""),
-            arguments=arguments,
-            arguments_parsed=parsed,
-            arguments_parse_error=error,
-        ),
-    )
-
-
-def _usage(data: Any) -> RathLLMTokenUsage | None:
-    if not isinstance(data, Mapping):
-        return None
-    return RathLLMTokenUsage(
-        prompt_tokens=int(data.get("prompt_tokens") or 0),
-        completion_tokens=int(data.get("completion_tokens") or 0),
-        total_tokens=int(data.get("total_tokens") or 0),
-        completion_tokens_details=data.get("completion_tokens_details"),
-        prompt_tokens_details=data.get("prompt_tokens_details"),
-    )
