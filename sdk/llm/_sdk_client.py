@@ -1,30 +1,45 @@
-"""What the clients built on the official SDKs share: endpoint defaults, the call, closing.
+"""Both faces of a vendor's chat client over its official SDK, and where it calls.
 
-``openai`` and ``anthropic`` are generated from the same template, so their clients differ
-only in the path they post to and how a request and its answer are translated.
+The sync face (OpenRath's) is built from a ``Provider`` and retries; the async face (the
+activities') from a worker's spec and key, never retrying: Temporal owns retries
+(docs/providers.md, "Custom kinds", "Retries and errors").
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, Self, TypeVar
 
+from rath.config import default_store
 from rath.errors import ConfigError
 from rath.llm._http import CallSite, SDKErrors, mid_stream_errors, provider_errors
 from rath.llm.chat_request import RathLLMChatRequest
-from rath.llm.chat_response import RathLLMChatResponse
+from rath.llm.chat_response import RathLLMChatResponse, RathLLMStreamDelta
 from rath.llm.credentials import redact_secrets
 from rath.llm.errors import ProviderError
-from rath.llm.provider import ProviderSpec
+from rath.llm.provider import Provider, ProviderSpec
+from rath.llm.retry import retry_classified
 from rath.llm.stream import Emit, StreamAnswer
+
+T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 600.0
 DEFAULT_STREAM_IDLE = 60.0
 """Seconds a streamed answer may send nothing before the attempt ends (and is retried)."""
 _END = object()
+
+
+class Retrying(Protocol):
+    """A provider's retry settings (``None``: OpenRath's defaults)."""
+
+    @property
+    def retry_max_attempts(self) -> int | None: ...
+
+    @property
+    def retry_base_seconds(self) -> float | None: ...
 
 
 @dataclass(frozen=True)
@@ -85,46 +100,199 @@ def stream_idle_seconds() -> float:
     return value
 
 
+def require_credentials(what: str, key: str | None, base_url: str | None, prefix: str) -> None:
+    """Refuse a client with no key and no server to send none to.
+
+    Raises:
+        ConfigError: Neither is given nor in ``<prefix>_API_KEY``/``<prefix>_BASE_URL`` (a
+            ``ValueError``, worded as OpenRath's: "No API key found", "No Anthropic api_key").
+    """
+    if key or base_url or os.environ.get(f"{prefix}_API_KEY"):
+        return
+    if os.environ.get(f"{prefix}_BASE_URL"):
+        return
+    # OpenRath's own words per vendor (its tests match them), then the fix.
+    head = f"No {what} api_key found" if prefix == "ANTHROPIC" else f"No API key found for {what}"
+    raise ConfigError(
+        f"{head}: set api_key=... or {prefix}_API_KEY, or point base_url at a compatible server"
+    )
+
+
+def direct_target(
+    provider: Provider,
+    kind: str,
+    *,
+    label: str,
+    key_envs: Callable[[str | None], Sequence[str]],
+    url_envs: Sequence[str] = (),
+) -> tuple[Endpoint, CallSite]:
+    """Where ``provider`` is called from plain Python.
+
+    Each setting comes from the provider's fields, then the environment (the URL variables
+    ``url_envs`` names, default ``<KIND>_BASE_URL``; the key variables ``key_envs(base_url)``
+    names; ``<KIND>_DEFAULT_MODEL``), then the config file's provider of ``kind``.
+
+    Raises:
+        ConfigError: No key and no base URL anywhere.
+    """
+    prefix = kind.upper()
+    configured = default_store().find_provider_by_kind(kind)
+    base_url = (
+        provider.base_url
+        or first_env(url_envs or (f"{prefix}_BASE_URL",))
+        or (configured.base_url if configured else None)
+    )
+    key = (
+        provider.api_key
+        or first_env(key_envs(base_url))
+        or (configured.api_key if configured else None)
+    )
+    require_credentials(label, key, base_url, prefix)
+    model = (
+        provider.model
+        or os.environ.get(f"{prefix}_DEFAULT_MODEL")
+        or (configured.model if configured else None)
+    )
+    timeout = provider.request_timeout or DEFAULT_TIMEOUT
+    secret = key or ""
+    site = CallSite(
+        where=base_url or label,
+        model=model or "",
+        timeout=timeout,
+        redact=lambda text: text.replace(secret, "[redacted]") if len(secret) >= 8 else text,
+    )
+    return Endpoint(base_url, model or "", key or "unused", timeout), site
+
+
+def first_env(names: Sequence[str]) -> str | None:
+    """The value of the first of ``names`` set (non-blank) in the environment, stripped."""
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
+def retried(provider: Retrying, call: Callable[[], T]) -> T:
+    """``call`` with ``provider``'s retries of the errors worth retrying."""
+    return retry_classified(
+        call,
+        max_attempts=provider.retry_max_attempts,
+        base_seconds=provider.retry_base_seconds,
+    )
+
+
 class SDKChatClient:
-    """A chat client over an official SDK client; subclasses supply the wire.
+    """A vendor's chat client: both faces share the wire translations, errors and SDK.
 
-    Subclasses set :attr:`path` and :attr:`errors` and implement :meth:`_body` and
-    :meth:`_completion`; to stream, also :meth:`_stream_body` and :meth:`_stream_answer`.
-
-    Args:
-        kind: The registered kind, for messages.
-        endpoint: Where to call.
-        sdk: The SDK's async client, built with ``max_retries=0``.
-        where: How messages name the endpoint.
+    Subclasses set :attr:`path`, :attr:`errors` and :attr:`new_sdk`, and implement the
+    translations: :meth:`_kwargs`, :meth:`_create` and :meth:`_normalize` (OpenRath's, the sync
+    face), :meth:`_body` and :meth:`_completion` (the live wire, the async face),
+    :meth:`_stream_body` and :meth:`_stream_answer` (both).
     """
 
     path: ClassVar[str]
     errors: ClassVar[SDKErrors]
+    new_sdk: ClassVar[Callable[..., Any]]
 
-    def __init__(self, *, kind: str, endpoint: Endpoint, sdk: Any, where: str) -> None:
+    def _setup(
+        self, kind: str, endpoint: Endpoint, site: CallSite, provider: Provider | None
+    ) -> None:
         self._kind = kind
+        self._endpoint = endpoint
         self._model = endpoint.model
-        self._sdk = sdk
-        self._stream_idle = endpoint.stream_idle
-        self._site = CallSite(
-            where=where,
+        self._default_model = endpoint.model or None
+        self._site = site
+        self._provider = provider
+        self._sdks: dict[bool, Any] = {}
+
+    @classmethod
+    def for_endpoint(cls, endpoint: Endpoint, *, kind: str) -> Self:
+        """The async face for a worker (its SDK client built now, off the event loop)."""
+        client = cls.__new__(cls)
+        where = f"{kind} at {endpoint.base_url}" if endpoint.base_url else kind
+        site = CallSite(
+            where="the demo model" if kind == "demo" else where,
             model=endpoint.model,
             timeout=endpoint.timeout,
             redact=lambda text: redact_secrets(text, [endpoint.api_key]),
         )
+        client._setup(kind, endpoint, site, None)
+        client._sdk(asynchronous=True)
+        return client
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._site.where}, model={self._model!r})"
 
+    def _sdk(self, *, asynchronous: bool) -> Any:
+        """The SDK client of one face, built on first use with ``max_retries=0``."""
+        sdk = self._sdks.get(asynchronous)
+        if sdk is None:
+            e = self._endpoint
+            sdk = self._sdks[asynchronous] = type(self).new_sdk(
+                e.base_url, e.api_key, e.timeout, asynchronous=asynchronous
+            )
+        return sdk
+
+    @property
+    def _client(self) -> Any:
+        """The sync face's SDK client (OpenRath's attribute)."""
+        return self._sdk(asynchronous=False)
+
     @property
     def kind(self) -> str:
-        """The registered kind that built this client."""
+        """The kind this client serves."""
         return self._kind
 
     @property
     def model(self) -> str:
-        """The model this client asks for."""
+        """The model this client asks for (``""``: each request names one)."""
         return self._model
+
+    @property
+    def provider(self) -> Provider:
+        """The provider this client calls (the sync face's).
+
+        Raises:
+            AttributeError: The client was built for a worker, from a spec.
+        """
+        if self._provider is None:
+            raise AttributeError(f"{self!r} was built for a worker: it has no Provider")
+        return self._provider
+
+    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+        """One completion, OpenRath's way.
+
+        Raises:
+            ProviderError: The endpoint failed (after retries when retrying may help).
+        """
+        kwargs = self._kwargs(req, stream=False)
+
+        def call() -> Any:
+            with provider_errors(self.errors, self._site):
+                return self._create(self._client, kwargs)
+
+        return self._normalize(retried(self.provider, call))
+
+    def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]:
+        """The completion as deltas (only opening the stream is retried)."""
+        kwargs = self._kwargs(req, stream=True)
+
+        def open_stream() -> Any:
+            with provider_errors(self.errors, self._site):
+                return self._create(self._client, kwargs)
+
+        stream = retried(self.provider, open_stream)
+        answer = self._stream_answer()
+        with provider_errors(self.errors, self._site):
+            for event in stream:
+                yield from answer.feed(event.model_dump())
+
+    def close(self) -> None:
+        """Close the sync face's HTTP client."""
+        sdk = self._sdks.pop(False, None)
+        if sdk is not None:
+            sdk.close()
 
     async def acomplete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
         """Translate the request, post it, and translate the answer back.
@@ -136,7 +304,7 @@ class SDKChatClient:
         with provider_errors(self.errors, self._site):
             # `object` keeps the answer as parsed JSON; the typed SDK methods would re-walk
             # the (already wire-form) request, costing milliseconds per call.
-            answer = await self._sdk.post(self.path, body=body, cast_to=object)
+            answer = await self._sdk(asynchronous=True).post(self.path, body=body, cast_to=object)
             return self._completion(answer)
 
     async def astream(self, req: RathLLMChatRequest, emit: Emit) -> RathLLMChatResponse:
@@ -150,7 +318,7 @@ class SDKChatClient:
         answer = self._stream_answer()
         body, stream_cls = self._stream_body(self._body(req))
         with provider_errors(self.errors, self._site), mid_stream_errors(self.errors, self._site):
-            stream = await self._sdk.post(
+            stream = await self._sdk(asynchronous=True).post(
                 self.path, body=body, cast_to=object, stream=True, stream_cls=stream_cls
             )
             async with stream:  # closed on every path: an error, a cancel, the end
@@ -165,21 +333,24 @@ class SDKChatClient:
 
         Only silence counts: a model that keeps sending, however slowly, is never cut off.
         """
+        idle = self._endpoint.stream_idle
         try:
-            return await asyncio.wait_for(anext(items), self._stream_idle)
+            return await asyncio.wait_for(anext(items), idle)
         except StopAsyncIteration:
             return _END
         except TimeoutError:
             raise ProviderError(
-                f"{self._site.where} sent nothing for {self._stream_idle:g}s mid-stream for "
+                f"{self._site.where} sent nothing for {idle:g}s mid-stream for "
                 f"model {self._model!r} (RATH_STREAM_IDLE_SECONDS); retrying",
                 error_type="LLMTimeout",
                 retryable=True,
             ) from None
 
     async def aclose(self) -> None:
-        """Close the SDK's HTTP client."""
-        await self._sdk.close()
+        """Close the async face's HTTP client."""
+        sdk = self._sdks.pop(True, None)
+        if sdk is not None:
+            await sdk.close()
 
     def _body(self, req: RathLLMChatRequest) -> dict[str, Any]:
         raise NotImplementedError
@@ -192,4 +363,13 @@ class SDKChatClient:
         raise NotImplementedError
 
     def _stream_answer(self) -> StreamAnswer:
+        raise NotImplementedError
+
+    def _kwargs(self, req: RathLLMChatRequest, *, stream: bool) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _create(self, sdk: Any, kwargs: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def _normalize(self, raw: Any) -> RathLLMChatResponse:
         raise NotImplementedError

@@ -19,9 +19,9 @@ from rath.utils.targets import import_target
 __all__ = ["chat_client_for", "register_chat_client", "registered_kinds"]
 
 _FACTORIES: dict[str, AsyncChatClientFactory | str] = {
-    "openai": "rath.llm._openai_client:openai_client",
-    "anthropic": "rath.llm._anthropic_client:anthropic_client",
-    "demo": "rath.llm._openai_client:demo_client",
+    "openai": "rath.llm.openai.client:openai_client",
+    "anthropic": "rath.llm.anthropic.client:anthropic_client",
+    "demo": "rath.llm.openai.client:demo_client",
 }
 _SYNC_FACTORIES: dict[str, Callable[[Provider], Any]] = {}  # OpenRath's, as registered
 _BUILT_IN: dict[str, str] = {

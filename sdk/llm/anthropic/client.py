@@ -1,8 +1,122 @@
-"""OpenRath's module path ``rath.llm.anthropic.client``: OpenRath's direct Anthropic client.
+"""OpenRath's ``rath.llm.anthropic.client``: the Anthropic chat client, both faces, one SDK setup.
 
-Re-exported from ``rath.llm.anthropic``.
+The sync face follows OpenRath's translation table, the async face the live API's wire
+(docs/openrath.md).
 """
 
-from rath.llm.anthropic import ANTHROPIC_RETRYABLE, RathAnthropicChatClient
+from __future__ import annotations
+
+from typing import Any, Literal, overload
+
+import anthropic
+
+from rath.llm._anthropic_stream import AnthropicStreamAnswer
+from rath.llm._anthropic_table import build_anthropic_kwargs, normalize_anthropic_response
+from rath.llm._anthropic_wire import anthropic_completion, anthropic_request
+from rath.llm._http import SDKErrors
+from rath.llm._sdk_client import SDKChatClient, direct_target, resolve_endpoint
+from rath.llm._wire import wire_parts
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse
+from rath.llm.provider import Provider, ProviderSpec
 
 __all__ = ["ANTHROPIC_RETRYABLE", "RathAnthropicChatClient"]
+
+ANTHROPIC_ERRORS = SDKErrors(
+    status=anthropic.APIStatusError,
+    timeout=anthropic.APITimeoutError,
+    connection=anthropic.APIConnectionError,
+    validation=anthropic.APIResponseValidationError,
+)
+ANTHROPIC_RETRYABLE: tuple[type[Exception], ...] = (
+    anthropic.RateLimitError,
+    anthropic.APIConnectionError,
+    anthropic.APITimeoutError,
+    anthropic.InternalServerError,
+)
+"""The ``anthropic`` exceptions OpenRath retried (Rath classifies by status)."""
+
+
+@overload
+def anthropic_sdk(
+    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[True]
+) -> anthropic.AsyncAnthropic: ...
+
+
+@overload
+def anthropic_sdk(
+    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[False]
+) -> anthropic.Anthropic: ...
+
+
+def anthropic_sdk(
+    base_url: str | None, api_key: str, timeout: float, *, asynchronous: bool
+) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
+    """The one place an ``anthropic`` SDK client is made: never retrying; async over aiohttp."""
+    if asynchronous:
+        return anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=anthropic.DefaultAioHttpClient(timeout=timeout),
+        )
+    return anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+
+
+class RathAnthropicChatClient(SDKChatClient):
+    """Anthropic's Messages API (``POST {base_url}/v1/messages``), from plain Python or a worker.
+
+    ``RathAnthropicChatClient(provider)`` is OpenRath's client: the key is the provider's, else
+    ``ANTHROPIC_API_KEY``, else the config file's first Anthropic provider's;
+    ``ANTHROPIC_DEFAULT_MODEL`` applies only when the provider names no model. A server given
+    by a base URL needs no key.
+
+    Raises:
+        ConfigError: No key and no base URL (a ``ValueError``: "No Anthropic api_key found").
+    """
+
+    path = "/v1/messages"
+    errors = ANTHROPIC_ERRORS
+    new_sdk = staticmethod(anthropic_sdk)
+
+    def __init__(self, provider: Provider) -> None:
+        endpoint, site = direct_target(
+            provider, "anthropic", label="Anthropic", key_envs=lambda url: ("ANTHROPIC_API_KEY",)
+        )
+        self._setup(provider.provider_kind or "anthropic", endpoint, site, provider)
+        self._sdk(asynchronous=False)
+
+    def _kwargs(self, req: RathLLMChatRequest, *, stream: bool) -> dict[str, Any]:
+        kwargs = build_anthropic_kwargs(req, default_model=self._default_model)
+        # ``messages.create`` streams only when asked (OpenRath used ``messages.stream``).
+        return {**kwargs, "stream": True} if stream else kwargs
+
+    def _create(self, sdk: Any, kwargs: dict[str, Any]) -> Any:
+        return sdk.messages.create(**kwargs)
+
+    def _normalize(self, raw: Any) -> RathLLMChatResponse:
+        return normalize_anthropic_response(raw)
+
+    def _body(self, req: RathLLMChatRequest) -> dict[str, Any]:
+        messages, tools, options = wire_parts(req)
+        return anthropic_request(messages, tools, model=self._model, options=options)
+
+    def _completion(self, answer: object) -> RathLLMChatResponse:
+        return anthropic_completion(answer)
+
+    def _stream_body(self, body: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        return {**body, "stream": True}, anthropic.AsyncStream[object]
+
+    def _stream_answer(self) -> AnthropicStreamAnswer:
+        return AnthropicStreamAnswer(where=self._site.where, model=self._site.model)
+
+
+def anthropic_client(spec: ProviderSpec, api_key: str | None) -> RathAnthropicChatClient:
+    """The worker's factory for ``"anthropic"``: defaults from ``ANTHROPIC_*`` variables.
+
+    Raises:
+        ConfigError: No model, or no key and no ``base_url``.
+    """
+    endpoint = resolve_endpoint(spec, api_key, label="Anthropic", env_prefix="ANTHROPIC")
+    return RathAnthropicChatClient.for_endpoint(endpoint, kind="anthropic")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rath.llm._direct import require_credentials, retried
+from rath.llm._sdk_client import require_credentials, retried
 from rath.llm.embedding import EmbeddingProvider
 from rath.llm.openai_embedder import OpenAIEmbedder
 

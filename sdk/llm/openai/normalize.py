@@ -1,8 +1,5 @@
-"""OpenRath's module path ``rath.llm.openai.normalize``: a response as OpenRath's.
+"""OpenRath's ``rath.llm.openai.normalize``: a response as OpenRath's."""
 
-Re-exported from ``rath.llm.openai``.
-"""
-
-from rath.llm.openai import normalize_chat_completion
+from rath.llm._wire import normalize_chat_completion
 
 __all__ = ["normalize_chat_completion"]
