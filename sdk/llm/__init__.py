@@ -24,17 +24,15 @@ if TYPE_CHECKING:
         RathLLMMessage,
         RathLLMRole,
     )
-    from rath.llm.chat_response import (
-        RathLLMAssistantMessage,
-        RathLLMChatChoice,
-        RathLLMChatResponse,
-        RathLLMFinishReason,
-        RathLLMStreamDelta,
-        RathLLMTokenUsage,
-        RathLLMToolCallFunction,
-        RathLLMToolCallPart,
-        add_usage,
-    )
+    from rath.llm.chat_response import RathLLMAssistantMessage as RathLLMAssistantMessage
+    from rath.llm.chat_response import RathLLMChatChoice as RathLLMChatChoice
+    from rath.llm.chat_response import RathLLMChatResponse as RathLLMChatResponse
+    from rath.llm.chat_response import RathLLMFinishReason as RathLLMFinishReason
+    from rath.llm.chat_response import RathLLMStreamDelta as RathLLMStreamDelta
+    from rath.llm.chat_response import RathLLMTokenUsage as RathLLMTokenUsage
+    from rath.llm.chat_response import RathLLMToolCallFunction as RathLLMToolCallFunction
+    from rath.llm.chat_response import RathLLMToolCallPart as RathLLMToolCallPart
+    from rath.llm.chat_response import add_usage as add_usage
     from rath.llm.embedding import (
         DEFAULT_EMBEDDING_MODEL,
         EmbeddingProvider,

@@ -7,24 +7,19 @@ input (cache included) plus output tokens (docs/providers.md, "Streaming").
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from rath.llm._anthropic_wire import RAW_INPUT, STOP_REASONS, _usage
-from rath.llm.chat_response import RathLLMStreamDelta
-from rath.llm.errors import ProviderError
+from rath.llm._anthropic_wire import RAW_INPUT, STOP_REASONS, _usage, finish_reason
+from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
+from rath.llm.stream import StreamAnswer
 
 
-class AnthropicStreamAnswer:
-    """The answer so far of one streamed Messages call.
-
-    Args:
-        where: How messages name the endpoint.
-        model: The model asked for (named in messages).
-    """
+class AnthropicStreamAnswer(StreamAnswer):
+    """The answer so far of one streamed Messages call."""
 
     def __init__(self, *, where: str, model: str) -> None:
-        self._where = where
-        self._model = model
+        super().__init__(where=where, model=model)
         self._message: dict[str, Any] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, str] = {}
@@ -107,12 +102,7 @@ class AnthropicStreamAnswer:
             ProviderError: The stream ended before ``message_stop`` (retryable).
         """
         if not self._stopped:
-            raise ProviderError(
-                f"{self._where} ended its stream for model {self._model!r} before the answer "
-                "finished (no message_stop)",
-                error_type="LLMBadResponse",
-                retryable=True,
-            )
+            raise self._ended_early("message_stop")
         content = []
         for index, block in sorted(self._blocks.items()):
             if index in self._calls:
@@ -141,3 +131,83 @@ def _tool_input(raw: str) -> dict[str, Any]:
         return {"input": json.loads(raw)}
     except ValueError:
         return {"input": {}, RAW_INPUT: raw}
+
+
+def anthropic_event_to_deltas(event: Any) -> list[RathLLMStreamDelta]:
+    """The deltas one stream event carries, read on its own (an SDK event or its dict).
+
+    ``content_block_start`` of a ``tool_use`` block: its index, id and name;
+    ``text_delta``: the text; ``input_json_delta``: its index and JSON fragment;
+    ``message_delta``: a finish-reason delta when ``delta.stop_reason`` is set, then a separate
+    usage delta (input/output tokens as prompt/completion) when tokens are reported. Empty
+    fragments and all other events (``message_start``, ``ping``, ...) give no deltas.
+    """
+    data = _event_payload(event)
+    kind = data.get("type")
+    if kind == "content_block_start":
+        return _block_start(data)
+    if kind == "content_block_delta":
+        return _block_delta(data)
+    if kind == "message_delta":
+        return _message_delta(data)
+    return []
+
+
+def _event_payload(event: object) -> Mapping[str, Any]:
+    dump = getattr(event, "model_dump", None)
+    if callable(dump):
+        data = dump(mode="json")
+        return data if isinstance(data, Mapping) else {}
+    if isinstance(event, Mapping):
+        return event
+    kind = getattr(event, "type", None)
+    return {"type": kind} if kind else {}
+
+
+def _index(data: Mapping[str, Any]) -> int:
+    index = data.get("index")
+    return index if isinstance(index, int) else 0
+
+
+def _block_start(data: Mapping[str, Any]) -> list[RathLLMStreamDelta]:
+    block = data.get("content_block") or {}
+    if block.get("type") != "tool_use":
+        return []
+    return [
+        RathLLMStreamDelta(
+            tool_call_index=_index(data),
+            tool_call_id=str(block.get("id") or ""),
+            tool_call_name_delta=str(block.get("name") or ""),
+        )
+    ]
+
+
+def _block_delta(data: Mapping[str, Any]) -> list[RathLLMStreamDelta]:
+    delta = data.get("delta") or {}
+    text, partial = delta.get("text"), delta.get("partial_json")
+    if delta.get("type") == "text_delta" and isinstance(text, str) and text:
+        return [RathLLMStreamDelta(content_delta=text)]
+    if delta.get("type") == "input_json_delta" and isinstance(partial, str) and partial:
+        return [RathLLMStreamDelta(tool_call_index=_index(data), tool_call_args_delta=partial)]
+    return []
+
+
+def _message_delta(data: Mapping[str, Any]) -> list[RathLLMStreamDelta]:
+    delta = data.get("delta") or {}
+    out: list[RathLLMStreamDelta] = []
+    stop = delta.get("stop_reason")
+    if isinstance(stop, str):
+        out.append(RathLLMStreamDelta(finish_reason=finish_reason(stop)))
+    # OpenRath read usage inside ``delta``; the API sends it beside ``delta``, so take either.
+    usage = delta.get("usage") or data.get("usage")
+    if isinstance(usage, Mapping):
+        prompt = int(usage.get("input_tokens") or 0)
+        completion = int(usage.get("output_tokens") or 0)
+        if prompt or completion:
+            tokens = RathLLMTokenUsage(
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                total_tokens=prompt + completion,
+            )
+            out.append(RathLLMStreamDelta(usage=tokens))
+    return out

@@ -9,20 +9,14 @@ from typing import Any
 
 from rath.llm._wire import KNOWN_REASONS, counted_usage
 from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
-from rath.llm.errors import ProviderError
+from rath.llm.stream import StreamAnswer
 
 
-class OpenAIStreamAnswer:
-    """The answer so far of one streamed Chat Completion.
-
-    Args:
-        where: How messages name the endpoint.
-        model: The model asked for (named in messages).
-    """
+class OpenAIStreamAnswer(StreamAnswer):
+    """The answer so far of one streamed Chat Completion."""
 
     def __init__(self, *, where: str, model: str) -> None:
-        self._where = where
-        self._model = model
+        super().__init__(where=where, model=model)
         self._parts: list[str] = []
         self._calls: dict[int, dict[str, Any]] = {}
         self._finish: str | None = None
@@ -94,12 +88,7 @@ class OpenAIStreamAnswer:
             ProviderError: The stream ended before a finish reason (retryable).
         """
         if self._finish is None:
-            raise ProviderError(
-                f"{self._where} ended its stream for model {self._model!r} before the answer "
-                "finished (no finish_reason)",
-                error_type="LLMBadResponse",
-                retryable=True,
-            )
+            raise self._ended_early("finish_reason")
         message: dict[str, Any] = {
             "role": "assistant",
             "content": "".join(self._parts) if self._parts else None,

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
+from rath.llm.errors import ProviderError
 
 TOPIC = "rath.llm.delta"
 """The workflow-stream topic a run's model deltas are published on."""
@@ -139,12 +139,16 @@ Emit = Callable[[RathLLMStreamDelta], None]
 """Receives each delta as it arrives (called on the event loop; must not block)."""
 
 
-class StreamAnswer(Protocol):
+class StreamAnswer:
     """One streamed answer being read: wire items in, deltas out, then the whole answer."""
+
+    def __init__(self, *, where: str, model: str) -> None:
+        self._where = where
+        self._model = model
 
     def feed(self, item: object) -> list[RathLLMStreamDelta]:
         """Take one streamed item (a chunk or an event); return the deltas it carries."""
-        ...
+        raise NotImplementedError
 
     def answer(self) -> object:
         """The whole answer in the provider's non-streaming shape.
@@ -152,4 +156,12 @@ class StreamAnswer(Protocol):
         Raises:
             ProviderError: The stream ended before the answer finished.
         """
-        ...
+        raise NotImplementedError
+
+    def _ended_early(self, missing: str) -> ProviderError:
+        return ProviderError(
+            f"{self._where} ended its stream for model {self._model!r} before the answer "
+            f"finished (no {missing})",
+            error_type="LLMBadResponse",
+            retryable=True,
+        )

@@ -3,8 +3,8 @@
 The helpers follow OpenRath's table, not the durable loop's live-API wire (docs/openrath.md).
 """
 
-from rath.llm._anthropic_table import (
-    anthropic_event_to_deltas,
+from rath.llm._anthropic_stream import anthropic_event_to_deltas
+from rath.llm._anthropic_wire import (
     build_anthropic_kwargs,
     build_anthropic_stream_kwargs,
     normalize_anthropic_response,

@@ -11,8 +11,12 @@ from typing import Any, Literal, overload
 import anthropic
 
 from rath.llm._anthropic_stream import AnthropicStreamAnswer
-from rath.llm._anthropic_table import build_anthropic_kwargs, normalize_anthropic_response
-from rath.llm._anthropic_wire import anthropic_completion, anthropic_request
+from rath.llm._anthropic_wire import (
+    anthropic_completion,
+    anthropic_request,
+    build_anthropic_kwargs,
+    normalize_anthropic_response,
+)
 from rath.llm._http import SDKErrors
 from rath.llm._sdk_client import SDKChatClient, direct_target, resolve_endpoint
 from rath.llm._wire import wire_parts

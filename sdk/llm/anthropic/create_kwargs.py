@@ -3,6 +3,6 @@
 Re-exported from ``rath.llm.anthropic``.
 """
 
-from rath.llm._anthropic_table import build_anthropic_kwargs, build_anthropic_stream_kwargs
+from rath.llm._anthropic_wire import build_anthropic_kwargs, build_anthropic_stream_kwargs
 
 __all__ = ["build_anthropic_kwargs", "build_anthropic_stream_kwargs"]

@@ -3,6 +3,6 @@
 Re-exported from ``rath.llm.anthropic``.
 """
 
-from rath.llm._anthropic_table import normalize_anthropic_response
+from rath.llm._anthropic_wire import normalize_anthropic_response
 
 __all__ = ["normalize_anthropic_response"]

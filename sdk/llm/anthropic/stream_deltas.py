@@ -3,6 +3,6 @@
 Re-exported from ``rath.llm.anthropic``.
 """
 
-from rath.llm._anthropic_table import anthropic_event_to_deltas
+from rath.llm._anthropic_stream import anthropic_event_to_deltas
 
 __all__ = ["anthropic_event_to_deltas"]
