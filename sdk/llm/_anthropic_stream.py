@@ -118,12 +118,10 @@ class AnthropicStreamAnswer(StreamAnswer):
 
 
 def _tool_input(raw: str) -> dict[str, Any]:
-    """A ``tool_use`` block's input from its streamed JSON.
+    """A ``tool_use`` input; arguments that are not JSON (cut off) stay raw under RAW_INPUT.
 
-    Arguments that are not JSON (an answer cut off at ``max_tokens`` mid-call) are kept as
-    they came, under :data:`RAW_INPUT`: the call then reaches the model as a tool error
-    (``invalid_tool_arguments``), as on the OpenAI wire, instead of failing an attempt that
-    would only be cut off again.
+    The model then hears of them as a tool error, as on the OpenAI wire, instead of an attempt
+    failing that would only be cut off again.
     """
     if not raw.strip():
         return {"input": {}}
@@ -134,13 +132,11 @@ def _tool_input(raw: str) -> dict[str, Any]:
 
 
 def anthropic_event_to_deltas(event: Any) -> list[RathLLMStreamDelta]:
-    """The deltas one stream event carries, read on its own (an SDK event or its dict).
+    """OpenRath's deltas of one stream event, read on its own (an SDK event or its dict).
 
-    ``content_block_start`` of a ``tool_use`` block: its index, id and name;
-    ``text_delta``: the text; ``input_json_delta``: its index and JSON fragment;
-    ``message_delta``: a finish-reason delta when ``delta.stop_reason`` is set, then a separate
-    usage delta (input/output tokens as prompt/completion) when tokens are reported. Empty
-    fragments and all other events (``message_start``, ``ping``, ...) give no deltas.
+    A ``tool_use`` block's start (index, id, name), text and JSON fragments, and from
+    ``message_delta`` a finish-reason delta then a usage delta; empty fragments and other events
+    give none.
     """
     data = _event_payload(event)
     kind = data.get("type")

@@ -286,14 +286,7 @@ _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 def build_anthropic_kwargs(req: RathLLMChatRequest, *, default_model: str | None) -> dict[str, Any]:
-    """``messages.create`` keywords for ``req``, by OpenRath's translation table.
-
-    System and developer messages join ``system`` (with blank lines); ``tool`` messages become
-    ``user`` messages with a ``tool_result`` block; assistant tool calls become ``tool_use``
-    blocks; other messages keep their text as a string, one message each. ``max_tokens`` is
-    the request's ``max_tokens``, else ``max_completion_tokens``, else 4096; ``tool_choice``
-    is always mapped; ``metadata`` passes as given; ``extra_create_args`` are merged last,
-    without ``stream``.
+    """``messages.create`` keywords for ``req``, by OpenRath's table (docs/openrath.md).
 
     Raises:
         ConfigError: No model anywhere (a ``ValueError``: "model is required").
@@ -304,22 +297,12 @@ def build_anthropic_kwargs(req: RathLLMChatRequest, *, default_model: str | None
 def build_anthropic_stream_kwargs(
     req: RathLLMChatRequest, *, default_model: str | None
 ) -> dict[str, Any]:
-    """The same keywords as :func:`build_anthropic_kwargs`, for a streamed answer.
-
-    As in OpenRath there is no ``stream`` key: ``messages.stream`` takes ``messages.create``'s
-    keywords; a caller of ``messages.create`` adds ``stream=True`` itself.
-    """
+    """:func:`build_anthropic_kwargs` for a stream (no ``stream`` key, as OpenRath's)."""
     return _openrath_kwargs(req, default_model=default_model)
 
 
 def normalize_anthropic_response(payload: Any) -> RathLLMChatResponse:
-    """A :class:`RathLLMChatResponse` from a Messages API ``message`` (SDK object or dict).
-
-    Text blocks are joined with newlines; ``tool_use`` blocks become tool calls with JSON
-    arguments; the stop reason maps ``end_turn``/``stop_sequence`` to ``stop``, ``max_tokens``
-    to ``length`` and ``tool_use`` to ``tool_calls`` (anything else: ``stop``). Usage is
-    ``None`` when it reports no tokens; ``created`` is 0.
-    """
+    """OpenRath's normaliser of a Messages ``message`` (docs/providers.md, "Anthropic")."""
     data: dict[str, Any] = payload.model_dump() if hasattr(payload, "model_dump") else dict(payload)
     blocks = [b for b in data.get("content") or () if isinstance(b, dict)]
     texts = [str(b.get("text") or "") for b in blocks if b.get("type") == "text"]
@@ -390,12 +373,7 @@ def _openrath_kwargs(req: RathLLMChatRequest, *, default_model: str | None) -> d
 
 
 def _openrath_tool_choice(choice: object) -> Any:
-    """Anthropic's ``tool_choice`` for OpenAI's, or ``None`` to leave it out.
-
-    ``auto``/empty/``None`` -> omitted, ``none`` -> ``{"type": "none"}``, ``required`` ->
-    ``{"type": "any"}``, a named function -> ``{"type": "tool", "name": ...}``; any other
-    mapping is taken to be Anthropic's form already and passes through.
-    """
+    """Anthropic's ``tool_choice`` for OpenAI's (``None``: leave it out; a mapping passes)."""
     if choice == "none":
         return {"type": "none"}
     if choice == "required":

@@ -150,12 +150,7 @@ class CallSite:
 
 @contextlib.contextmanager
 def provider_errors(sdk: SDKErrors, site: CallSite) -> Iterator[None]:
-    """Raise every failure of the block as one classified :class:`ProviderError`.
-
-    Retryable: 408/409/425/429 and 5xx (with ``Retry-After`` as the delay), timeouts,
-    connection failures, and responses that are malformed or end early. Any other status fails
-    for good. ``x-should-retry`` from the server overrides the status rule.
-    """
+    """Raise every failure of the block as one classified :class:`ProviderError` (docs' rules)."""
     try:
         yield
     except sdk.status as exc:

@@ -1,8 +1,6 @@
 """Both faces of a vendor's chat client over its official SDK, and where it calls.
 
-The sync face (OpenRath's) is built from a ``Provider`` and retries; the async face (the
-activities') from a worker's spec and key, never retrying: Temporal owns retries
-(docs/providers.md, "Custom kinds", "Retries and errors").
+Sync (OpenRath's, retried) and async (the activities', never retried): docs/providers.md.
 """
 
 from __future__ import annotations
@@ -56,11 +54,10 @@ class Endpoint:
 def resolve_endpoint(
     spec: ProviderSpec, api_key: str | None, *, label: str, env_prefix: str
 ) -> Endpoint:
-    """The endpoint for ``spec``: ``<PREFIX>_BASE_URL`` and ``<PREFIX>_DEFAULT_MODEL`` fill gaps.
+    """The worker's endpoint for ``spec`` (``<PREFIX>_BASE_URL``/``_DEFAULT_MODEL`` fill gaps).
 
     Raises:
-        ConfigError: No model, or no key and no ``base_url`` (a hosted API needs a key; a
-            local compatible server gets a placeholder).
+        ConfigError: No model, or no key and no ``base_url`` (a local server gets a placeholder).
     """
     base_url = spec.base_url or os.environ.get(f"{env_prefix}_BASE_URL") or None
     model = spec.model or os.environ.get(f"{env_prefix}_DEFAULT_MODEL") or ""
@@ -101,11 +98,10 @@ def stream_idle_seconds() -> float:
 
 
 def require_credentials(what: str, key: str | None, base_url: str | None, prefix: str) -> None:
-    """Refuse a client with no key and no server to send none to.
+    """Refuse a client with no key and no server to send none to (OpenRath's wording).
 
     Raises:
-        ConfigError: Neither is given nor in ``<prefix>_API_KEY``/``<prefix>_BASE_URL`` (a
-            ``ValueError``, worded as OpenRath's: "No API key found", "No Anthropic api_key").
+        ConfigError: Neither given nor in ``<prefix>_API_KEY``/``<prefix>_BASE_URL``.
     """
     if key or base_url or os.environ.get(f"{prefix}_API_KEY"):
         return
@@ -126,11 +122,7 @@ def direct_target(
     key_envs: Callable[[str | None], Sequence[str]],
     url_envs: Sequence[str] = (),
 ) -> tuple[Endpoint, CallSite]:
-    """Where ``provider`` is called from plain Python.
-
-    Each setting comes from the provider's fields, then the environment (the URL variables
-    ``url_envs`` names, default ``<KIND>_BASE_URL``; the key variables ``key_envs(base_url)``
-    names; ``<KIND>_DEFAULT_MODEL``), then the config file's provider of ``kind``.
+    """Where ``provider`` is called from plain Python: its fields, the environment, the config file.
 
     Raises:
         ConfigError: No key and no base URL anywhere.
@@ -183,12 +175,9 @@ def retried(provider: Retrying, call: Callable[[], T]) -> T:
 
 
 class SDKChatClient:
-    """A vendor's chat client: both faces share the wire translations, errors and SDK.
+    """A vendor's chat client: both faces share the wire translations, errors and SDK setup.
 
-    Subclasses set :attr:`path`, :attr:`errors` and :attr:`new_sdk`, and implement the
-    translations: :meth:`_kwargs`, :meth:`_create` and :meth:`_normalize` (OpenRath's, the sync
-    face), :meth:`_body` and :meth:`_completion` (the live wire, the async face),
-    :meth:`_stream_body` and :meth:`_stream_answer` (both).
+    Subclasses set :attr:`path`, :attr:`errors`, :attr:`new_sdk` and the translation hooks.
     """
 
     path: ClassVar[str]
@@ -251,20 +240,16 @@ class SDKChatClient:
 
     @property
     def provider(self) -> Provider:
-        """The provider this client calls (the sync face's).
-
-        Raises:
-            AttributeError: The client was built for a worker, from a spec.
-        """
+        """The provider of the sync face (``AttributeError`` for a worker-built client)."""
         if self._provider is None:
             raise AttributeError(f"{self!r} was built for a worker: it has no Provider")
         return self._provider
 
     def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
-        """One completion, OpenRath's way.
+        """One completion, OpenRath's way (retried with the provider's ``retry_*``).
 
         Raises:
-            ProviderError: The endpoint failed (after retries when retrying may help).
+            ProviderError: The endpoint failed.
         """
         kwargs = self._kwargs(req, stream=False)
 
@@ -295,7 +280,7 @@ class SDKChatClient:
             sdk.close()
 
     async def acomplete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
-        """Translate the request, post it, and translate the answer back.
+        """One completion on the live wire (never retried).
 
         Raises:
             ProviderError: The endpoint failed (classified: retryable or not).
@@ -308,12 +293,11 @@ class SDKChatClient:
             return self._completion(answer)
 
     async def astream(self, req: RathLLMChatRequest, emit: Emit) -> RathLLMChatResponse:
-        """The call of :meth:`acomplete`, streamed (SSE): ``emit`` gets each delta as it comes.
+        """:meth:`acomplete` streamed (SSE): ``emit`` gets each delta as it comes.
 
         Raises:
-            ProviderError: As for :meth:`complete`, plus what only a stream can do: stall,
-                break off, end before the answer finished, or report an error mid-stream
-                (all retryable).
+            ProviderError: As :meth:`acomplete`, or a stream that stalls, breaks off, ends early or
+                reports an error (retryable).
         """
         answer = self._stream_answer()
         body, stream_cls = self._stream_body(self._body(req))
@@ -329,10 +313,7 @@ class SDKChatClient:
             return self._completion(answer.answer())
 
     async def _next(self, items: AsyncIterator[Any]) -> Any:
-        """The stream's next item (:data:`_END` after the last), or a retryable stall error.
-
-        Only silence counts: a model that keeps sending, however slowly, is never cut off.
-        """
+        """The next item (:data:`_END` after the last); only silence past the idle time fails."""
         idle = self._endpoint.stream_idle
         try:
             return await asyncio.wait_for(anext(items), idle)

@@ -1,9 +1,4 @@
-"""Image understanding through any chat client: an image and a prompt in, text out.
-
-The image travels as an OpenAI ``image_url`` content part (a ``data:`` URL or an http URL);
-the Anthropic client turns it into an ``image`` block. Use :func:`describe_image` from plain
-Python, or the ``rath.llm.describe_image`` activity from workflow code.
-"""
+"""Image understanding through any chat client, directly (the activity does it durably)."""
 
 from __future__ import annotations
 
@@ -25,17 +20,7 @@ def describe_image(
     prompt: str = DEFAULT_IMAGE_PROMPT,
     mime: str | None = None,
 ) -> str:
-    """Ask ``provider``'s model about an image, directly (no workflow, no retries).
-
-    Example::
-
-        text = describe_image(Provider(model="gpt-4o-mini"), Path("chart.png"), prompt="Trend?")
-
-    Args:
-        provider: A vision-capable model (OpenAI-compatible or Anthropic).
-        image: The image bytes, a file path, or an ``http(s)://`` / ``data:`` URL.
-        prompt: What to ask about the image.
-        mime: The image type; guessed from a path's extension, else ``image/png``.
+    """Ask ``provider``'s model about an image (bytes, a path, or a URL): no workflow, no retries.
 
     Raises:
         ConfigError: Called from a running event loop (use :func:`describe_image_async`).

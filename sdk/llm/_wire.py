@@ -59,11 +59,7 @@ def openai_body(req: RathLLMChatRequest, *, model: str) -> dict[str, Any]:
 def counted_usage(
     prompt: int | None, completion: int | None, total: int | None
 ) -> RathLLMTokenUsage:
-    """A durable call's usage; a missing total is the sum of its parts.
-
-    Some compatible servers omit the total, and budgets read it, so a zero there would never
-    trip a budget (OpenRath's own normalisers keep the zero).
-    """
+    """A durable call's usage; a missing total is the sum of its parts (budgets read it)."""
     prompt, completion = int(prompt or 0), int(completion or 0)
     return RathLLMTokenUsage(prompt, completion, int(total or 0) or prompt + completion)
 
@@ -76,10 +72,7 @@ def durable_usage(usage: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:
 
 
 def openai_answer(answer: object) -> RathLLMChatResponse:
-    """A Chat Completions answer (parsed JSON) for the durable loop.
-
-    The finish reason, when missing, is ``tool_calls`` if there are calls (else ``stop``); the
-    usage total, when missing, the sum of its parts.
+    """A Chat Completions answer (parsed JSON) for the durable loop, with its fix-ups.
 
     Raises:
         ValueError: ``answer`` is not a completion with choices.
@@ -98,11 +91,10 @@ def openai_answer(answer: object) -> RathLLMChatResponse:
 
 
 def normalize_chat_completion(completion: Any) -> RathLLMChatResponse:
-    """A :class:`RathLLMChatResponse` from an SDK ``ChatCompletion`` (or its dict).
+    """OpenRath's normaliser: an SDK ``ChatCompletion`` (or its dict) as a response.
 
-    Unknown finish reasons become ``"stop"``; tool-call arguments are parsed with
-    :func:`~rath.llm.tool_args.parse_tool_arguments`; a usage block, even an empty one, gives
-    counts (zero when missing). ``raw`` is the completion as a JSON-ready dict.
+    Unknown finish reasons become ``"stop"``; arguments are parsed; a usage block, even empty,
+    gives counts; ``raw`` is the completion as JSON.
     """
     data: dict[str, Any] = (
         completion.model_dump(mode="json")

@@ -80,11 +80,7 @@ def usage_json(usage: RathLLMTokenUsage) -> dict[str, Any]:
 
 
 def add_usage(a: RathLLMTokenUsage | None, b: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:
-    """The field-by-field sum of two usages (OpenRath's ``add_usage``).
-
-    ``None`` only when both are; when one is ``None`` the other is returned as it is. The sum
-    drops the detail dicts, since per-call breakdowns do not add up.
-    """
+    """OpenRath's ``add_usage``: the sum (detail dicts dropped), or the one that is not ``None``."""
     if a is None:
         return b
     if b is None:
@@ -161,26 +157,11 @@ class RathLLMChatResponse:
 
 
 class RathLLMStreamDelta(BaseModel):
-    """One piece of a model's answer as it streams (OpenRath's ``RathLLMStreamDelta``).
+    """One piece of a model's answer as it streams (OpenRath's, with Rath's delivery fields).
 
-    Any subset of the delta fields is set. ``usage`` comes once the provider reports it
-    (OpenAI: after the finish reason; Anthropic: with it, input and output tokens both).
-
-    Attributes:
-        content_delta: More answer text.
-        tool_call_index: Which tool call (0, 1, ... in the answer) the tool fields extend.
-        tool_call_id: The call's id, on its first event (when the provider sends one).
-        tool_call_name_delta: The tool's name (usually whole, on the call's first event).
-        tool_call_args_delta: More of the call's JSON arguments, as the provider wrote them.
-        finish_reason: Why the answer ended (``stop``, ``tool_calls``, ``length``, ...).
-        usage: Tokens the call used.
-        round: The loop round (1, 2, ...; numbering goes on across continue-as-new).
-        attempt: The LLM activity attempt that produced the event (1, then 2, ... on retries).
-        retry: ``True`` on the event that starts attempt ``attempt`` (> 1) of ``round``:
-            everything earlier attempts of this round streamed is void.
-        agent: The agent's name.
-        offset: The event's position in the run's stream (set when it is delivered); follow
-            again from ``offset + 1`` to resume without repeats.
+    Any subset of the delta fields is set; ``round``, ``attempt``, ``retry`` (this attempt voids
+    the round's earlier ones), ``agent`` and ``offset`` (resume from ``offset + 1``) say where
+    it belongs (docs/providers.md, "Streaming").
     """
 
     model_config = ConfigDict(frozen=True)

@@ -40,8 +40,7 @@ class CredentialVault:
         """The key a reference names, or ``None`` when the worker has none.
 
         Raises:
-            ConfigError: A ``local:`` reference from another process (a remote worker cannot
-                see keys held in the client's memory).
+            ConfigError: A ``local:`` reference from another process.
         """
         if ref is None:
             return os.environ.get(default_env) or None
@@ -58,10 +57,7 @@ class CredentialVault:
         return key
 
     def resolve_all(self, refs: Sequence[str], *, default_env: str | None) -> list[str]:
-        """The keys ``refs`` name, in order, without repeats; unset variables are skipped.
-
-        With no references, the key in ``default_env`` (if set). Every key returned is also
-        redacted from then on, wherever it appears in an error message.
+        """The keys ``refs`` name (else ``default_env``'s), in order, once; redacted from then on.
 
         Raises:
             ConfigError: A ``local:`` reference from another process.
@@ -107,24 +103,13 @@ VAULT = CredentialVault()
 
 
 def resolve_credential(*candidates: str | None, vault: CredentialVault = VAULT) -> str:
-    """The first candidate that holds a key, stripped; ``""`` when none does.
+    """The first candidate that holds a key, stripped; ``""`` when none does (OpenRath's).
 
-    OpenRath's ``resolve_credential``: the caller decides whether an empty result is an error.
-
-    Example::
-
-        key = resolve_credential(provider.api_key, "env:TEAM_KEY", os.environ.get("MY_KEY"))
-
-    Args:
-        candidates: Keys, or references a vault resolves (``env:NAME`` reads ``NAME`` from
-            this process's environment; ``local:<token>`` is a key registered in ``vault``).
-            ``None``, empty and blank candidates (and references to unset variables) are
-            skipped.
-        vault: Where ``local:`` references resolve.
+    Candidates are keys or references (``env:NAME``, ``local:<token>``); ``None``, blank ones
+    and unset variables are skipped.
 
     Raises:
-        ConfigError: A ``local:`` reference from another process (a key that exists but
-            cannot be reached here, which an empty answer would hide).
+        ConfigError: A ``local:`` reference from another process.
     """
     for candidate in candidates:
         key = (candidate or "").strip()

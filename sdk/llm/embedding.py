@@ -1,7 +1,6 @@
-"""Embeddings: the embedder interface, its error, and OpenRath's ``EmbeddingProvider``.
+"""Embeddings: the ``Embedder`` interface, its error, the embedder registry, ``EmbeddingProvider``.
 
-:class:`Embedder` and :class:`EmbeddingError` are public as :class:`rath.memory.Embedder` and
-:class:`rath.memory.EmbeddingError`; OpenRath's ``RathOpenAIEmbeddingClient`` loads on first use.
+docs/memory.md, "Embedding and hybrid recall".
 """
 
 from __future__ import annotations
@@ -23,12 +22,7 @@ DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 
 
 class EmbeddingError(MemoryStoreError):
-    """The embedding endpoint failed.
-
-    Attributes:
-        retryable: True for rate limits, server errors, timeouts and connection failures.
-        retry_after: The delay the endpoint asked for (``Retry-After``), in seconds, if any.
-    """
+    """The embedding endpoint failed (``retryable``; ``retry_after`` in seconds, if asked for)."""
 
     def __init__(
         self, message: str, *, retryable: bool = True, retry_after: float | None = None
@@ -47,13 +41,7 @@ def _rebuild_embedding_error(
 
 
 class Embedder(Protocol):
-    """Anything that turns texts into embedding vectors.
-
-    Implementations: :class:`~rath.memory.OpenAIEmbedder` (any OpenAI-compatible
-    ``/embeddings`` endpoint) and :class:`~rath.memory.E5Embedder` (a local model, optional).
-    The store keeps vectors per :attr:`model`, so changing the model re-embeds lazily instead
-    of comparing vectors from two models.
-    """
+    """Anything that turns texts into embedding vectors (vectors are kept per :attr:`model`)."""
 
     @property
     def model(self) -> str:
@@ -61,16 +49,10 @@ class Embedder(Protocol):
         ...
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:
-        """Embed ``texts``, one vector per text, in order.
-
-        Args:
-            texts: The texts to embed.
-            query: True when the texts are search queries rather than stored documents.
-                Asymmetric models (E5, BGE) embed the two differently; others ignore it.
+        """Embed ``texts``, one vector each, in order; ``query`` marks search queries (E5, BGE).
 
         Raises:
-            EmbeddingError: The embedding backend failed (``retryable`` says whether trying
-                again may help).
+            EmbeddingError: The backend failed (``retryable`` says whether trying again may help).
         """
         ...
 
@@ -90,21 +72,13 @@ class EmbeddingProvider:
     def from_config(
         cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
     ) -> EmbeddingProvider:
-        """The embedding provider the config file names (OpenRath's rules).
+        """The embedding provider the config file names (OpenRath's rules, docs/memory.md).
 
-        That is entry ``name``; else ``llm.embedding_provider`` if that entry exists; else the
-        default provider's endpoint and key with the model :data:`DEFAULT_EMBEDDING_MODEL` (a
-        chat model cannot embed); else, with nothing configured, that model alone. An entry
-        without a model gets :data:`DEFAULT_EMBEDDING_MODEL` too.
-
-        Args:
-            name: The ``llm.providers`` entry.
-            store: The config to read (default: :func:`rath.config.default_store`).
-            **overrides: Fields that win over the entry's.
+        Entry ``name``; else ``llm.embedding_provider``; else the default provider's endpoint
+        and key with :data:`DEFAULT_EMBEDDING_MODEL`; ``overrides`` win.
 
         Raises:
-            ConfigEntryNotFoundError: ``name`` is given and there is no such entry (a
-                ``KeyError`` listing the entries).
+            ConfigEntryNotFoundError: ``name`` is given and there is no such entry.
         """
         store = store or default_store()
         entry, model = _embedding_entry(store, name)
@@ -145,11 +119,6 @@ def register_embedder(kind: str, factory: EmbedderFactory) -> None:
 def embedder_for(provider: Provider | ProviderSpec) -> Embedder:
     """An embedder for ``provider`` (its ``model`` is the embedding model).
 
-    Example::
-
-        embedder = embedder_for(Provider(model="text-embedding-3-small"))
-        vectors = embedder.embed(["hello"])
-
     Raises:
         ConfigError: The kind has no embedder, or the key is not an environment variable.
     """
@@ -168,11 +137,7 @@ def embedder_for(provider: Provider | ProviderSpec) -> Embedder:
 
 
 def openai_embedder(spec: ProviderSpec) -> Embedder:
-    """The ``"openai"`` embedder: :class:`rath.memory.OpenAIEmbedder` for the spec.
-
-    Raises:
-        ConfigError: The key is not an environment variable (``Provider(api_key=...)``).
-    """
+    """The ``"openai"`` embedder for a spec (its key must be an environment variable)."""
     refs = spec.key_refs()
     if any(not ref.startswith("env:") for ref in refs):
         raise ConfigError(

@@ -6,19 +6,10 @@ from rath.errors import LLMError
 
 
 class ProviderError(LLMError):
-    """A chat (or image) call to a model endpoint failed.
+    """A model call failed, classified once by the client that made it (docs/providers.md).
 
-    Every chat client raises only this (or :class:`~rath.errors.ConfigError`), so callers see
-    one shape whatever the provider. The LLM activities turn it into a Temporal
-    ``ApplicationError`` of type :attr:`error_type`, retryable or not as classified here.
-
-    Attributes:
-        error_type: ``LLMHTTP<status>``, ``LLMTimeout``, ``LLMConnectionError`` or
-            ``LLMBadResponse``.
-        retryable: Whether trying again may succeed (429, 5xx, 408/409/425, timeouts,
-            connection failures, malformed or truncated responses).
-        retry_after: The delay the endpoint asked for (``Retry-After``), in seconds, if any.
-        status: The HTTP status, when the endpoint answered with one.
+    ``error_type`` (``LLMHTTP<status>``, ``LLMTimeout``, ...) becomes the activity's
+    ``ApplicationError`` type; ``retryable``, ``retry_after`` (seconds) and ``status`` say how.
     """
 
     def __init__(

@@ -1,9 +1,7 @@
 """Loop executors (``run_session_loop(executor=...)``) as the worker sees them.
 
-An executor is a Python object in the process that started the run, so the run's model and
-tool calls are routed to that process's own task queue (:class:`~rath.contracts.ExecutorRef`)
-and the activities there find it here, by id. :class:`ExecutorChatClient` makes one a chat
-client: OpenRath's request and response types on one side, Rath's on the other.
+An executor lives in the starting process; its calls go to that process's task queue, where
+the activities find it here by id (:class:`~rath.contracts.ExecutorRef`).
 """
 
 from __future__ import annotations
@@ -65,17 +63,11 @@ EXECUTORS = LocalExecutors()
 
 
 class ExecutorChatClient:
-    """A loop executor, or OpenRath's synchronous chat client, as a Rath chat client.
+    """A loop executor, or OpenRath's synchronous chat client, as Rath's async client.
 
-    ``executor.complete`` (or ``acomplete``) answers; a sync ``complete`` runs on a thread.
-    An executor's ``tool_schemas()``, when not empty, replace the tools offered (OpenRath's
-    rule). A failure of the executor itself is final: a scripted executor asked again would
-    answer the next question.
-
-    Args:
-        executor: The object that answers.
-        provider: The run's provider (its model and sampling fields go into each request).
-        kind: The kind this client serves, for messages and the client pool.
+    ``acomplete`` (else ``complete``, on a thread) answers; a non-empty ``tool_schemas()``
+    replaces the tools offered (OpenRath's rule). Its own failures are final: a scripted
+    executor asked again would answer the next question.
     """
 
     def __init__(self, executor: Any, provider: ProviderSpec, *, kind: str = "executor") -> None:

@@ -18,28 +18,11 @@ _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
 
 class OpenAIEmbedder:
-    """Embeds texts with an OpenAI-compatible ``POST /embeddings`` endpoint.
+    """Embeds texts with an OpenAI-compatible ``POST /embeddings`` endpoint (docs/memory.md).
 
-    The SDK client is built with ``max_retries=0``: in activities, Temporal owns retries, and
-    each failure is raised once as an :class:`~rath.memory.EmbeddingError` that says whether
-    retrying may help. The API key is read from the environment variable ``api_key_env`` when
-    the first request is made, on the process that makes it (a worker), never passed around.
-
-    Example::
-
-        embedder = OpenAIEmbedder("text-embedding-3-small")
-        store = LocalMemoryStore(path, embedder=embedder)
-
-    Args:
-        model: The embedding model, e.g. ``text-embedding-3-small``.
-        base_url: The API base URL (default ``$OPENAI_BASE_URL``, else OpenAI's).
-        api_key_env: The environment variable holding the key. With a ``base_url`` and no key
-            set, a placeholder key is sent (local servers ignore it).
-        dimensions: Ask the endpoint for vectors of this size (models that support it).
-        timeout: Per-request timeout, in seconds.
-        batch_size: The most texts sent in one request.
-        api_key: A key given in code (OpenRath's ``EmbeddingProvider(api_key=...)``); it wins
-            over ``api_key_env``. Only for direct calls: it is never put in a workflow.
+    Never retrying (Temporal owns retries); each failure is one :class:`EmbeddingError` saying
+    whether a retry may help. The key is read from ``api_key_env`` on first use, on the process
+    that embeds (a direct ``api_key`` wins; with a ``base_url`` and no key a placeholder goes).
     """
 
     def __init__(
@@ -101,8 +84,8 @@ class OpenAIEmbedder:
         """Embed ``texts`` (``query`` is ignored: OpenAI's models are symmetric).
 
         Raises:
-            ConfigError: No API key is set and no ``base_url`` is given.
-            EmbeddingError: The endpoint failed or answered with the wrong number of vectors.
+            ConfigError: No API key and no ``base_url``.
+            EmbeddingError: The endpoint failed or sent the wrong number of vectors.
         """
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):

@@ -1,8 +1,6 @@
 """The worker's chat clients: a pool by provider and key, key fallback, and streamed calls.
 
-A client built once is reused; the next key is tried when an endpoint rejects one. A client
-without ``stream`` answers in one piece, emitted as a few deltas (docs/providers.md,
-"Credentials", "Streaming").
+docs/providers.md, "Credentials and fallback keys", "Streaming".
 """
 
 from __future__ import annotations
@@ -29,11 +27,7 @@ T = TypeVar("T")
 def async_chat_client_for(
     provider: Provider | ProviderSpec, *, vault: CredentialVault = VAULT
 ) -> AsyncChatClient:
-    """A new async client for ``provider`` (call :meth:`AsyncChatClient.aclose` when done).
-
-    Rath's own clients, the ones its activities use (the LLM activities keep a
-    :class:`ChatClients` pool): ``await client.acomplete(RathLLMChatRequest(...))``. OpenRath's
-    synchronous clients come from :func:`rath.llm.chat_client_for`.
+    """A new async client for ``provider`` (``aclose`` it when done).
 
     Raises:
         ConfigError: Unknown kind, no model, or no usable key.
@@ -42,14 +36,10 @@ def async_chat_client_for(
 
 
 class ChatClients:
-    """A pool of chat clients by provider and key, built once and reused (one per worker).
+    """Chat clients by provider and key, built once and reused (one pool per worker).
 
-    Thread-safe: an activity builds clients off its event loop (:meth:`aclient`), because a
-    kind's first client imports its SDK, and importing ``anthropic`` takes about a second, too
-    long to block a worker's loop (heartbeats and other activities share it).
-
-    Args:
-        vault: Where credential references resolve.
+    Thread-safe: a kind's first client is built off the event loop (:meth:`aclient`), since
+    importing its SDK (``anthropic``: about a second) must not block a worker's loop.
     """
 
     def __init__(self, vault: CredentialVault = VAULT) -> None:
@@ -124,10 +114,9 @@ class ChatClients:
 
 
 class KeyFallbackClient:
-    """Tries its clients (one per API key) in turn while the endpoint rejects the key.
+    """Tries its clients (one per key) in turn while the endpoint rejects the key (401/403).
 
-    The key that last worked is tried first next time, so a revoked first key costs one
-    rejected request per worker, not one per call.
+    The key that last worked goes first next time: a revoked key costs one request per worker.
     """
 
     def __init__(self, clients: Sequence[AsyncChatClient]) -> None:
@@ -151,11 +140,8 @@ class KeyFallbackClient:
     async def with_keys(self, call: Callable[[AsyncChatClient], Awaitable[T]]) -> T:
         """Run ``call`` with each key's client in turn until the endpoint accepts one.
 
-        The key that last worked is tried first; the one that works is remembered.
-
         Raises:
-            ProviderError: A failure other than a rejected key, or every key was rejected
-                (non-retryable, naming how many keys were tried).
+            ProviderError: Another failure, or every key was rejected (non-retryable).
         """
         order = [self._preferred] + [i for i in range(len(self._clients)) if i != self._preferred]
         for tried, index in enumerate(order, start=1):
@@ -198,9 +184,7 @@ async def stream_completion(
 ) -> RathLLMChatResponse:
     """One chat call streamed: ``emit`` gets each delta, the whole answer comes back named.
 
-    A client without ``astream`` answers in one piece, emitted as a few deltas; with fallback
-    keys the stream goes through the key that is accepted (a rejected key fails before any
-    delta).
+    A client without ``astream`` answers in one piece, emitted as a few deltas.
 
     Raises:
         ProviderError: The endpoint failed (classified: retryable or not).

@@ -1,15 +1,7 @@
-"""``Provider``: which model to call and how, as a user writes it (secrets included).
+"""``Provider`` (a user's, secrets included) and ``ProviderSpec`` (what travels).
 
-A ``Provider`` never travels through Temporal. :func:`provider_spec` turns it into a
-:class:`ProviderSpec`, the serialisable stand-in that does: the same fields with the API key
-replaced by a *reference* (``env:NAME`` or ``local:<token>``) that only a worker can resolve.
-:func:`provider_spec` is the client side (it registers an in-process key in the vault and picks
-the offline demo model when nothing is configured); :func:`spec_from_provider` and
-:func:`provider_from_spec` are pure, for workflow code and workers.
-
-A value module: of :mod:`rath.llm` it imports only the credential vault and the Azure
-settings. It keeps the table of known provider kinds (and the variable each reads its key
-from by default), which the chat-client registry extends when a kind is registered.
+A spec holds keys as ``env:NAME``/``local:<token>`` references only a worker resolves
+(docs/providers.md, "Credentials and fallback keys").
 """
 
 from __future__ import annotations
@@ -31,8 +23,7 @@ from rath.llm.credentials import VAULT
 from rath.settings import Settings
 
 ProviderKind = str
-"""A chat-client kind: ``"openai"``, ``"anthropic"``, ``"demo"`` or one registered with
-:func:`~rath.llm.register_chat_client`."""
+"""A chat-client kind: built in, or registered with ``register_chat_client``."""
 
 # Known kinds -> the variable a worker reads the key from when a provider names none.
 # Global state (one table per process): register_chat_client adds kinds.
@@ -72,36 +63,10 @@ SAMPLING_FIELDS: tuple[str, ...] = (
 class Provider:
     """A model endpoint and its sampling preferences (OpenRath's ``Provider`` fields).
 
-    Args:
-        model: Model name, e.g. ``"gpt-4o-mini"``. A prefix such as
-            ``"anthropic:claude-..."`` or ``"openai:gpt-..."`` also picks the provider kind
-            (any registered kind works as a prefix; other colons, as in Ollama's
-            ``"llama3:8b"``, are part of the name).
-        base_url: The endpoint. For ``"openai"``: any OpenAI-compatible server (vLLM, Ollama,
-            llama.cpp, a proxy); ``None`` means ``$OPENAI_BASE_URL`` or OpenAI's. For
-            ``"anthropic"``: ``None`` means ``$ANTHROPIC_BASE_URL`` or Anthropic's.
-        api_key: A key for this process only. It never enters workflow history: the embedded
-            worker receives it in memory; remote workers use their own environment instead.
-        api_key_env: Name of the environment variable the *worker* reads the key from
-            (default ``OPENAI_API_KEY``, or ``ANTHROPIC_API_KEY`` for Anthropic), or several
-            names: when the endpoint rejects a key (HTTP 401/403) the next one is tried.
-        api_key_ref: A credential *reference* a worker resolves (``env:NAME``). Rath sets it
-            when it ships a provider to a worker; users rarely need it.
-        provider_kind: ``"openai"`` (any OpenAI-compatible server, the default),
-            ``"anthropic"`` (Anthropic's Messages API), ``"demo"`` (Rath's offline scripted
-            demo model) or a kind registered with :func:`~rath.llm.register_chat_client`.
-        retry_max_attempts: Attempts per LLM call before the run fails (Temporal retries).
-        retry_base_seconds: First retry delay; later ones back off exponentially.
-        request_timeout: Seconds one HTTP request may take before it is retried.
-        budget_total_tokens: Warn (and call ``on_budget_exceeded``) once a run passes this.
-        on_budget_exceeded: Client-side callback ``(session, usage)``.
-        extra_create_args: Extra request fields (OpenAI's ``chat.completions.create`` or
-            Anthropic's ``messages.create`` arguments, e.g. ``{"top_k": 5}``).
-
-    The sampling fields (``temperature`` ... ``service_tier``) are passed to the endpoint
-    as-is when set; the Anthropic client translates those it has an equivalent for
-    (``max_tokens``, ``stop``, ``temperature``, ``top_p``, ``tool_choice``, ``user``) and
-    drops OpenAI-only ones (``seed``, penalties, ``logprobs``, ``response_format`` ...).
+    ``model="anthropic:claude-..."`` picks the kind too (a registered kind is a prefix; other
+    colons, as in ``"llama3:8b"``, are part of the name). ``api_key`` stays in this process;
+    ``api_key_env`` names the worker's variable(s), tried in turn on 401/403. The fields, and
+    what Anthropic does with OpenAI's sampling fields: docs/providers.md.
     """
 
     model: str | None = None
@@ -165,19 +130,12 @@ class Provider:
     def from_config(
         cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
     ) -> Provider:
-        """The provider of the config file's ``llm.providers`` entry ``name``.
+        """The provider of the config file's ``llm.providers`` entry ``name`` (default: default).
 
-        Copies its kind, model, key, base URL, temperature and max tokens, then applies
-        ``overrides`` (any ``Provider`` field).
-
-        Args:
-            name: The entry (default: ``llm.default_provider``).
-            store: The config to read (default: :func:`rath.config.default_store`).
-            **overrides: ``Provider`` fields that win over the entry's.
+        Its kind, model, key, base URL, temperature and max tokens, then ``overrides``.
 
         Raises:
-            ConfigEntryNotFoundError: There is no such entry (a ``KeyError``; the message
-                lists the entries there are).
+            ConfigEntryNotFoundError: No such entry (a ``KeyError`` listing the entries).
         """
         store = store or default_store()
         entry = store.get_llm_provider(name)
@@ -206,12 +164,7 @@ class Provider:
 
 
 class ProviderSpec(BaseModel):
-    """What a workflow knows about a provider: everything but the secret.
-
-    ``api_key_ref`` is ``"env:NAME"`` (the worker reads ``NAME`` from its environment) or
-    ``"local:<token>"`` (a key handed to the in-process worker of the embedded default);
-    ``api_key_fallback_refs`` are the keys to try next when the endpoint rejects it.
-    """
+    """What a workflow knows about a provider: everything but the secret (references instead)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -225,7 +178,7 @@ class ProviderSpec(BaseModel):
     retry_base_seconds: float | None = None
     request_timeout: float | None = None
     budget_total_tokens: int | None = None
-    """OpenRath's per-provider token budget (kept so a rebuilt Agent still enforces it)."""
+    """OpenRath's per-provider token budget (a rebuilt Agent still enforces it)."""
 
     def label(self) -> str:
         """A short human label: ``model`` or ``kind``, for summaries and the UI."""
@@ -243,11 +196,7 @@ class ProviderSpec(BaseModel):
 
 
 def declare_kind(kind: ProviderKind, key_env: str | None) -> None:
-    """Make ``kind`` known (a model prefix, a spec's kind), reading its key from ``key_env``.
-
-    Called by :func:`~rath.llm.register_chat_client`; declaring a kind again replaces its
-    ``key_env``.
-    """
+    """Make ``kind`` known (a model prefix, a spec's kind), reading its key from ``key_env``."""
     _KINDS[kind] = key_env
 
 
@@ -257,10 +206,7 @@ def default_key_env(kind: ProviderKind) -> str | None:
 
 
 def split_model(model: str | None) -> tuple[str | None, str | None]:
-    """``"anthropic:claude-x"`` -> ``("anthropic", "claude-x")``; other names -> ``(None, name)``.
-
-    Only a known kind counts as a prefix, so ``"llama3:8b"`` stays whole.
-    """
+    """``"anthropic:claude-x"`` -> ``("anthropic", "claude-x")``; unknown prefixes stay whole."""
     if not model or ":" not in model:
         return None, model
     prefix, rest = model.split(":", 1)
@@ -275,13 +221,11 @@ _demo_notice_shown = threading.Event()
 def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
     """The :class:`ProviderSpec` for ``provider``; its key becomes a reference.
 
-    With the embedded default and no credentials anywhere (no ``api_key``, ``api_key_env``,
-    ``base_url``, ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL``), an OpenAI provider is served by
-    Rath's offline demo model, and a notice says so on stderr.
+    With the embedded default and no credentials anywhere, an OpenAI provider gets Rath's
+    offline demo model (a notice on stderr).
 
     Raises:
-        ConfigError: ``api_key`` is set but runs go to a remote cluster, whose workers cannot
-            receive it without writing it into workflow history.
+        ConfigError: ``api_key`` is set but runs go to a remote cluster (it would enter history).
     """
     provider = with_config_defaults(provider, settings)
     ref: str | None = None
@@ -308,10 +252,7 @@ def provider_spec(provider: Provider, settings: Settings) -> ProviderSpec:
 def with_config_defaults(provider: Provider, settings: Settings) -> Provider:
     """``provider`` with what OpenRath's config file adds (embedded default only).
 
-    Precedence as in OpenRath: the provider's own fields, then the environment, then the
-    config file's provider of the same kind (its model, base URL and, when neither the
-    provider nor the environment has one, its key). Remote workers read their own
-    environment and config file instead.
+    The provider's fields win, then the environment, then the config file's provider of the kind.
     """
     kind = provider.provider_kind or "openai"
     if not settings.embedded or kind not in ("openai", "anthropic"):
@@ -332,11 +273,7 @@ def with_config_defaults(provider: Provider, settings: Settings) -> Provider:
 
 
 def demo_fallback(settings: Settings) -> bool:
-    """Whether a credential-less OpenAI provider gets the offline demo model here.
-
-    Only on the embedded default with neither ``OPENAI_API_KEY`` nor ``OPENAI_BASE_URL`` set:
-    a base URL alone means a keyless compatible server (Ollama, vLLM), never the demo.
-    """
+    """Whether a credential-less OpenAI provider gets the demo model (embedded, no OpenAI env)."""
     return settings.embedded and not any(
         os.environ.get(name) for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL")
     )
@@ -345,14 +282,7 @@ def demo_fallback(settings: Settings) -> bool:
 def spec_from_provider(
     provider: Provider, *, api_key_ref: str | None = None, demo_fallback: bool
 ) -> ProviderSpec:
-    """The spec for a provider whose key (if any) is already a reference. Pure: no I/O.
-
-    Workflow code uses this directly (it cannot read the environment or the vault).
-
-    Args:
-        provider: The provider.
-        api_key_ref: The reference for ``provider.api_key`` (ignored when it has none).
-        demo_fallback: Serve a credential-less OpenAI provider with the offline demo model.
+    """The spec for a provider whose key (if any) is already a reference (pure: workflow code).
 
     Raises:
         ConfigError: ``provider.api_key`` is set but no reference was given for it.

@@ -1,8 +1,4 @@
-"""The chat-client registry: which client serves a ``provider_kind`` (docs/providers.md).
-
-One table for both faces: OpenRath's synchronous ``factory(provider)`` and Rath's async
-``factory(spec, api_key)``; the built-in kinds load their SDK on first use.
-"""
+"""The chat-client registry, one table for both faces (docs/providers.md, "Custom kinds")."""
 
 from __future__ import annotations
 
@@ -41,15 +37,9 @@ def register_chat_client(
 ) -> None:
     """Serve ``Provider(provider_kind=kind)`` (and ``model="kind:..."``) with ``factory``.
 
-    Registering a kind again replaces it (global state, one registry per process).
-
-    Args:
-        kind: The kind's name, e.g. ``"my-gateway"``.
-        factory: ``factory(spec, api_key) -> AsyncChatClient``, raising
-            :class:`~rath.errors.ConfigError` for an unusable configuration; or OpenRath's
-            ``factory(provider)`` of a synchronous client, which durable runs call on a thread
-            with a :class:`Provider` rebuilt on the worker (the resolved key in it).
-        key_env: The variable a worker reads the key from when the provider names none.
+    ``factory`` is Rath's ``factory(spec, api_key) -> AsyncChatClient`` or OpenRath's
+    ``factory(provider)`` of a sync client (durable runs call it on a thread); ``key_env`` is
+    the worker's variable for a provider that names no key. Registering again replaces a kind.
     """
     if not kind or ":" in kind:
         raise ConfigError(f"a chat-client kind is a non-empty name without ':', got {kind!r}")
@@ -100,9 +90,7 @@ def chat_client_for(provider: Provider) -> ChatClient:
     """A synchronous client for ``provider``'s kind (``provider_kind``, else ``"openai"``).
 
     Raises:
-        ConfigError: The kind is unknown, or registered only with Rath's async
-            ``factory(spec, api_key)`` (a ``ValueError``). ``ValueError`` too when the built-in
-            clients find no API key.
+        ConfigError: Unknown kind, an async-only kind, or (built-in clients) no API key.
     """
     kind = provider.provider_kind or "openai"
     factory = _SYNC_FACTORIES.get(kind)
@@ -124,11 +112,10 @@ def chat_client_for(provider: Provider) -> ChatClient:
 
 
 def cannot_stream(provider: Provider) -> TypeError | None:
-    """The ``TypeError`` of ``on_event`` with ``provider``'s kind, if its client cannot stream.
+    """The ``TypeError`` of ``on_event`` if ``provider``'s client cannot stream (OpenRath's check).
 
-    Only a kind registered with OpenRath's ``factory(provider)`` may lack ``complete_stream``.
-    A class is read, not built; another factory's client is built to look, as OpenRath's loop
-    builds it.
+    Only an OpenRath ``factory(provider)`` kind may lack ``complete_stream``: a class is read,
+    another factory's client built to look.
     """
     factory = _SYNC_FACTORIES.get(provider.provider_kind or "openai")
     if factory is None:

@@ -1,8 +1,6 @@
-"""OpenRath's retry helper: exponential backoff with jitter around a plain call.
+"""OpenRath's retry helper (4 attempts, 0.5 s base, 30 s cap, jitter) for user code.
 
-Rath's own LLM calls are retried by Temporal (the activity's retry policy); this helper is for
-user code written for OpenRath, with its defaults: 4 attempts, 0.5 s base, 30 s cap, and a
-delay of ``min(cap, base * 2 ** (attempt - 1)) + U[0, base)`` before each retry.
+Rath's own LLM calls are retried by Temporal instead.
 """
 
 from __future__ import annotations
@@ -37,17 +35,10 @@ def retry_with_backoff(
     jitter: bool = True,
     sleep: Callable[[float], object] = time.sleep,
 ) -> T:
-    """Call ``fn`` until it returns, retrying the exceptions in ``retryable``.
+    """Call ``fn`` until it returns, retrying the exception types in ``retryable``.
 
-    Args:
-        fn: The call, without arguments.
-        retryable: Exception types worth another attempt; others propagate at once (an empty
-            tuple never retries).
-        max_attempts: Attempts in all (default 4; fewer than one means one).
-        base_seconds: The first delay (default 0.5 s), doubled each retry.
-        cap_seconds: The longest delay before jitter.
-        jitter: Add a uniform ``[0, base)`` to each delay.
-        sleep: Waits the delay (a test passes its own).
+    The delay before retry ``n`` is ``min(cap, base * 2 ** (n - 1))`` plus ``U[0, base)`` when
+    ``jitter``; fewer than one attempt means one; an empty ``retryable`` never retries.
 
     Raises:
         The last exception, once ``max_attempts`` attempts failed.
@@ -95,10 +86,7 @@ def retry_classified(
     cap_seconds: float = 30.0,
     sleep: Callable[[float], object] = time.sleep,
 ) -> T:
-    """Call ``fn``, retrying the errors Rath classified as worth it (``retryable`` is true).
-
-    The delay is the error's ``retry_after`` when the server gave one, else the backoff of
-    :func:`retry_with_backoff` (same defaults).
+    """Call ``fn``, retrying errors classified ``retryable`` (after ``retry_after``, else backoff).
 
     Raises:
         The first error that is not retryable, or the last one.

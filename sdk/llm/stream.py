@@ -1,7 +1,4 @@
-"""Rath's stream machinery: topic, options, fold and coalescing of model deltas.
-
-Retry events void a round's earlier attempts (docs/providers.md, "Streaming").
-"""
+"""Rath's stream machinery: topic, options, fold and coalescing of deltas (docs/providers.md)."""
 
 from __future__ import annotations
 
@@ -18,12 +15,7 @@ TOPIC = "rath.llm.delta"
 
 
 class StreamOptions(BaseModel):
-    """How a run streams its model output (set when the caller passes ``on_event``).
-
-    Attributes:
-        batch_seconds: Deltas are published at most this often (the first at once), so the
-            history a stream adds grows with batches, not tokens.
-    """
+    """How a run streams: deltas are published at most every ``batch_seconds`` (first at once)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -31,10 +23,7 @@ class StreamOptions(BaseModel):
 
 
 def coalesce(deltas: list[RathLLMStreamDelta]) -> list[RathLLMStreamDelta]:
-    """Merge neighbouring text pieces and argument pieces of one call (fewer, larger events).
-
-    Order and the folded result are unchanged; only how finely the answer is cut changes.
-    """
+    """Merge neighbouring text pieces, and argument pieces of one call (the fold is unchanged)."""
     out: list[RathLLMStreamDelta] = []
     for delta in deltas:
         merged = _merge(out[-1], delta) if out else None
@@ -97,17 +86,8 @@ class FoldedRound:
 class StreamFold:
     """Folds a run's events back into each round's answer, as OpenRath folded a stream.
 
-    Text pieces are concatenated; tool-call pieces are grouped by index (id set, name and
-    arguments concatenated); the last finish reason and usage win. A ``retry`` event, or an
-    event of a later attempt, starts its round afresh; events of an earlier attempt than the
-    round's latest are ignored.
-
-    Example:
-        fold = StreamFold()
-        agent = flow.Agent("...", model="gpt-4o-mini", on_event=fold.add)
-        out = agent(session)
-        out.synchronize()
-        print(fold.rounds[1].content)
+    Text and argument pieces concatenate; the last finish reason and usage win. A ``retry`` event,
+    or one of a later attempt, restarts its round; an earlier attempt's events are ignored.
     """
 
     def __init__(self) -> None:

@@ -1,6 +1,6 @@
-"""Image description: the default prompt and OpenRath's ``VLMProvider`` (docs/providers.md).
+"""Image description: the default prompt, image messages and OpenRath's ``VLMProvider``.
 
-OpenRath's ``RathOpenAIVLMClient`` loads on first use (PEP 562) from :mod:`rath.llm.openai.vlm`.
+``RathOpenAIVLMClient`` loads on first use from :mod:`rath.llm.openai.vlm` (docs/providers.md).
 """
 
 from __future__ import annotations
@@ -38,20 +38,12 @@ class VLMProvider:
     def from_config(
         cls, name: str | None = None, *, store: ConfigStore | None = None, **overrides: Any
     ) -> VLMProvider:
-        """The provider of config entry ``name``, else of ``llm.vlm_provider`` (OpenRath's rules).
+        """The provider of entry ``name``, else of ``llm.vlm_provider`` (OpenRath's rules).
 
-        There is no fallback to the default (chat) provider, which is rarely a vision model.
-        Only the entry's model, endpoint and key are taken; ``max_tokens`` stays 512 and
-        ``temperature`` unset unless ``overrides`` set them.
-
-        Args:
-            name: The ``llm.providers`` entry.
-            store: The config to read (default: :func:`rath.config.default_store`).
-            **overrides: Fields that win over the entry's.
+        No fallback to the chat default; only the entry's model, endpoint and key are taken.
 
         Raises:
-            ConfigEntryNotFoundError: No VLM provider is named, there is no such entry, or the
-                entry names no model (a vision model has no safe default). A ``KeyError``.
+            ConfigEntryNotFoundError: No VLM provider named, no such entry, or it names no model.
         """
         store = store or default_store()
         chosen = name if name is not None else store.config.llm.vlm_provider

@@ -1,8 +1,4 @@
-"""OpenRath's ``rath.llm.anthropic.client``: the Anthropic chat client, both faces, one SDK setup.
-
-The sync face follows OpenRath's translation table, the async face the live API's wire
-(docs/openrath.md).
-"""
+"""OpenRath's ``rath.llm.anthropic.client``: the Anthropic chat client (both faces)."""
 
 from __future__ import annotations
 
@@ -71,10 +67,8 @@ def anthropic_sdk(
 class RathAnthropicChatClient(SDKChatClient):
     """Anthropic's Messages API (``POST {base_url}/v1/messages``), from plain Python or a worker.
 
-    ``RathAnthropicChatClient(provider)`` is OpenRath's client: the key is the provider's, else
-    ``ANTHROPIC_API_KEY``, else the config file's first Anthropic provider's;
-    ``ANTHROPIC_DEFAULT_MODEL`` applies only when the provider names no model. A server given
-    by a base URL needs no key.
+    OpenRath's client takes the key from the provider, ``ANTHROPIC_API_KEY`` or the config file;
+    ``ANTHROPIC_DEFAULT_MODEL`` only when the provider names no model.
 
     Raises:
         ConfigError: No key and no base URL (a ``ValueError``: "No Anthropic api_key found").
@@ -117,10 +111,6 @@ class RathAnthropicChatClient(SDKChatClient):
 
 
 def anthropic_client(spec: ProviderSpec, api_key: str | None) -> RathAnthropicChatClient:
-    """The worker's factory for ``"anthropic"``: defaults from ``ANTHROPIC_*`` variables.
-
-    Raises:
-        ConfigError: No model, or no key and no ``base_url``.
-    """
+    """The worker's factory for ``"anthropic"`` (``ANTHROPIC_*`` fill gaps)."""
     endpoint = resolve_endpoint(spec, api_key, label="Anthropic", env_prefix="ANTHROPIC")
     return RathAnthropicChatClient.for_endpoint(endpoint, kind="anthropic")

@@ -56,11 +56,9 @@ def openai_sdk(
 def openai_sdk(
     base_url: str | None, api_key: str, timeout: float, *, asynchronous: bool
 ) -> openai.OpenAI | openai.AsyncOpenAI:
-    """The one place an ``openai`` SDK client is made, for both faces of the chat clients.
+    """The one place an ``openai`` SDK client is made: never retrying, async over ``aiohttp``.
 
-    Never retrying (Temporal, or OpenRath's retry helper, owns retries); the async one over
-    ``aiohttp``. Azure's older ``/openai`` endpoints get its deployments client (the SDK puts
-    ``/deployments/<model>`` in the path and ``api-version`` in the query).
+    Azure's older ``/openai`` endpoints get ``AzureOpenAI`` (deployments, ``api-version``).
     """
     options: dict[str, Any] = {"api_key": api_key, "max_retries": 0, "timeout": timeout}
     if asynchronous:
@@ -77,13 +75,9 @@ def openai_sdk(
 class RathOpenAIChatClient(SDKChatClient):
     """Chat Completions (``POST {base_url}/chat/completions``), from plain Python or a worker.
 
-    ``RathOpenAIChatClient(provider)`` is OpenRath's client: the endpoint is the provider's,
-    else ``OPENAI_BASE_URL``, else ``AZURE_OPENAI_ENDPOINT``, else the config file's first
-    OpenAI provider's; the key the provider's, else (for an Azure endpoint)
-    ``AZURE_OPENAI_API_KEY``, ``AZURE_API_KEY``, ``OPENAI_API_KEY`` or (for any other)
-    ``OPENAI_API_KEY``, ``AZURE_OPENAI_API_KEY``, else the config file's. A server given by a
-    base URL needs no key. Azure's older ``/openai`` endpoints go through ``AzureOpenAI``
-    (``api-version`` from ``OPENAI_API_VERSION`` or ``AZURE_OPENAI_API_VERSION``).
+    ``RathOpenAIChatClient(provider)`` is OpenRath's client: endpoint, key and model from the
+    provider, then ``OPENAI_*`` (Azure's variables first for an Azure endpoint), then the config
+    file (docs/providers.md, "OpenAI"). A server given by a base URL needs no key.
 
     Raises:
         ConfigError: No key and no base URL (a ``ValueError``: "No API key found").
@@ -129,11 +123,7 @@ class RathOpenAIChatClient(SDKChatClient):
 
 
 def openai_client(spec: ProviderSpec, api_key: str | None) -> RathOpenAIChatClient:
-    """The worker's factory for ``"openai"``: defaults from ``OPENAI_*`` variables.
-
-    Raises:
-        ConfigError: No model, or no key and no ``base_url`` (OpenAI's own API needs a key).
-    """
+    """The worker's factory for ``"openai"`` (``OPENAI_*`` variables fill gaps)."""
     endpoint = resolve_endpoint(spec, api_key, label="OpenAI", env_prefix="OPENAI")
     return RathOpenAIChatClient.for_endpoint(endpoint, kind="openai")
 
