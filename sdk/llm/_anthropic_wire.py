@@ -21,7 +21,7 @@ from rath.llm.chat_response import (
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
-from rath.llm.tool_args import parse_arguments, parse_tool_arguments
+from rath.llm.tool_args import parse_tool_arguments
 
 DEFAULT_MAX_TOKENS = 4096
 CONTINUE_TEXT = "(continue)"
@@ -172,17 +172,7 @@ def _turn(message: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         return "user", [result]
     if role == "assistant":
         blocks = _blocks(message.get("content"))
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") or {}
-            arguments, _ = parse_arguments(function.get("arguments") or "")
-            blocks.append(
-                {
-                    "type": "tool_use",
-                    "id": call.get("id") or "",
-                    "name": function.get("name") or "",
-                    "input": arguments if arguments is not None else {},
-                }
-            )
+        blocks += [_openrath_tool_use(call) for call in message.get("tool_calls") or ()]
         return "assistant", blocks
     return "user", _blocks(message.get("content"))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, overload
+from typing import Any
 
 import anthropic
 
@@ -35,18 +35,6 @@ ANTHROPIC_RETRYABLE: tuple[type[Exception], ...] = (
     anthropic.InternalServerError,
 )
 """The ``anthropic`` exceptions OpenRath retried (Rath classifies by status)."""
-
-
-@overload
-def anthropic_sdk(
-    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[True]
-) -> anthropic.AsyncAnthropic: ...
-
-
-@overload
-def anthropic_sdk(
-    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[False]
-) -> anthropic.Anthropic: ...
 
 
 def anthropic_sdk(

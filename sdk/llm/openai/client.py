@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, overload
+from typing import Any
 
 import openai
 
@@ -39,18 +39,6 @@ OPENAI_RETRYABLE: tuple[type[Exception], ...] = (
 )
 """The ``openai`` exceptions OpenRath retried (Rath classifies by status: see ProviderError)."""
 _DEMO_KEY = "rath-demo-not-a-secret"
-
-
-@overload
-def openai_sdk(
-    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[True]
-) -> openai.AsyncOpenAI: ...
-
-
-@overload
-def openai_sdk(
-    base_url: str | None, api_key: str, timeout: float, *, asynchronous: Literal[False]
-) -> openai.OpenAI: ...
 
 
 def openai_sdk(
