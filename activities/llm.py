@@ -1,17 +1,8 @@
 """The LLM activities: a completion per loop round, compression, image description, embeddings.
 
-The workflow sends references (the agent's and the user's transcripts as :class:`TableRef`),
-never the rows; ``complete`` rebuilds the messages from the chunk store, calls the model
-through the chat client its provider kind names (``rath.llm.register_chat_client``; the SDKs'
-own retries off: Temporal owns retries), stores the assistant row, and returns what the
-workflow needs to dispatch tools: names, ids, resource keys and whether the arguments parse.
-The tool arguments themselves stay in the store. With ``CompleteArgs.stream`` set (the run's
-caller passed ``on_event``) the call streams, and its deltas are published to the run's
-workflow stream as they come (``_llm_stream.py``); the result is the same.
-
-Failures are classified once, by the client, as a :class:`~rath.llm.ProviderError`; here it
-becomes an ``ApplicationError`` of the same type (``LLMHTTP429``, ``LLMTimeout`` ...), with
-``Retry-After`` as the next retry delay, and with every known key redacted from the message.
+The workflow sends table references; ``complete`` rebuilds the messages, calls the provider's
+chat client (streaming when asked) and stores the assistant row. Failures arrive classified
+as ``ProviderError`` and leave as ``ApplicationError`` of its type (docs/providers.md).
 """
 
 from __future__ import annotations
