@@ -64,10 +64,10 @@ def openrath_tool_list(tools: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
 
 @dataclass(frozen=True)
 class RathLLMMessage:
-    """One message of a request."""
+    """One message of a request (Rath's extension: ``content`` may be OpenAI content parts)."""
 
     role: str
-    content: str | None = None
+    content: str | Sequence[Mapping[str, Any]] | None = None
     name: str | None = None
     tool_call_id: str | None = None
     tool_calls: tuple[Mapping[str, Any], ...] | None = None
