@@ -10,7 +10,6 @@ from rath.utils.lazy import lazy_names
 
 if TYPE_CHECKING:
     from rath.errors import BudgetExceededError
-    from rath.llm._vlm import describe_image, describe_image_async
     from rath.llm.anthropic import (
         RathAnthropicChatClient,
         build_anthropic_kwargs,
@@ -47,7 +46,7 @@ if TYPE_CHECKING:
     from rath.llm.provider import Provider, ProviderSpec
     from rath.llm.registry import chat_client_for, register_chat_client, registered_kinds
     from rath.llm.stream import StreamFold
-    from rath.llm.vlm import VLMProvider, image_message
+    from rath.llm.vlm import VLMProvider, describe_image, describe_image_async, image_message
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
@@ -128,8 +127,8 @@ _EXPORTS: dict[str, str] = {
     "build_anthropic_kwargs": "rath.llm.anthropic",
     "build_anthropic_stream_kwargs": "rath.llm.anthropic",
     "chat_client_for": "rath.llm.registry",
-    "describe_image": "rath.llm._vlm",
-    "describe_image_async": "rath.llm._vlm",
+    "describe_image": "rath.llm.vlm",
+    "describe_image_async": "rath.llm.vlm",
     "embedder_for": "rath.llm.embedding",
     "image_message": "rath.llm.vlm",
     "normalize_anthropic_response": "rath.llm.anthropic",

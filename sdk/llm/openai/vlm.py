@@ -11,9 +11,8 @@ import os
 from pathlib import Path
 
 from rath.llm._sdk_client import require_credentials, retried
-from rath.llm._vlm import describe_image
 from rath.llm.provider import Provider
-from rath.llm.vlm import VLMProvider
+from rath.llm.vlm import VLMProvider, describe_image
 
 __all__ = ["RathOpenAIVLMClient"]
 
