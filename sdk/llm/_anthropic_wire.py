@@ -145,19 +145,28 @@ def anthropic_completion(message: object) -> RathLLMChatResponse:
             )
             calls.append(RathLLMToolCallPart(str(block.get("id") or ""), "function", function))
     reason = STOP_REASONS.get(str(message.get("stop_reason")))
+    reason = reason or ("tool_calls" if calls else "stop")
     content = "".join(texts) if texts else None
-    choice = RathLLMChatChoice(
-        index=0,
-        finish_reason=reason or ("tool_calls" if calls else "stop"),
-        message=RathLLMAssistantMessage(content=content, tool_calls=tuple(calls) or None),
-    )
+    return _response(message, content, calls, reason, usage=_usage(message.get("usage")))
+
+
+def _response(
+    data: dict[str, Any],
+    content: str | None,
+    calls: Sequence[RathLLMToolCallPart],
+    reason: RathLLMFinishReason,
+    *,
+    usage: RathLLMTokenUsage | None,
+    raw: Any = None,
+) -> RathLLMChatResponse:
+    message = RathLLMAssistantMessage(content=content, tool_calls=tuple(calls) or None)
     return RathLLMChatResponse(
-        id=str(message.get("id") or ""),
-        choices=(choice,),
+        id=str(data.get("id") or ""),
+        choices=(RathLLMChatChoice(index=0, finish_reason=reason, message=message),),
         created=0,
-        model=str(message.get("model") or ""),
-        usage=_usage(message.get("usage")),
-        raw=message,
+        model=str(data.get("model") or ""),
+        usage=usage,
+        raw=data if raw is None else raw,
     )
 
 
@@ -299,24 +308,11 @@ def normalize_anthropic_response(payload: Any) -> RathLLMChatResponse:
     calls = tuple(_openrath_tool_call(b) for b in blocks if b.get("type") == "tool_use")
     usage = data.get("usage") or {}
     prompt, completion = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
-    return RathLLMChatResponse(
-        id=str(data.get("id") or ""),
-        choices=(
-            RathLLMChatChoice(
-                index=0,
-                finish_reason=finish_reason(data.get("stop_reason")),
-                message=RathLLMAssistantMessage(
-                    content="\n".join(texts) if texts else None, tool_calls=calls or None
-                ),
-            ),
-        ),
-        created=0,
-        model=str(data.get("model") or ""),
-        usage=None
-        if prompt == 0 and completion == 0
-        else RathLLMTokenUsage(prompt, completion, prompt + completion),
-        raw=payload,
-    )
+    tokens = RathLLMTokenUsage(prompt, completion, prompt + completion)
+    reason = finish_reason(data.get("stop_reason"))
+    content = "\n".join(texts) if texts else None
+    counted = tokens if prompt or completion else None
+    return _response(data, content, calls, reason, usage=counted, raw=payload)
 
 
 def _openrath_tool_call(block: dict[str, Any]) -> RathLLMToolCallPart:
