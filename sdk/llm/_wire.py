@@ -74,15 +74,23 @@ def durable_usage(usage: RathLLMTokenUsage | None) -> RathLLMTokenUsage | None:
 def openai_answer(answer: object) -> RathLLMChatResponse:
     """A Chat Completions answer (parsed JSON) for the durable loop, with its fix-ups.
 
+    A call without a ``function`` is dropped; see docs/providers.md for the rest.
+
     Raises:
         ValueError: ``answer`` is not a completion with choices.
     """
     if not isinstance(answer, dict) or not answer.get("choices"):
         raise ValueError("the model returned no choices")
+    first = answer["choices"][0]
+    message = first.get("message") or {}
+    if any(call.get("function") is None for call in message.get("tool_calls") or ()):
+        kept = [call for call in message["tool_calls"] if call.get("function") is not None]
+        first = {**first, "message": {**message, "tool_calls": kept}}
+        answer = {**answer, "choices": [first, *answer["choices"][1:]]}
     response = normalize_chat_completion(answer)
     choice = response.choices[0]
     calls = choice.message.tool_calls
-    reason = answer["choices"][0].get("finish_reason")
+    reason = first.get("finish_reason")
     if not reason:
         choice = dataclasses.replace(choice, finish_reason="tool_calls" if calls else "stop")
     return dataclasses.replace(

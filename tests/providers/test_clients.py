@@ -356,6 +356,16 @@ def test_a_server_that_omits_total_tokens_still_reports_a_total() -> None:
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (100, 50, 150)
 
 
+def test_a_tool_call_without_a_function_is_left_out() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    message = {"role": "assistant", "content": None, "tool_calls": [{"id": "c0"}, call]}
+    body = {"id": "c", "model": "fake-model", "choices": [{"index": 0, "message": message}]}
+    with fake_server("openai", [raw_reply(200, json.dumps(body).encode())]) as server:
+        answer = complete(provider_for("openai", server.base_url))
+    assert [(c.id, c.name) for c in answer.tool_calls] == [("c1", "f")]
+    assert answer.finish_reason == "tool_calls"
+
+
 def test_an_endpoint_never_shows_its_key() -> None:
     from rath.llm._sdk_client import Endpoint
 
