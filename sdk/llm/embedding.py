@@ -145,7 +145,7 @@ def openai_embedder(spec: ProviderSpec) -> Embedder:
         )
     dimensions = spec.options.get("dimensions")
     # The SDK loads when an embedder is first made, not with these values.
-    embedder: Embedder = import_target("rath.llm.openai_embedder:OpenAIEmbedder")(
+    embedder: Embedder = import_target("rath.llm.openai.embedding:OpenAIEmbedder")(
         spec.model or DEFAULT_EMBEDDING_MODEL,
         base_url=spec.base_url,
         api_key_env=refs[0].removeprefix("env:") if refs else "OPENAI_API_KEY",
