@@ -234,13 +234,6 @@ def test_the_values_floor_is_read_from_the_contract() -> None:
 
 
 @pytest.mark.timeout(180)
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 28: rath.llm's SDK client modules (_http, _sdk_client, _direct, "
-    "_anthropic_client, _openai_embedder, _embedding) sit in the values folder until they move "
-    "to an engine folder (rath.llm.clients); see docs/benchmarks.md, issue 28",
-)
 def test_values_load_no_engine() -> None:
     values = _values_modules()
     loaded = _loaded_after("\n".join(f"import {m}" for m in values))

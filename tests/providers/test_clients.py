@@ -367,7 +367,7 @@ def test_a_tool_call_without_a_function_is_left_out() -> None:
 
 
 def test_an_endpoint_never_shows_its_key() -> None:
-    from rath.llm._sdk_client import Endpoint
+    from rath.llm.clients.sdk import Endpoint
 
     endpoint = Endpoint("http://127.0.0.1:1/v1", "m", "sk-not-for-logs", 5.0)
     assert "sk-not-for-logs" not in repr(endpoint) and "sk-not-for-logs" not in str(endpoint)

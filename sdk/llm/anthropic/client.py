@@ -13,11 +13,11 @@ from rath.llm._anthropic_wire import (
     build_anthropic_kwargs,
     normalize_anthropic_response,
 )
-from rath.llm._http import SDKErrors
-from rath.llm._sdk_client import SDKChatClient, direct_target, resolve_endpoint
 from rath.llm._wire import wire_parts
 from rath.llm.chat_request import RathLLMChatRequest
 from rath.llm.chat_response import RathLLMChatResponse
+from rath.llm.clients.http import SDKErrors
+from rath.llm.clients.sdk import SDKChatClient, direct_target, resolve_endpoint
 from rath.llm.provider import Provider, ProviderSpec
 
 __all__ = ["ANTHROPIC_RETRYABLE", "RathAnthropicChatClient"]

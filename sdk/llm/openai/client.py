@@ -7,18 +7,18 @@ from typing import Any
 import openai
 
 from rath.llm._azure import AZURE_KEY_ENVS, azure_api_version, azure_endpoint, azure_style
-from rath.llm._http import SDKErrors
 from rath.llm._openai_stream import OpenAIStreamAnswer
-from rath.llm._sdk_client import (
+from rath.llm._wire import normalize_chat_completion, openai_answer, openai_body
+from rath.llm.chat_request import RathLLMChatRequest
+from rath.llm.chat_response import RathLLMChatResponse
+from rath.llm.clients.http import SDKErrors
+from rath.llm.clients.sdk import (
     DEFAULT_TIMEOUT,
     Endpoint,
     SDKChatClient,
     direct_target,
     resolve_endpoint,
 )
-from rath.llm._wire import normalize_chat_completion, openai_answer, openai_body
-from rath.llm.chat_request import RathLLMChatRequest
-from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.openai.create_kwargs import to_create_kwargs, to_create_kwargs_stream
 from rath.llm.provider import Provider, ProviderSpec
 from rath.testing.demo import DEMO_MODEL, demo_base_url

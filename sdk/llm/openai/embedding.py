@@ -13,8 +13,8 @@ from typing import Any
 import openai
 
 from rath.errors import ConfigError
-from rath.llm._http import error_message, retry_after_seconds
-from rath.llm._sdk_client import require_credentials, retried
+from rath.llm.clients.http import error_message, retry_after_seconds
+from rath.llm.clients.sdk import require_credentials, retried
 from rath.llm.embedding import EmbeddingError, EmbeddingProvider
 
 __all__ = ["OpenAIEmbedder", "RathOpenAIEmbeddingClient"]

@@ -10,7 +10,7 @@ import mimetypes
 import os
 from pathlib import Path
 
-from rath.llm._sdk_client import require_credentials, retried
+from rath.llm.clients.sdk import require_credentials, retried
 from rath.llm.provider import Provider
 from rath.llm.vlm import VLMProvider, describe_image
 

@@ -13,9 +13,9 @@ from typing import Any, ClassVar, Protocol, Self, TypeVar
 
 from rath.config import default_store
 from rath.errors import ConfigError
-from rath.llm._http import CallSite, SDKErrors, mid_stream_errors, provider_errors
 from rath.llm.chat_request import RathLLMChatRequest
 from rath.llm.chat_response import RathLLMChatResponse, RathLLMStreamDelta
+from rath.llm.clients.http import CallSite, SDKErrors, mid_stream_errors, provider_errors
 from rath.llm.credentials import redact_secrets
 from rath.llm.errors import ProviderError
 from rath.llm.provider import Provider, ProviderSpec
@@ -34,10 +34,14 @@ class Retrying(Protocol):
     """A provider's retry settings (``None``: OpenRath's defaults)."""
 
     @property
-    def retry_max_attempts(self) -> int | None: ...
+    def retry_max_attempts(self) -> int | None:
+        """The most attempts of a call."""
+        ...
 
     @property
-    def retry_base_seconds(self) -> float | None: ...
+    def retry_base_seconds(self) -> float | None:
+        """The base backoff delay, in seconds."""
+        ...
 
 
 @dataclass(frozen=True)

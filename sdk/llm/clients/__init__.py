@@ -1,0 +1,1 @@
+"""What the vendor clients share: the SDK client base and the HTTP failure rules (engines floor)."""
