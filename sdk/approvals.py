@@ -1,15 +1,6 @@
 """Answering tool calls that wait for a person (an agent's ``tool_policy`` said ``ask``).
 
-A waiting call is listed by the run's ``pending_approvals`` query and answered by its
-``rath.approve`` update: from here (``rath.approve(out, call_id)``), from the command line
-(``rath approve <workflow-id> <call-id>``), or with Temporal's own CLI
-(``temporal workflow update execute --name rath.approve --input '{"call_id": ...,
-"approve": true}'``). For a durable ``forward``, the calls of every agent of the tree are
-looked up.
-
-Listing needs a worker that has the run's code (the calls waiting are the run's state), and
-so does answering; when none answers, one line says which to start. A closed run, or a run
-of a kind that never asks (``rath.Compress``, ``rath.CloseSandbox``), has none waiting.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -49,12 +40,7 @@ QUERY_SECONDS = 10.0
 
 
 def pending_approvals(run: Session | str, *, timeout: float = 30.0) -> list[PendingApproval]:
-    """Tool calls of ``run`` (an agent run or a whole durable tree) waiting for an answer.
-
-    Args:
-        run: A session a run returned, or the run's workflow id.
-        timeout: Seconds to wait for the answers.
-    """
+    """Tool calls of ``run`` (an agent run or a whole durable tree) waiting for an answer."""
     runtime = get_runtime()
 
     async def ask() -> list[PendingApproval]:
@@ -68,9 +54,6 @@ def pending_approvals(run: Session | str, *, timeout: float = 30.0) -> list[Pend
 def approve(run: Session | str, call_id: str, *, timeout: float = 30.0) -> str:
     """Let the waiting tool call ``call_id`` run.
 
-    Returns:
-        The workflow id of the agent run that was waiting (in a tree, one of its agents).
-
     Raises:
         ConfigError: No run of ``run`` has that call waiting (the message lists those that do).
     """
@@ -80,11 +63,7 @@ def approve(run: Session | str, call_id: str, *, timeout: float = 30.0) -> str:
 def deny(
     run: Session | str, call_id: str, reason: str | None = None, *, timeout: float = 30.0
 ) -> str:
-    """Refuse the waiting tool call ``call_id``; the model is told, with ``reason``.
-
-    Returns:
-        The workflow id of the agent run that was waiting.
-    """
+    """Refuse the waiting tool call ``call_id``; the model is told, with ``reason``."""
     return _answer(run, ApprovalDecision(call_id=call_id, approve=False, reason=reason), timeout)
 
 

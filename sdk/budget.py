@@ -1,11 +1,6 @@
 """``Budget``: limits on tokens, tool calls and wall-clock time for a run and its whole tree.
 
-A budget is checked in workflow code before every LLM call (tokens, deadline) and before a
-round's tool calls run (tool calls). Set on a durable ``Workflow`` with
-:meth:`~rath.flow.Workflow.with_budget`, it is shared by every agent the run starts: each
-child asks the parent run before each LLM call, and the parent answers from the whole tree's
-spending. Exceeding it ends the run with a ``BudgetExceeded`` status and the transcript so
-far (:class:`~rath.errors.BudgetExceededError` carries it).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -16,16 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Budget(BaseModel):
-    """Limits for a run (``None`` means unlimited).
-
-    Attributes:
-        total_tokens: Tokens (prompt + completion, as the model reports them) the run may
-            use; no LLM call starts once this many are spent.
-        tool_calls: Tool calls the run may make; a round asking for more than remain runs
-            none of them (each gets a ``budget_exceeded`` error body) and the run ends.
-        deadline_seconds: Wall-clock seconds from the start of the run; no LLM call starts
-            after that.
-    """
+    """Limits for a run (``None`` means unlimited)."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -1,16 +1,6 @@
 """``RathPlugin``: all of Rath's Temporal wiring in one object, for clients and workers alike.
 
-It sets the pydantic data converter, registers the session-loop, durable-forward and compress
-workflows and every activity (LLM, tools, sandbox claims, MCP, sessions, memory), passes
-Rath's (deterministic, side-effect-free at import) modules through the workflow sandbox, and
-makes :class:`~rath.errors.UserError` fail a workflow instead of retrying its task forever.
-With telemetry on (``Settings.telemetry``) it adds the trace-context propagation of
-``temporalio.contrib.opentelemetry`` and Rath's own spans and metrics (:mod:`rath.telemetry`).
-Give it to ``Client.connect(plugins=[...])``; workers built from that client inherit it.
-
-Example:
-    client = await Client.connect("localhost:7233", plugins=[RathPlugin()])
-    worker = Worker(client, task_queue="rath")
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -59,13 +49,7 @@ def workflow_runner() -> SandboxedWorkflowRunner:
 
 
 class RathPlugin(SimplePlugin):
-    """Rath's Temporal plugin (converter, workflows, activities, sandbox, failure types).
-
-    Args:
-        settings: Data dir and store URL; read from the environment by default.
-        store: The chunk store activities use (default: the one ``settings`` names).
-        vault: Where ``local:`` credential references resolve (the process vault by default).
-    """
+    """Rath's Temporal plugin (converter, workflows, activities, sandbox, failure types)."""
 
     def __init__(
         self,

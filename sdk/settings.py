@@ -23,52 +23,7 @@ DEFAULT_OUTAGE_SECONDS = 300.0
 
 @dataclass(frozen=True, kw_only=True)
 class Settings:
-    """Where Rath keeps its state and which Temporal it talks to.
-
-    Attributes:
-        home: The data dir (``RATH_HOME``, default ``~/.rath``): embedded server database,
-            chunk store, allocated workspaces.
-        address: ``TEMPORAL_ADDRESS``, else the address of the Temporal profile
-            (``TEMPORAL_CONFIG_FILE``/``TEMPORAL_PROFILE``); ``None`` selects the embedded
-            dev server.
-        namespace: ``TEMPORAL_NAMESPACE``, else the profile's (default ``default``).
-        queue_name: ``RATH_TASK_QUEUE`` (default ``rath``): the first part of every task queue
-            name; the store's tag follows it (:attr:`task_queue`).
-        store_dir: ``RATH_STORE_DIR`` (default ``<home>/store``): the local store directory
-            (sandbox leases; and the chunk store when ``store_url`` is unset).
-        store_url: ``RATH_STORE_URL``: where chunks and the session catalog live, shared by
-            client and workers: ``file:///dir``, ``s3://bucket/prefix``, ``gs://bucket/prefix``
-            or ``az://container/prefix`` (credentials and endpoint only from the environment,
-            see ``docs/store.md``). ``None``: the directory ``store_dir``.
-        search_attributes: ``RATH_SEARCH_ATTRIBUTES`` (default on; ``0`` turns it off): tag
-            runs with ``RathSessionId``, ``RathRootSessionId`` and ``RathAgent``. The embedded
-            server registers them; a cluster needs them created once (see the README).
-        worker_id: ``RATH_WORKER_ID`` (default: the host name). Names this worker's own task
-            queue (:attr:`affinity_queue`), where the tool calls of sandboxes it opened go.
-            Workers sharing an id share that queue, so give one id to workers that share a
-            host and data dir, and distinct ids otherwise.
-        deployment_name: ``RATH_DEPLOYMENT_NAME`` (default unset): with ``build_id``, a
-            ``rath worker`` joins this Temporal worker deployment (worker versioning; see
-            docs/operators.md). Unset, workers are unversioned.
-        build_id: ``RATH_BUILD_ID``: this worker's version within the deployment.
-        versioning_behavior: ``RATH_VERSIONING_BEHAVIOR``, ``auto_upgrade`` (default: running
-            sessions move to the current version at their next workflow task) or ``pinned``
-            (they finish on the version that started them).
-        set_current_version: ``RATH_SET_CURRENT_VERSION`` (default off): a versioned worker
-            makes its version the deployment's current one once it polls.
-        outage_seconds: ``RATH_CLIENT_OUTAGE_SECONDS`` (default 300): how long a client
-            waiting on a run keeps reconnecting to an unreachable Temporal before it gives up
-            (the run itself goes on; re-attach by its workflow id).
-        exit_wait_seconds: ``RATH_EXIT_WAIT_SECONDS`` (default: no limit): how long a script
-            that ends with runs it started and never read waits for them at exit.
-        shutdown_grace_seconds: ``RATH_SHUTDOWN_GRACE_SECONDS`` (default 25): on SIGTERM or
-            SIGINT a worker stops taking work and lets the calls it runs finish for this long,
-            so a normal restart loses no attempt (keep it under your orchestrator's kill
-            timeout, e.g. Kubernetes' 30 s).
-        telemetry: ``RATH_OTEL`` (``1`` on, ``0`` off); unset, on when
-            ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set. ``OTEL_SDK_DISABLED=true`` turns it off.
-            Traces and metrics through OpenTelemetry (see :mod:`rath.telemetry`).
-    """
+    """Where Rath keeps its state and which Temporal it talks to."""
 
     home: Path
     address: str | None
@@ -161,11 +116,7 @@ class Settings:
 
     @property
     def task_queue(self) -> str:
-        """The shared task queue: ``RATH_TASK_QUEUE``, then the store's tag (``rath-s3-...``).
-
-        A run's queue names the store its worker must use: a worker with another store polls
-        other queues, so it never takes the run (see docs/design.md, "Which worker runs what").
-        """
+        """The shared task queue: ``RATH_TASK_QUEUE``, then the store's tag (``rath-s3-...``)."""
         return f"{self.queue_name}-{self.store_tag}"
 
     @property
@@ -185,11 +136,7 @@ class Settings:
 
 
 def store_identity(url: str) -> str:
-    """The store ``url`` names, written one way: ``file:///abs/dir`` or ``s3://bucket/prefix``.
-
-    A plain path and its ``file://`` URL are one store, and so are URLs that differ only in the
-    scheme's case, ``.`` or ``..`` parts, or slashes at the ends of the prefix.
-    """
+    """The store ``url`` names, written one way: ``file:///abs/dir`` or ``s3://bucket/prefix``."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme in ("", "file"):

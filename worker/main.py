@@ -72,11 +72,7 @@ async def run_worker(settings: Settings | None = None) -> None:
 
 
 async def check(settings: Settings | None = None, *, timeout: float = 5.0) -> str:
-    """Check the store, connect as a worker would and ask the server about the namespace.
-
-    Raises if not healthy. Returns a one-line description of what was checked. Starts no
-    server: with no ``TEMPORAL_ADDRESS`` it checks the embedded server of the data dir runs.
-    """
+    """Check the store, connect as a worker would and ask the server about the namespace."""
     from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 
     from rath.runtime.devserver import server_status

@@ -1,9 +1,6 @@
 """Tool-call approvals, as workflow state: the calls waiting for a person, and the answers.
 
-A call the agent's :class:`~rath.contracts.ToolPolicy` says to ``ask`` about waits here until
-the run's ``rath.approve`` update answers it (or its timeout passes). The values that cross
-Temporal (:class:`~rath.contracts.PendingApproval`, :class:`~rath.contracts.ApprovalDecision`)
-are in :mod:`rath.contracts.approvals`.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """Cancellation as workflow code sees it: telling the run's own cancel from other errors.
 
-A cancel request (``temporal workflow cancel``, the Web UI, a parent that stops its children)
-reaches a Rath run as :class:`asyncio.CancelledError` where it waits on a timer, a condition or
-a child, and as an ``ActivityError`` caused by a cancellation where it waits on an activity.
-Code that catches ``ActivityError`` to go on without a result (a catalog record, a memory
-injection, a tool call that becomes an error row) must not swallow the run's own cancel:
-:func:`stopping` tells it apart, and such code re-raises.
-
-Runs recorded before cancellation was handled (without the ``rath-clean-cancel`` marker)
-replay as they ran: a cancel there failed the run or left it without a record.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -25,11 +17,7 @@ LINE_LIMIT = 500
 
 
 def stopping(exc: BaseException) -> bool:
-    """Whether ``exc`` is this run's own cancellation (requested, and handled cleanly).
-
-    The first call in a cancelled run records the ``rath-clean-cancel`` marker; histories
-    without it (recorded before) get ``False``, so they replay unchanged.
-    """
+    """Whether ``exc`` is this run's own cancellation (requested, and handled cleanly)."""
     if workflow.cancellation_reason() is None or not is_cancelled_exception(exc):
         return False
     return has_change(CANCEL_PATCH)

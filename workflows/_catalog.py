@@ -1,12 +1,6 @@
 """Workflow side of the session catalog: a record when a run starts and when it ends.
 
-Records are written by an activity (``rath.session.catalog``), beside the chunks, so they
-outlive Temporal's retention. It runs as a local activity, on the worker running the loop: a
-record is a small write, and a round trip through a task queue for each would cost a loop two
-activity tasks per run. A record that cannot be written (after retries) is logged, never a
-reason to fail the run. Histories recorded before records existed replay without them, and
-those recorded before records were local replay them as regular activities
-(``workflow.patched``).
+See docs/modules.md.
 """
 
 from __future__ import annotations

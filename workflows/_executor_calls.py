@@ -1,9 +1,6 @@
 """Calls routed to a loop executor's process: bounded waits, and the error when it is gone.
 
-A run started with ``executor=`` sends its model and tool calls to the starting process's own
-task queue. Only that process polls it, so a call nobody takes within the wait means the
-process (and the executor object in it) has ended: the run fails with that, instead of
-waiting forever.
+See docs/modules.md.
 """
 
 from __future__ import annotations

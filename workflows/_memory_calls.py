@@ -1,7 +1,6 @@
 """The agent loop's memory calls, as workflow code: inject before the first round, commit after.
 
-Both are advisory activities, as in OpenRath: a failure after retries only warns (a cancel
-still cancels).
+See docs/modules.md.
 """
 
 from __future__ import annotations

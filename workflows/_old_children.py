@@ -1,28 +1,4 @@
-"""A reset forward stops its old run's children before it starts its own.
-
-``temporal workflow reset`` of a ``rath.Forward`` closes the old run (*Terminated*, with the
-reset's reason) and starts a new one that replays the old history up to the reset point, then
-runs on. On server 1.32 (measured):
-
-- children the old run started **before** the reset point carry over: the new run waits on
-  them and gets their results (visibility still names the old run as their parent);
-- children it started **after** the reset point keep running, parentless in effect: the
-  server applies no parent-close policy to a reset;
-- the new run re-derives the same child ids for agents it starts again (a sync ``forward``
-  makes every session id in its first workflow task), so starting them fails while the old
-  ones run (``WorkflowAlreadyStarted``), and ids made after the reset point differ (the
-  random seed changes at the reset), so the old ones would run beside the new.
-
-So before its first child start after the reset point, a reset run (its run id differs from
-the original run id its history starts with) runs ``rath.runs.stop_old_children``: the old
-run's children it did not inherit are cancelled (each records itself as cancelled) and
-awaited, bounded, and only then do the new ones start.
-
-Whether a child start is past the reset point is decided once, live, and written down as a
-patch marker per child id (``rath-reset-stops-old-children-<id>``); a replay follows the
-markers. (A replay cannot decide it: ``temporalio.worker.Replayer`` replays every history
-under its original run id, and the events replayed from the original run have no marker.)
-"""
+"""A reset forward stops its old run's children before it starts its own. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
 """How far one round's tool calls got: what a run cancelled in the middle of a round keeps.
 
-While a round's calls run, each result row is kept here as it arrives, with the calls a cancel
-cut off mid-run (by idempotency key) and the calls it found waiting for approval. A cancelled
-run's transcript then ends with one row per call of that round: the result when it came, else
-an error row (``cancelled``) saying what became of the call, so the transcript stays whole
-(every tool call answered) and can be loaded or continued.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
 """The tasks a durable forward spawned: waiting for them, failing fast, and stopping them.
 
-Every agent call, merge, compression and memory call of a ``forward`` runs as an asyncio task
-of the workflow (:class:`RunTasks`). The forward's policy for them, like ``asyncio.TaskGroup``:
-
-- **A failing task fails the forward.** Its error (``agent 'coder' (run ...) failed: ...``)
-  is raised where the forward waits on any session, so the run fails at once instead of after
-  its slowest sibling; then the run stops the rest (below) and fails with that error. A
-  budget refusal is not a failure: the forward ends with what it has (``budget.exceeded``).
-- **Stopping** (the forward is cancelled, or failed) cancels every task still running: an
-  agent's child run receives a cancel request (with the reason) and records itself as
-  cancelled; the forward waits for them within a bound before it closes. A child still
-  running after that is cancelled by its parent-close policy (``REQUEST_CANCEL``): no child
-  ever ends *Terminated* because its parent closed.
-
-Runs recorded before this policy (without the ``rath-forward-fail-fast`` marker) keep their
-old behaviour on replay: a failure surfaces only when the forward reads it.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -35,11 +21,7 @@ STOP_GRACE = timedelta(seconds=60)
 
 
 class RunTasks:
-    """A forward's spawned tasks (workflow state; see the module docstring).
-
-    Args:
-        fail_fast: Whether the first failing task fails the forward at once.
-    """
+    """A forward's spawned tasks (workflow state; see the module docstring)."""
 
     def __init__(self, *, fail_fast: bool) -> None:
         self.fail_fast = fail_fast
@@ -96,11 +78,7 @@ class RunTasks:
                 raise task.exception()  # type: ignore[misc]
 
     async def stop(self, reason: str, grace: timedelta = STOP_GRACE) -> tuple[list[str], list[str]]:
-        """Cancel every task still running and wait for them within ``grace``.
-
-        Returns:
-            The names of the tasks cancelled, and of those still running after ``grace``.
-        """
+        """Cancel every task still running and wait for them within ``grace``."""
         self.stopping = True
         pending = self.pending()
         for task in pending:

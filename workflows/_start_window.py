@@ -1,10 +1,6 @@
 """How many agent runs a durable forward starts at once: a window of child starts.
 
-A forward that fans out to 1,000 agents used to schedule every child start in its first
-workflow task. Building 1,000 inputs and start commands in one task outlasts the SDK's 2 s
-deadlock detector on a busy worker, and the task then fails the same way on every retry. With
-the window, at most :data:`STARTS_IN_FLIGHT` starts wait for their start events at a time;
-the rest go out in the following workflow tasks as those events arrive.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -24,11 +20,7 @@ PATCH = "rath-child-start-window"
 
 
 class StartWindow:
-    """A semaphore over child starts: one beyond the limit waits for a start event to come back.
-
-    (A semaphore, not ``workflow.wait_condition``: a thousand waiting conditions would each be
-    re-checked after every step of the workflow's event loop.)
-    """
+    """A semaphore over child starts: one beyond the limit waits for a start event to come back."""
 
     def __init__(self, limit: int = STARTS_IN_FLIGHT) -> None:
         self._slots = asyncio.Semaphore(limit)

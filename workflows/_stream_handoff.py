@@ -1,14 +1,6 @@
 """Handing a run's stream on, as workflow code: through the run's end and continue-as-new.
 
-A session loop started with ``on_event`` hosts a ``WorkflowStream``
-(``temporalio.contrib.workflow_streams``): the LLM activity publishes model deltas to it by
-signal, callers follow it by polling updates from an offset. A run that does not stream hosts
-none, so its history is exactly what it was before streaming existed.
-
-Across continue-as-new the stream's state goes to the next run with the loop's state, so
-offsets keep counting and a follower carries on without repeats. The events carried are
-capped (:data:`CARRY_BYTES`, oldest dropped first): the rounds they describe are finished and
-in the transcript, and the next run's input must stay well under Temporal's payload limit.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -62,11 +54,7 @@ async def continue_as_new_streaming(stream: WorkflowStream, next_input: InputT) 
 
 
 async def release_followers(stream: WorkflowStream) -> None:
-    """Answer the followers' waiting polls before the run ends; they then read the rest.
-
-    Followers then find the run closed and read any events left from its history (a query),
-    so none is lost; without this the run would end with their polls unanswered.
-    """
+    """Answer the followers' waiting polls before the run ends; they then read the rest."""
     stream.detach_pollers()
     try:
         # Bounded: a follower whose poll never returns must not keep the run from ending;

@@ -1,11 +1,6 @@
 """The agent loop's tools, as workflow code: resolving what a run may call, once per run.
 
-A run's tools are the six built-ins (when its session is placed on a sandbox), the agent's
-custom tools (by name and schema; the worker's registered copy runs) and MCP servers' tools
-(listed once per run by ``rath.mcp.list_tools``, kept in the loop's state). Their schemas are
-stored once (``rath.session.put_tools``) so each LLM round carries only a digest. The values
-(:class:`~rath.contracts.ToolSet`, :class:`~rath.contracts.ToolCatalog`) are in
-:mod:`rath.contracts.catalog`.
+See docs/modules.md.
 """
 
 from __future__ import annotations

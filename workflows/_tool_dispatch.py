@@ -1,14 +1,6 @@
 """Running one round's tool calls, as workflow code: lanes, routes, policy and approvals.
 
-Calls with the same resource key run in order, different keys concurrently; results are
-returned in the model's call order. A placed session's calls all run on the worker that
-opened its sandbox (its own task queue; see :func:`claim_sandbox`). Each call goes where its
-tool lives: a built-in to the session's sandbox (``rath.tools.run``), a custom tool to a
-worker that registered it (``rath.tools.custom``), an MCP tool to the pooled server
-(``rath.mcp.call_tool``); with a loop executor (``executor=``) the built-in and custom calls
-go to it, in the process that started the run (``rath.tools.executor``). Unknown tools,
-invalid arguments, refusals and failed calls come back as error rows; only a custom tool no
-worker offers fails the run (a deployment mistake the model cannot fix).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -91,12 +83,7 @@ class Round:
 
 
 async def claim_sandbox(placement: Placement, agent_name: str) -> Placement | str:
-    """``placement`` owned by the worker that opened it, or why it could not be opened.
-
-    The first tool call of a sandbox runs ``rath.sandbox.claim`` on the shared queue: the
-    worker that takes it opens the sandbox and answers with its own task queue, which every
-    later call of every session on this sandbox is sent to.
-    """
+    """``placement`` owned by the worker that opened it, or why it could not be opened."""
     try:
         claimed = await CLAIM_SANDBOX.execute(
             ClaimArgs(placement=placement),
@@ -243,11 +230,7 @@ def _key_of(activity_id: str) -> str:
 
 
 def _origin_run_id() -> str:
-    """The run whose history this one started from: the same run unless it was reset.
-
-    A reset run replays its original's events up to the reset point, activity ids included,
-    so tool calls keyed by it keep their idempotency keys across a reset.
-    """
+    """The run whose history this one started from: the same run unless it was reset."""
     info = workflow.info()
     return info.original_execution_run_id or info.run_id
 

@@ -1,12 +1,6 @@
 """Budgets in workflow code: an agent run's checks, and a durable forward's tree keeper.
 
-An agent run enforces its own :class:`~rath.budget.Budget` and, when it is a child of a durable
-forward with a budget, asks the parent before every LLM call (a ``rath.budget_ask`` signal,
-answered by a ``rath.budget_grant`` signal). The parent's :class:`TreeKeeper` knows what
-every agent of the tree has spent, so siblings running concurrently share one budget. An
-LLM call already in flight when the tree runs out still completes: the overshoot is bounded
-by one call per concurrent agent. What crosses Temporal (the gate, asks, grants, signal
-names, the ``BudgetExceeded`` failure) is in :mod:`rath.contracts.budget`.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -89,12 +83,7 @@ class TreeKeeper:
         return total
 
     def refusal(self) -> str | None:
-        """Why no agent may start another LLM call now, or ``None``.
-
-        Tool calls count once the tree has run more than its limit: agents working at the
-        same time each saw the same calls left and may together overshoot it (by at most
-        what was left, per concurrent agent), and then the tree stops, as for tokens.
-        """
+        """Why no agent may start another LLM call now, or ``None``."""
         total = self.total()
         reason = exceeded(self.budget, total, now=workflow.now(), deadline_at=self.deadline_at)
         cap = self.budget.tool_calls

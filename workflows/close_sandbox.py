@@ -1,8 +1,6 @@
 """``CloseSandboxWorkflow``: close a sandbox no session holds, on the worker that owns it.
 
-A client cannot run an activity by itself, and only the owner's host can delete the workspace
-it allocated, so releasing the last holder starts this small run, whose one activity goes to
-the owner's own task queue.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """``CompressWorkflow``: one ``rath.llm.compress`` activity, for compression started by a client.
 
-Inside a durable ``forward`` the activity runs directly in the parent; a client needs a
-workflow to run it in, and this is that workflow.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """``ForwardWorkflow``: a user's ``Workflow.forward`` running as durable Temporal workflow code.
 
-The worker rebuilds the module from its registered class and recorded constructor arguments,
-then runs ``forward`` with a :class:`~rath.workflows.scope.WorkflowScope` current: each agent
-call becomes a child ``rath.SessionLoop`` workflow started as a task, so independent calls
-(forks) run concurrently, and fork/merge are deterministic code over references. On replay
-the same code re-derives the same child ids, so finished agents are never re-run.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -74,12 +70,7 @@ class ForwardWorkflow:
 
     @workflow.run
     async def run(self, input: ForwardInput) -> Session:
-        """Rebuild the module, run ``forward``, wait for every agent it started.
-
-        The output session is catalogued like an agent's (``rath.session.catalog``): a record
-        when the run starts, and one when it completes, fails or is cancelled. A cancelled or
-        failing run first stops the agents still running (``workflows/_run_tasks.py``).
-        """
+        """Rebuild the module, run ``forward``, wait for every agent it started."""
         self.code_version = input.code_version
         try:
             out = await self._run(input)

@@ -1,13 +1,6 @@
 """The workflow-side runtime of a durable ``forward``: what agent calls inside it share.
 
-While a :class:`~rath.workflows.forward.ForwardWorkflow` runs user ``forward`` code, a
-:class:`WorkflowScope` is current (a context variable, so tasks spawned from it inherit it),
-and it is the sessions' host (:class:`~rath.session.session.SessionHost`). Agent calls
-schedule child workflows as asyncio tasks in the workflow's deterministic event loop and
-return sessions whose pending result is a :class:`TaskHandle`; compressions, merges that need
-rows and memory calls are activities run the same way. The scope records every session made
-(the run's session graph), rolls usage up, and lets the workflow wait for every task it
-spawned before it completes.
+See docs/modules.md.
 """
 
 from __future__ import annotations

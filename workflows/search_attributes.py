@@ -1,7 +1,6 @@
 """The search attributes that tag a run with its session, its tree's root and its agent.
 
-``temporal workflow list`` and the Web UI find a session's runs by them; the client registers
-them on a namespace that lacks them (:mod:`rath.runtime.search_attributes`).
+See docs/modules.md.
 """
 
 from __future__ import annotations

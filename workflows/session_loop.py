@@ -1,23 +1,6 @@
 """``SessionLoopWorkflow``: OpenRath's agent loop as a durable, replayable Temporal workflow.
 
-Each round calls the model (one activity); if it asked for tools, the calls run as activities
-grouped by resource key (same key in order, different keys concurrently) and their results are
-appended in the model's call order; a completion without tool calls ends the run. Invalid,
-unknown and failed calls come back to the model as JSON error bodies and the loop goes on.
-
-With ``Agent(memory=...)``, relevant memories are injected before the first round and, with
-``commit_on_forward``, the transcript's durable facts are committed after the last
-(``workflows/_memory_calls.py``). With ``compress_at_tokens`` set, a round whose context
-reached that many tokens (the model's count, else an estimate) is followed by a compression
-activity: the transcript becomes one summary row and the loop goes on from there.
-
-With ``stream`` set (the caller passed ``on_event``), the run hosts a workflow stream that
-the LLM activity publishes each round's deltas to, and hands it on across continue-as-new
-(``workflows/_stream_handoff.py``).
-
-History stays flat: the state is a :class:`TableRef` (a digest plus this round's new row
-digests), so each round adds O(new content) bytes. When the server suggests it, the run
-continues as new with that state, keeping the output session's id.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -133,11 +116,7 @@ class SessionLoopWorkflow:
 
     @workflow.run
     async def run(self, input: SessionLoopInput) -> Session:
-        """Run rounds until a completion without tool calls, ``max_tool_rounds`` or the budget.
-
-        The output session comes back as a :class:`LoopResult` (a ``Session`` whose result
-        in the Web UI starts with the final reply, the row count and the usage).
-        """
+        """Run rounds until a completion without tool calls, ``max_tool_rounds`` or the budget."""
         try:
             out = await self._run(input)
         except BaseException as exc:
@@ -167,13 +146,7 @@ class SessionLoopWorkflow:
         return LoopResult(**dict(out), last_reply=self._last_reply or None, rows=self._rows)
 
     async def _record_cancelled(self, input: SessionLoopInput) -> None:
-        """Record the run as cancelled, keeping the transcript so far.
-
-        Rows completed before the cancel stay (sealed in the store, the record's ``root``); a
-        round cut in the middle of its tool calls ends with one row per call (its result, else
-        a ``cancelled`` error row), and the record's line names the calls in flight by their
-        idempotency keys and those that waited for approval.
-        """
+        """Record the run as cancelled, keeping the transcript so far."""
         carry = self._carry
         transcript = carry.transcript if carry is not None else input.user.table
         progress = self._progress
@@ -260,10 +233,7 @@ class SessionLoopWorkflow:
         return out
 
     async def _rounds(self, input: SessionLoopInput, carry: LoopCarry) -> tuple[LoopCarry, str]:
-        """Run the rounds; return the final state and why they stopped.
-
-        The reason is ``done``, ``truncated`` or, when the budget ran out, which limit.
-        """
+        """Run the rounds; return the final state and why they stopped."""
         options = input.options
         catalog = carry.catalog or ToolCatalog()
         rounds_this_run = 0

@@ -302,10 +302,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def quiet_broken_pipe() -> int:
-    """Point stdout at /dev/null after its reader went away; the exit code of SIGPIPE.
-
-    Python would otherwise try to flush the dead pipe again at exit and print a traceback.
-    """
+    """Point stdout at /dev/null after its reader went away; the exit code of SIGPIPE."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
@@ -313,10 +310,7 @@ def quiet_broken_pipe() -> int:
 
 
 def _flush_telemetry() -> None:
-    """Export the spans and metrics a command made, which ``os._exit`` would drop.
-
-    Telemetry is loaded only by commands that connected with it on; the others skip it.
-    """
+    """Export the spans and metrics a command made, which ``os._exit`` would drop."""
     telemetry = sys.modules.get("rath.telemetry")
     if telemetry is not None:
         telemetry.flush()

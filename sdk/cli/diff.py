@@ -1,10 +1,6 @@
 """``rath sessions diff A B``: where two sessions part, and what each did after.
 
-Rows are compared by content digest, so two sessions that share a past (a branch and its
-source, two reruns of one branch) share a common prefix; the report gives its length, each
-side's rows after it, usage (and cost only where a price table exists: Rath keeps none, so
-tokens), and the tool calls each side made after the split with their effects: files written
-(``write_workspace_file``'s ``path``) and commands run (``run_shell_command``'s ``cmd``).
+See docs/modules.md.
 """
 
 from __future__ import annotations

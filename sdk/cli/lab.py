@@ -1,8 +1,6 @@
 """Sessions as a lab from the shell: branch a stored session at a round (``fork --at``).
 
-A branch is a catalogued session like any other: its record names the source as its parent,
-the round in its extras (``fork.at_round``), and a root table node that names the source's
-rows by digest, so branching writes one node and copies no row.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -26,12 +24,6 @@ def fork_record(
     extras: dict[str, Any] | None = None,
 ) -> SessionRecord:
     """Catalog a branch of ``record``'s session: all of it, or up to round ``at``.
-
-    Args:
-        record: The source's record.
-        at: The round to branch at (negative: from the end); ``None`` for the whole session.
-        operator: Recorded as the branch's operator.
-        extras: More lineage facts for the branch's record.
 
     Raises:
         ConfigError: ``at`` is out of range (the message names the number of rounds).

@@ -1,11 +1,6 @@
 """``rath run --from ID[@K]``: continue a stored session, or its branch at round K, another way.
 
-The run's input is a catalogued branch of the source (``op_fork``, operator
-``rath run --from``) whose record names the source, the round and what the rerun changes
-against what the source recorded: ``rerun.model`` (``old -> new``), ``rerun.provider``,
-``rerun.agent``, ``rerun.prompt``, ``rerun.tools``. The run's output record gets the same
-``rerun.*`` facts once it completed, so either end of the edge tells what changed. From
-Python the same is ``Agent(...)(load_session(id).fork(at=k))``.
+See docs/modules.md.
 """
 
 from __future__ import annotations

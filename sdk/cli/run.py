@@ -1,14 +1,6 @@
 """``rath run`` and ``rath sessions follow``: start or watch a run from the command line.
 
-``rath run pkg.module:Squad "message"`` starts the ``Workflow`` class (built with the provider
-as its one argument) on the message, or ``rath run --agent "prompt" "message"`` one agent, and
-shows the run live: agents as they start, each transcript row as it is written, then the
-usage. Ctrl-C detaches and leaves the run to its workers; ``rath sessions follow RUN`` picks
-it up again from any process. ``--json`` prints one JSON object per event instead.
-
-Exit codes: 0 when the run completed (or, for ``follow``, when it waits for a worker that is
-not running: one line says which), 1 when it failed, was cancelled, terminated or timed out,
-130 when Ctrl-C detached. ``follow`` only reads: it starts no worker of its own.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """``rath sessions ls|show|export|import|fork|prune|reconcile``: the catalog from the shell.
 
-Reads and writes the catalog and the chunk store that ``RATH_STORE_URL`` (or ``RATH_HOME``)
-names, so it works for sessions whose runs Temporal no longer keeps. Records that say
-``running`` are checked against Temporal first (:mod:`rath.runtime.reconcile`); no worker is
-needed, nor started. Output is for people by default and JSON with ``--json``. ``follow``
-and ``gc`` live in their own modules.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
 """``rath sessions view ROOT``: one self-contained HTML page drawing a session's lineage.
 
-The page is a file, not a server: it needs no port, no process left running and no
-network (its CSS, its script and the drawing are inline; nothing is fetched), it can be
-mailed or attached to an issue, and it shows the catalog as it was when written. The DAG is
-:func:`rath.store.lineage.catalog_graph`'s (what ``export --format mermaid`` draws): every
-agent run, fork, merge and compression with its agent, model, status, rounds and usage.
-Clicking a node shows its transcript and a link to its run in the Temporal Web UI (the
-embedded server's UI, or ``RATH_UI_URL`` for a cluster's).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -45,15 +39,7 @@ def view_command(args: argparse.Namespace) -> int:
 
 
 def write_lineage_page(root: str | UUID, path: str | Path | None = None) -> Path:
-    """Write the lineage page of the session ``root`` names (an id, a prefix, a workflow id).
-
-    Args:
-        root: The session whose ancestors and descendants the page draws.
-        path: The file; ``./rath-lineage-<8 hex>.html`` by default.
-
-    Returns:
-        The file's absolute path.
-    """
+    """Write the lineage page of the session ``root`` names (an id, a prefix, a workflow id)."""
     records = current_catalog().records()
     record = find_record(records, str(root))
     target = Path(path or f"rath-lineage-{record.id.hex[:8]}.html").resolve()

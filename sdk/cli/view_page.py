@@ -1,8 +1,6 @@
 """The lineage page's HTML: inline CSS and script, no network (see :mod:`rath.cli.view`).
 
-``{title}``, ``{svg}`` and ``{data}`` are replaced (the data is JSON with ``</`` escaped).
-The script reads the data block and fills the detail panel with ``textContent`` only, so
-transcript text can never become markup.
+See docs/modules.md.
 """
 
 PAGE = """<!doctype html>

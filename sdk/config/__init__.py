@@ -1,10 +1,4 @@
-"""OpenRath's config file (``config.json``): LLM, MCP and memory presets.
-
-The file lives in :func:`resolve_config_dir` (``$OPENRATH_HOME``, a project's ``.openrath/``,
-or ``~/.openrath/``), is read through :class:`ConfigStore` and used by ``from_config``
-constructors such as :meth:`rath.llm.Provider.from_config`. Values given in code win over the
-environment, which wins over the file.
-"""
+"""OpenRath's config file (``config.json``): LLM, MCP and memory presets. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -18,8 +18,6 @@ SCHEMA_VERSION = 1
 def resolve_config_dir() -> Path:
     """The config directory (it may not exist yet).
 
-    ``$OPENRATH_HOME``, else ``./.openrath/`` if it exists, else ``~/.openrath/``.
-
     Raises:
         FileNotFoundError: ``$OPENRATH_HOME`` names something that is not a directory.
     """

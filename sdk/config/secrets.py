@@ -24,10 +24,7 @@ _WORLD_READABLE_WARNED: set[Path] = set()
 
 
 def ensure_config_dir_gitignore(directory: Path) -> None:
-    """Give ``directory`` a ``.gitignore`` that ignores everything but itself and the example.
-
-    An existing ``.gitignore`` is left as it is.
-    """
+    """Give ``directory`` a ``.gitignore`` that ignores everything but itself and the example."""
     ignore = directory / ".gitignore"
     if not ignore.exists():
         directory.mkdir(parents=True, exist_ok=True)
@@ -35,11 +32,7 @@ def ensure_config_dir_gitignore(directory: Path) -> None:
 
 
 def ensure_project_gitignore_entry(root: Path, marker: str = ".openrath/") -> None:
-    """Append ``marker`` to ``root/.gitignore`` when that file exists and does not ignore it yet.
-
-    A line naming the same directory with or without its slashes (``.openrath``,
-    ``/.openrath/``) counts as present.
-    """
+    """Append ``marker`` to ``root/.gitignore`` when that file exists and does not ignore it yet."""
     ignore = root / ".gitignore"
     if not ignore.is_file():
         return
@@ -52,10 +45,7 @@ def ensure_project_gitignore_entry(root: Path, marker: str = ".openrath/") -> No
 
 
 def warn_if_world_readable(path: Path) -> None:
-    """Warn (once per file per process) when ``path`` grants its group or others any access.
-
-    Any of the mode bits ``0o077`` counts. POSIX only; a missing file is ignored.
-    """
+    """Warn (once per file per process) when ``path`` grants its group or others any access."""
     if sys.platform.startswith("win") or not path.is_file():
         return
     try:

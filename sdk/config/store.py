@@ -40,10 +40,6 @@ _Entry = TypeVar("_Entry")
 class ConfigStore:
     """The config file at ``path`` (default: :func:`~rath.config.resolve_config_path`).
 
-    ``ConfigStore(path)`` always reads the file; :meth:`load` returns the same store while the
-    file's size and modification time stay the same. A missing file gives the defaults. Change
-    :attr:`config` in place, then :meth:`save`.
-
     Raises:
         ConfigError: The file is not valid JSON (line and column named), not an object, or
             does not match the schema.
@@ -58,11 +54,7 @@ class ConfigStore:
 
     @classmethod
     def load(cls) -> ConfigStore:
-        """The store of the resolved config path: the same object while the file is unchanged.
-
-        Callers share it: change its ``config`` only to :meth:`save` it, which makes the next
-        ``load()`` read the file again. A missing file gives a new default store each time.
-        """
+        """The store of the resolved config path: the same object while the file is unchanged."""
         path = resolve_config_path().resolve()
         stamp = _stamp(path)
         if stamp is None:
@@ -79,10 +71,7 @@ class ConfigStore:
         return store
 
     def save(self) -> None:
-        """Write the file atomically, mode 600, with ``version`` set and git kept away.
-
-        Also drops the store :meth:`load` keeps for this path.
-        """
+        """Write the file atomically, mode 600, with ``version`` set and git kept away."""
         directory = self.path.parent
         directory.mkdir(parents=True, exist_ok=True)
         ensure_config_dir_gitignore(directory)
@@ -109,10 +98,7 @@ class ConfigStore:
         return self._entry("LLM provider", llm.providers, chosen)
 
     def find_provider_by_kind(self, kind: str) -> LLMProviderConfig | None:
-        """The default provider if it is of ``kind``, else the first entry of that kind, or None.
-
-        An entry without ``provider_kind`` counts as ``openai``.
-        """
+        """The default provider if it is of ``kind``, else the first entry of that kind, or None."""
         providers = self.config.llm.providers
         default = providers.get(self.config.llm.default_provider or "")
         if default is not None and (default.provider_kind or "openai") == kind:
@@ -156,15 +142,7 @@ class ConfigStore:
     def missing(
         self, what: str, name: str | None, names: Iterable[str], *, unset: str
     ) -> ConfigEntryNotFoundError:
-        """The error for an entry this file lacks, naming the entries it has.
-
-        Args:
-            what: The kind of entry (``LLM provider``, ``memory preset``...).
-            name: The name asked for; ``None`` when nothing named one.
-            names: The entries of that kind.
-            unset: Said after ``no <what> name given`` when ``name`` is ``None``
-                (``and no llm.default_provider set``).
-        """
+        """The error for an entry this file lacks, naming the entries it has."""
         asked = repr(name) if name else f"name given {unset}".rstrip()
         known = ", ".join(sorted(names)) or "none"
         return ConfigEntryNotFoundError(f"no {what} {asked} in {self.path} (available: {known})")
@@ -186,10 +164,7 @@ def default_store() -> ConfigStore:
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
-    """``(mtime_ns, size)`` of ``path``, or ``None`` if it cannot be read.
-
-    The size catches rewrites within one tick of a coarse clock (HFS+ has 1 s mtimes).
-    """
+    """``(mtime_ns, size)`` of ``path``, or ``None`` if it cannot be read."""
     try:
         info = path.stat()
     except OSError:

@@ -1,22 +1,6 @@
 """Typed contracts: an activity's or workflow's name, input type and result type, in one place.
 
-Workflow code calls an activity through its contract (never by a bare string), and the
-activity registers under the contract's name, so the two sides cannot disagree::
-
-    READ_ROWS = ActivityContract("rath.session.read", ReadArgs, ReadResult)
-
-    # workflow side: the result is a ReadResult (typed), decoded as one
-    result = await READ_ROWS.execute(ReadArgs(table=t), start_to_close_timeout=timedelta(60))
-
-    # activity side: registers the method as ``rath.session.read``
-    class SessionActivities:
-        @READ_ROWS.implement
-        async def read(self, args: ReadArgs) -> ReadResult: ...
-
-A :class:`WorkflowContract` does the same for a workflow run as a child
-(:meth:`~WorkflowContract.execute_child`); its class uses ``@workflow.defn(name=C.name)``, and
-a client starts it with ``client.start_workflow(C.name, input, result_type=C.result, ...)``.
-``tests/workflows/test_contracts.py`` checks every contract against its implementation.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -93,13 +77,7 @@ class ChildOptions(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class ActivityContract(Generic[I, R]):
-    """An activity both sides agree on: its registered name, its input and its result type.
-
-    Attributes:
-        name: The activity type name (what history records; never change it).
-        input: The type of its single argument.
-        result: The type of its result (the payload is decoded as this).
-    """
+    """An activity both sides agree on: its registered name, its input and its result type."""
 
     name: str
     input: type[I]
@@ -120,9 +98,6 @@ class ActivityContract(Generic[I, R]):
 
     async def execute_local(self, arg: I, **options: Unpack[LocalActivityOptions]) -> R:
         """Workflow code: run the activity as a local activity and wait for its result.
-
-        It runs on this worker, with no task-queue round trip; its result is a marker in
-        history.
 
         Raises:
             temporalio.exceptions.ActivityError: The activity failed (after its retries).
@@ -149,13 +124,7 @@ class ActivityContract(Generic[I, R]):
 
 @dataclass(frozen=True)
 class WorkflowContract(Generic[I, R]):
-    """A workflow both sides agree on: its registered name, its input and its result type.
-
-    Attributes:
-        name: The workflow type name (``@workflow.defn(name=...)`` of its class).
-        input: The type of its run method's single argument.
-        result: The type of its result.
-    """
+    """A workflow both sides agree on: its registered name, its input and its result type."""
 
     name: str
     input: type[I]

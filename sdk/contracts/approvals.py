@@ -1,8 +1,6 @@
 """Tool-call approvals across Temporal: the ``rath.approve`` update and what it answers.
 
-A session loop lists the calls waiting for a person with its :data:`PENDING_APPROVALS_QUERY`
-query and takes answers through its :data:`APPROVE_UPDATE` update (``rath.approve``/
-``rath.deny``, the CLI, or Temporal's own).
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """An agent run's tools as workflow input and state: what it asks for, and what it resolved.
 
-A run's tools are the built-ins (when its session is placed on a sandbox), the agent's custom
-tools (by name and schema; the worker's registered copy runs) and MCP servers' tools. The
-agent asks for them with a :class:`ToolSet`; the run resolves them once into a
-:class:`ToolCatalog` (``rath.workflows._tool_catalog``) and carries it across continue-as-new.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -57,14 +54,7 @@ class CustomToolSpec(BaseModel):
 
 
 class ToolPolicy(BaseModel):
-    """Which tool calls run, which are refused, and which wait for a person (``ask``).
-
-    Attributes:
-        rules: ``(pattern, decision)`` pairs; the first whose ``fnmatch`` pattern matches the
-            tool name decides. Unmatched tools get ``default``.
-        default: The decision for tools no rule matches.
-        timeout_seconds: How long an ``ask`` waits; no answer counts as a denial.
-    """
+    """Which tool calls run, which are refused, and which wait for a person (``ask``)."""
 
     model_config = ConfigDict(frozen=True)
 

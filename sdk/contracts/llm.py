@@ -1,7 +1,6 @@
 """The LLM activities' contracts: a completion per loop round, compression, images, embeddings.
 
-Inputs carry references (transcripts as :class:`TableRef`), never the rows; the activities
-(``rath.activities.llm``) read the chunk store and store what they produce.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -20,11 +19,7 @@ REPLY_CHARS = 2000
 
 
 class ExecutorRef(BaseModel):
-    """A loop executor (``run_session_loop(executor=...)``) of the process that started a run.
-
-    ``id`` names it there; ``queue`` is that process's own task queue, the only one that can
-    call it.
-    """
+    """A loop executor (``run_session_loop(executor=...)``) of the process that started a run."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -108,11 +103,7 @@ class CompressResult(BaseModel):
 
 
 class DescribeImageArgs(BaseModel):
-    """Input of ``rath.llm.describe_image``: one image (bytes or a URL) and a prompt.
-
-    The bytes travel in the activity input, so they are in workflow history: keep them well
-    under Temporal's 2 MB payload limit, or pass ``image_url`` (http(s) or ``data:``) instead.
-    """
+    """Input of ``rath.llm.describe_image``: one image (bytes or a URL) and a prompt."""
 
     model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
 

@@ -67,10 +67,7 @@ class PutToolsResult(BaseModel):
 
 
 class CatalogArgs(BaseModel):
-    """Input of ``rath.session.catalog``: a session's record, its transcript by reference.
-
-    The activity seals ``table`` (one node) and writes ``catalog/<id>.json`` naming it.
-    """
+    """Input of ``rath.session.catalog``: a session's record, its transcript by reference."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -1,7 +1,6 @@
 """``AgentParam``: an agent's prompt session, provider and memory, registered like ``nn.Parameter``.
 
-OpenRath's module path ``rath.flow.agent_param``; ``Provider`` is re-exported here (the same
-class as :class:`rath.llm.Provider`).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -20,18 +19,7 @@ __all__ = ["AgentParam", "Provider"]
 
 @dataclass(slots=True)
 class AgentParam:
-    """The "weights" of an agent: its prompt session, its provider and its memory.
-
-    Only ``AgentParam`` values are registered by a :class:`~rath.flow.Workflow` on attribute
-    assignment, walked by ``named_agents()`` and saved by ``state_dict()`` — temporaries stay
-    out of a workflow's state, as with ``nn.Parameter``.
-
-    Attributes:
-        agent_session: The agent's prompt (its SYSTEM row).
-        provider: Which model the agent calls.
-        memory: The agent's memory: the store object it holds, or the
-            :class:`~rath.memory.MemorySpec` it recalls from; ``None`` without memory.
-    """
+    """The "weights" of an agent: its prompt session, its provider and its memory."""
 
     agent_session: Session
     provider: Provider

@@ -18,23 +18,7 @@ __all__ = ["Compressor"]
 
 
 class Compressor(Workflow):
-    """``Compressor(instruction, provider)(session)`` -> a lazy session with one USER row.
-
-    As in OpenRath, ``compress_instruction`` becomes the compressor's system prompt, and the
-    built-in instruction is the final user message. Inside a durable ``forward`` it is an
-    activity of the parent run; from plain Python it is a small ``rath.Compress`` run.
-
-    Args:
-        compress_instruction: The compressor's system prompt.
-        provider: Which model writes the summary.
-        on_event: Stream the summary (OpenRath's): from plain Python each
-            :class:`~rath.llm.RathLLMStreamDelta` is passed to it, in order, on a thread of
-            this process, before the output is ready (the call then runs in this process
-            through the provider's synchronous streaming client, as
-            ``run_session_compress(on_event=...)``). Inside a durable ``forward`` the callback
-            cannot be reached and the call raises ``ConfigError``, as an ``Agent``'s does.
-        name: Names the activity or run in the Temporal UI (default: the attribute name).
-    """
+    """``Compressor(instruction, provider)(session)`` -> a lazy session with one USER row."""
 
     _runs_itself = True
 

@@ -1,10 +1,6 @@
 """``Workflow``: a composable agent module that behaves like ``torch.nn.Module``.
 
-OpenRath's module path ``rath.flow.workflow``. Assigning an :class:`AgentParam` or another
-``Workflow`` to an attribute registers it; ``__call__`` runs :meth:`Workflow.forward`
-*durably* (as a Temporal workflow, each agent call a child workflow); ``named_agents``,
-``named_children`` and ``named_workflows`` walk the tree with dotted names; ``state_dict``
-saves every agent's prompt and (secret-free) provider settings.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -25,18 +21,7 @@ _STATE_PROVIDER_FIELDS = ("model", "base_url", "api_key_env", "provider_kind")
 
 
 class Workflow:
-    """Base class of agent modules. Subclasses define ``forward`` (``super().__init__()`` optional).
-
-    Example:
-        class Pair(flow.Workflow):
-            def __init__(self, provider):
-                super().__init__()
-                self.writer = flow.Agent("Write.", provider=provider)
-                self.editor = flow.Agent("Edit.", provider=provider)
-
-            def forward(self, session):
-                return self.editor(self.writer(session))
-    """
+    """Base class of agent modules: subclasses define ``forward`` (``__init__`` call optional)."""
 
     _agents: dict[str, AgentParam]
     _children: dict[str, Workflow]
@@ -63,14 +48,7 @@ class Workflow:
         """Keep the registries ``__new__`` made (a subclass may call this last)."""
 
     def with_budget(self, budget: Budget | None = None, **limits: Any) -> Self:
-        """Give this module's durable runs one budget, shared by every agent they start.
-
-        ``squad.with_budget(total_tokens=20_000, tool_calls=50, deadline_seconds=600)`` (or
-        a :class:`~rath.budget.Budget`). Each agent asks the run before every LLM call, so
-        concurrent agents share it. A run that exceeds it ends with a ``BudgetExceeded``
-        status; reading its output raises :class:`~rath.errors.BudgetExceededError` with the
-        transcript so far. Returns ``self``.
-        """
+        """Give this module's durable runs one budget, shared by every agent they start."""
         object.__setattr__(self, "_budget", budget or Budget(**limits))
         return self
 
@@ -113,15 +91,7 @@ class Workflow:
         raise NotImplementedError(f"{type(self).__name__}.forward is not implemented")
 
     def __call__(self, session: Session, *args: Any, **kwargs: Any) -> Session:
-        """Run :meth:`forward` durably and return its (lazy) output session at once.
-
-        From plain Python this starts a ``rath.Forward`` workflow whose code is this
-        ``forward``: every agent call inside is a child workflow, and a crash anywhere resumes
-        without re-running finished agents. The module is rebuilt on the worker from its
-        class (registered with the worker) and constructor arguments (plain data, see
-        :mod:`rath.contracts.modules`). Inside workflow code (a parent's ``forward``) it
-        just calls ``forward``. To orchestrate from the client instead, call ``forward`` directly.
-        """
+        """Run :meth:`forward` durably and return its (lazy) output session at once."""
         if self._runs_itself:
             return self.forward(session, *args, **kwargs)
         out: Session = current_host().run_forward(self, session, args, kwargs)
@@ -189,9 +159,6 @@ class Workflow:
         self, state: dict[str, Any], *, strict: bool = True
     ) -> tuple[list[str], list[str]]:
         """Load agent prompts saved by :meth:`state_dict`.
-
-        Returns:
-            ``(missing_keys, unexpected_keys)``.
 
         Raises:
             KeyError: ``strict`` and some keys are missing or unexpected (all are listed).

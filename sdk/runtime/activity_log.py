@@ -1,12 +1,4 @@
-"""One line per failed activity attempt, instead of the SDK's traceback.
-
-The Temporal worker logs every failed attempt at WARNING with the traceback. Rath's activities
-translate every expected failure (an unreachable model, a bad tool call, a missing chunk) into
-an ``ApplicationError`` whose message already names the cause, so for those the traceback is
-noise: a script on the embedded default would print 15 lines per retry. So is the traceback of
-a call cancelled because its run ended meanwhile (terminated, reset, timed out): one line says
-so. Anything else (a bug) keeps its traceback.
-"""
+"""One line per failed activity attempt, instead of the SDK's traceback. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
 """``rath.session.attach`` on the client: the lazy session of an existing run, from any process.
 
-A script stopped with Ctrl-C leaves its runs going (on any worker with their code). Run again,
-it can pick a run back up instead of starting over: ``attach(session_id)`` (from the catalog,
-or ``rath sessions``) or ``attach(workflow_id)`` returns a session that reads like the one the
-script had: lazy while the run goes on, ready once it ends, and a failed run raises its error.
-Streamed events can be followed again from any offset with ``rath.streaming.follow_events``.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -28,16 +24,6 @@ _KINDS = {kind.value: kind for kind in LineageKind}
 
 def attach(session_or_run: UUID | str) -> Session:
     """The session a run produces (or produced), by session id or by workflow id (client side).
-
-    Args:
-        session_or_run: A session id from the catalog (``rath sessions ls``), or a run's
-            workflow id (``rath-Squad-...``, printed when it started).
-
-    Returns:
-        A lazy session while the run goes on, a ready one once it ended. A finished session
-        whose run Temporal no longer keeps is rebuilt from its catalog record. The wait
-        follows the workflow id through a reset or continue-as-new, and says in one line
-        when no worker answers for the run (which to start).
 
     Raises:
         RunNotFoundError: Neither the catalog nor Temporal knows it, or the run is of a

@@ -1,7 +1,6 @@
 """The client's session host: what sessions made in plain Python ask of Rath's runtime.
 
-Loading ``rath.runtime`` installs :class:`ClientHost` as the process's host (see
-:class:`~rath.session.host.SessionHost`), taking over the sandbox holds made before.
+See docs/modules.md.
 """
 
 from __future__ import annotations

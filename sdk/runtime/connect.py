@@ -1,10 +1,6 @@
 """Connecting to Temporal the Temporal way, failing in one line that names the setting to fix.
 
-The connection comes from ``temporalio.envconfig``: the profile file and ``TEMPORAL_*``
-variables (address, namespace, API key, TLS server CA, client certificate and key, server
-name), exactly as the ``temporal`` CLI reads them. Rath's settings decide the address and
-namespace (``TEMPORAL_ADDRESS``/``TEMPORAL_NAMESPACE`` win over the profile) and the embedded
-default connects in plain text to its own server.
+See docs/modules.md.
 """
 
 from __future__ import annotations

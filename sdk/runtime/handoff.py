@@ -1,9 +1,4 @@
-"""Whether work handed to a run (``rath approve``) is picked up by a worker.
-
-The command's own in-process worker exits with it, and a worker only polls the queues of the
-code it has. So after handing a run new work, look (bounded) at the run's pending activities:
-one still waiting to start means no running worker can take it, which the command then says.
-"""
+"""Whether work handed to a run (``rath approve``) is picked up by a worker. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
 """Ctrl-C on a script waiting for a run: one line saying how to pick the run up, exit 130.
 
-The run goes on without the script (wherever a worker has its code), so a traceback of the
-wait is noise: what the person needs is the workflow id to follow or re-attach to. A wait on
-a run (:func:`waiting_on`) notes the run when a ``KeyboardInterrupt`` goes through it; if
-that interrupt is never caught, the process's exception hook prints that one line instead of
-the traceback, stops the runtime (briefly), runs the ``atexit`` handlers and exits 130.
-A script that catches ``KeyboardInterrupt`` itself sees no difference.
-
-The same hook ends a script whose settings cannot be used (a :class:`~rath.errors.SettingError`:
-a bucket that does not exist, a server that does not answer) with that error's one line and
-the line of the script that started the work, instead of a traceback through Rath, exit 1.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -68,12 +59,7 @@ def waiting_on(run_id: str) -> Iterator[None]:
 
 
 def install(on_exit: Callable[[], None], embedded: Callable[[], bool]) -> None:
-    """Put the exception hook in place (once per process).
-
-    Args:
-        on_exit: Stops the runtime before the ``atexit`` handlers run.
-        embedded: Whether this process runs the embedded default (its worker dies with it).
-    """
+    """Put the exception hook in place (once per process)."""
     with _installed:
         if _hooks:
             return
@@ -110,11 +96,7 @@ def _called_from(tb: TracebackType | None) -> str:
 
 
 def _exit(code: int) -> None:
-    """Leave now, skipping interpreter finalisation (where the Temporal core can abort).
-
-    The runtime is stopped, ``atexit`` handlers run and output is flushed first. The calls
-    the stop cuts short are not reported: their runs retry them on another worker.
-    """
+    """Leave now, skipping interpreter finalisation (where the Temporal core can abort)."""
     logging.disable(logging.WARNING)
     for stop in _hooks:
         try:

@@ -1,9 +1,6 @@
 """Starting durable runs from plain Python, each with a lazy session as its result.
 
-Every client-side entry point (an agent loop, a durable forward, a compression) starts its
-workflow here, on the background runtime, once its lazy inputs are ready; the output session
-is recorded in the lineage journal and holds its sandbox. :class:`RunHandle` is the pending
-result the session waits on.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -99,13 +96,7 @@ class RunHandle(PendingResult[Any]):
         return self._future.done()
 
     def result(self) -> Any:
-        """Wait for the run; failures become :class:`RunFailedError` naming the workflow id.
-
-        A wait longer than a couple of seconds shows a progress line on a terminal's stderr,
-        and elsewhere one line if no worker answers for the run (see
-        :mod:`rath.runtime.progress`). Ctrl-C during the wait, if nothing catches it, ends
-        the script with one line naming the run to follow (:mod:`rath.runtime.interrupt`).
-        """
+        """Wait for the run; failures become :class:`RunFailedError` naming the workflow id."""
         with waiting_on(self._run_id):
             if self._runtime is None:
                 return self._future.result()
@@ -123,11 +114,7 @@ class RunHandle(PendingResult[Any]):
         self._future.add_done_callback(fn)
 
     async def wait(self) -> None:
-        """Await the run from asyncio code without blocking the loop.
-
-        Cancelling the caller (``asyncio.wait_for(out.ready(), 5)`` timing out) stops this
-        wait only; the run and its other waiters go on.
-        """
+        """Await the run from asyncio code without blocking the loop."""
         await asyncio.shield(asyncio.wrap_future(self._future))
 
 
@@ -147,17 +134,7 @@ async def run_workflow(
     static_details: str | None = None,
     serve_local: bool = False,
 ) -> T:
-    """Start a workflow once its inputs are ready, and wait for its result.
-
-    ``on_started`` is called once the server accepted the start (the run exists).
-    ``task_queue`` defaults to the shared queue (a forward goes to its class's queue); a
-    callable is asked once the inputs are ready and the client is connected.
-    ``serve_local`` polls this process's own queue first (the run calls a loop executor).
-
-    A run that ended over budget raises :class:`BudgetExceededError` with the transcript so
-    far, unless ``on_budget_exceeded`` is given: it is called with that session and its
-    usage (OpenRath's callback), and the session becomes the result unless it raises.
-    """
+    """Start a workflow once its inputs are ready, and wait for its result."""
     for ready in wait_for:
         await ready()
     client = await runtime.client()
@@ -191,14 +168,7 @@ async def run_result(
     *,
     outage: float = DEFAULT_OUTAGE_SECONDS,
 ) -> T:
-    """The run's result; a failure is a :class:`RunFailedError` naming the workflow id.
-
-    The wait follows the workflow id: through continue-as-new, and through a reset (which
-    terminates the run waited on and carries on in a new run), to the newest run's end.
-    While Temporal is unreachable the wait reconnects with backoff, for up to ``outage``
-    seconds of continuous outage, then raises :class:`RunUnreachableError` (the run itself
-    may well go on: its workers reconnect on their own).
-    """
+    """The run's result; a failure is a :class:`RunFailedError` naming the workflow id."""
     workflow_id = handle.id
     try:
         while True:
@@ -243,10 +213,7 @@ def _how_it_ended(cause: BaseException) -> str:
 async def _successor(
     client: Client, handle: WorkflowHandle[Any, T], result_type: type[T], exc: BaseException
 ) -> WorkflowHandle[Any, T] | None:
-    """The newest run of a workflow id after the run waited on was reset, else None.
-
-    A reset terminates the run and goes on in a newer one; a plain terminate has none.
-    """
+    """The newest run of a workflow id after the run waited on was reset, else None."""
     if not isinstance(getattr(exc, "cause", None), temporal.TerminatedError):
         return None
     newest = await client.get_workflow_handle(handle.id).describe()
@@ -272,14 +239,7 @@ def start_lazy_run(
     static_details: str | None = None,
     serve_local: bool = False,
 ) -> RunHandle:
-    """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result.
-
-    ``progress=False`` never shows the waiting line (a streaming run prints its own text).
-
-    Shared by every client-side entry point (agent loop, durable forward, compression):
-    the run is tagged with search attributes (when enabled) and ``out`` is recorded in the
-    client's lineage journal.
-    """
+    """Start ``workflow`` once ``inputs`` are ready and make ``out`` its lazy result."""
     runtime = get_runtime(settings)
     waits = tuple(s.ready for s in inputs if s.pending)
     future = runtime.submit(
@@ -348,13 +308,7 @@ def start_loop(call: LoopCall) -> None:
 
 
 def owner_queue(runtime: Runtime, placement: Placement | None) -> str | None:
-    """This process's own queue, when its worker owns (or will open) the run's sandbox.
-
-    A loop started on the queue of its sandbox's owner gets its tool calls back with its
-    workflow tasks (Temporal's eager dispatch) instead of through matching, one round trip
-    less each. Only this process's worker is known to be alive; any other owner, or a run
-    without a sandbox, starts on the shared queue.
-    """
+    """This process's own queue, when its worker owns (or will open) the run's sandbox."""
     affinity = runtime.settings.affinity_queue
     if placement is None or not runtime.serves(affinity):
         return None
@@ -442,13 +396,7 @@ def _keep_partial(session: Any, usage: Any) -> None:
 
 
 def budget_crossed(out: Session, provider: Any) -> None:
-    """OpenRath's ``on_budget_exceeded(out, usage)``, with the caller's ``out`` once it is read.
-
-    A run stops before a call its budget no longer allows (``budget.exceeded`` in its extras);
-    a run whose last round crossed ``budget_total_tokens`` ended on its own. Either way
-    OpenRath called back once with the crossing usage, or logged a warning without a
-    callback. A callback that raises fails the read.
-    """
+    """OpenRath's ``on_budget_exceeded(out, usage)``, with the caller's ``out`` once it is read."""
     cap = getattr(provider, "budget_total_tokens", None)
     stopped = "budget.exceeded" in dict(out.lineage_extras)
     crossed = cap is not None and out.usage is not None and out.usage.total_tokens > cap

@@ -1,10 +1,6 @@
 """The runs in flight, as garbage collection needs them: what their histories reference.
 
-Temporal is the source of truth for runs in flight: a running session's transcript so far is
-in its workflow's history (its input, each activity's result), not yet in the catalog. Rather
-than ask each run (which needs its worker up), this reads every running Rath workflow's
-history and keeps every sha256 digest and session id it names. That is a superset of what the
-run references (a digest that names nothing is ignored), which is what a collection needs.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -30,11 +26,7 @@ _UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 @dataclass(frozen=True, slots=True)
 class LiveRuns:
-    """The running Rath workflows, and the digests and session ids their histories name.
-
-    ``run_ids`` names every running workflow of any type as ``<workflow id>/<run id>`` (the
-    runs whose tool-call journal records are kept).
-    """
+    """The running Rath workflows, and the digests and session ids their histories name."""
 
     runs: tuple[str, ...] = ()
     digests: frozenset[str] = frozenset()

@@ -1,8 +1,4 @@
-"""Completing a ``persist=True`` run's session file once the run ends.
-
-The file is complete before the output session is: reading the output waits for the rows
-and the trailer, as in OpenRath (whose loop wrote them before its result resolved).
-"""
+"""Completing a ``persist=True`` run's session file once the run ends. See docs/modules.md."""
 
 from __future__ import annotations
 

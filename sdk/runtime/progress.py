@@ -1,14 +1,6 @@
 """What a script shows while it waits on a long run: progress, or the worker it lacks.
 
-When reading a lazy session blocks for more than :data:`SHOW_AFTER` seconds and stderr is a
-terminal, the wait shows what the run is doing: agents running and done, rounds, tokens and
-elapsed time, read from the run's own queries about once a second. ``RATH_PROGRESS=0`` turns it
-off; so does output that is not a terminal (logs, pipes, CI). The line is drawn by ``rich``
-and removed when the wait ends.
-
-Either way, a run that no worker answers for (a script waiting on a run whose worker is gone,
-or that has no worker with its class) is said once, in one line naming the worker to start,
-instead of a silent wait.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -61,11 +53,7 @@ def wait_showing_progress(
 def wait_noting_missing_worker(
     runtime: Runtime, run_id: str, future: concurrent.futures.Future[Any]
 ) -> Any:
-    """``future``'s result; if no worker answers for ``run_id`` meanwhile, one line says so.
-
-    Said once two checks :data:`PROBE_EVERY` apart found no worker answering and the run's
-    history unchanged between them (a busy worker that is slow to answer still moves on).
-    """
+    """``future``'s result; if no worker answers for ``run_id`` meanwhile, one line says so."""
     stalled: int | None = None
     while not future.done():
         missing, length = _missing_worker(runtime, run_id)
@@ -122,16 +110,7 @@ async def _ask(runtime: Runtime, run_id: str, workflow: str) -> str:
 
 
 def agent_counts(graph: SessionGraph, running_runs: set[str]) -> str:
-    """``agents: R running, D done[, W waiting]`` for a forward's graph.
-
-    An agent call is in the graph as soon as ``forward`` makes it, long before its inputs
-    are ready; only those whose child run Temporal lists as pending really run. A call is
-    done once its result came back (its usage or rows are known), waiting otherwise.
-
-    Args:
-        graph: The forward's ``graph`` query.
-        running_runs: Workflow ids of the run's pending child workflows (``describe``).
-    """
+    """``agents: R running, D done[, W waiting]`` for a forward's graph."""
     loops = [n for n in graph.nodes if n.lineage_kind is LineageKind.OP_SESSION_LOOP]
     running = sum(1 for n in loops if n.run_id in running_runs)
     done = sum(

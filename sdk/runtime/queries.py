@@ -22,16 +22,6 @@ _DESCRIBE_SECONDS = 10.0
 def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
     """The session graph of a run (a ``rath.Forward`` tree or a single agent's run).
 
-    A worker with the run's code answers, running or closed (the graph so far, every fork and
-    merge included). When none does, the graph is read from the run's history instead: its
-    input sessions, the output of each agent run it started, and its own output; forks,
-    merges and compressions inside a ``forward`` are not in history (a warning says which
-    worker would tell them).
-
-    Args:
-        run: A session a run returned (``out = squad(s)``), or the run's workflow id.
-        timeout: Seconds to wait for a worker's answer.
-
     Raises:
         ConfigError: ``run`` is a session that no run produced (nothing to ask).
         RunNotFoundError: No run has that workflow id.

@@ -1,16 +1,6 @@
 """The catalog made to agree with Temporal: records of runs that closed without saying so.
 
-A run writes its own record when it starts and when it ends, but some ends run no workflow
-code: ``temporal workflow terminate``, a run or execution timeout, a reset (the old run is
-terminated; the new one carries on under the same workflow id), a worker that could not
-write. So whenever the catalog is read (``rath sessions ls|show|prune|gc``,
-``load_session``), the records that say ``running`` are checked against Temporal's visibility
-in one list query per hundred workflow ids, and each whose workflow id's newest run is
-closed gets that run's status, close time and reason (a terminate's reason, a failure's
-message). A record whose workflow id Temporal no longer has (its retention ended, or another
-namespace) becomes ``unknown``; ``rath sessions reconcile`` checks those again too.
-
-When Temporal cannot be reached, the catalog is read as it is, and the result says so.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -38,13 +28,7 @@ _QUOTED = frozenset("'\"\\")
 
 @dataclass(frozen=True, slots=True)
 class Reconciled:
-    """What reconciling changed.
-
-    Attributes:
-        checked: Records asked about.
-        changed: The records rewritten, as they are now.
-        note: One line when Temporal was not asked (it did not answer), else None.
-    """
+    """What reconciling changed."""
 
     checked: int = 0
     changed: tuple[SessionRecord, ...] = ()
@@ -63,14 +47,7 @@ def reconcile(
     recheck_unknown: bool = False,
     timeout: float = RECONCILE_SECONDS,
 ) -> Reconciled:
-    """Check ``records`` (default: the whole catalog) that say ``running`` against Temporal.
-
-    Args:
-        store: The store whose catalog holds the records.
-        records: The records read (others are not looked at).
-        recheck_unknown: Also check records marked ``unknown`` (``rath sessions reconcile``).
-        timeout: Seconds before giving up on Temporal (the catalog is then left as it is).
-    """
+    """Check ``records`` (default: the whole catalog) that say ``running`` against Temporal."""
     catalog = Catalog(store.objects)
     records = catalog.records() if records is None else records
     wanted = {"running", "unknown"} if recheck_unknown else {"running"}

@@ -1,9 +1,6 @@
 """How long the embedded server keeps closed runs (``RATH_RETENTION_DAYS``, default 7).
 
-Temporal's dev server keeps a closed run for a day; then its history, its Web UI page and its
-queries are gone. Content outlives that anyway (the chunk store and the session catalog), but
-a week leaves time to inspect runs. Set when the server is first started for a data dir (the
-namespace setting persists in its database).
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Reading a run from its history: what it was started with, its children, how it closed.
 
-History is kept by Temporal itself, so all of this works with no worker running, for every
-run type (``rath.SessionLoop``, ``rath.Forward``, ``rath.Compress``, ``rath.CloseSandbox``),
-running or closed. What it cannot tell is a running run's state between events (an agent's
-transcript so far); that takes a query, and so a worker (:mod:`rath.runtime.run_query`).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -98,12 +95,7 @@ async def closed_output(client: Client, run_id: str) -> Session | None:
 
 
 async def history_graph(client: Client, run_id: str) -> SessionGraph:
-    """The session graph of a run as its history tells it, with no worker.
-
-    Its input sessions, the output of every agent run it started, and its own output (final
-    once it completed). Forks, merges and compressions made inside a ``forward`` show only
-    in the graph a worker answers (``rath.run_graph``).
-    """
+    """The session graph of a run as its history tells it, with no worker."""
     started = await run_input(client, run_id)
     if started is None or started.input is None:
         return SessionGraph()

@@ -1,11 +1,6 @@
 """Querying a run from any process, with an answer when no worker can give one.
 
-A query is answered by a worker that has the run's code, so before asking, the run's task
-queue is looked at: on a queue no worker polls (nor polled within Temporal's poller history)
-the query gets :data:`NO_POLLER_GRACE` seconds (a worker may be starting), and otherwise a
-query no worker takes fails after ``timeout`` seconds rather than Temporal's own minute.
-Either way the error names the worker to start. Closed runs are better read from
-their history (:mod:`rath.runtime.run_history`), which needs no worker at all.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -78,8 +73,6 @@ async def query_run(
 async def check_worker(client: Client, run_id: str, *, timeout: float) -> None:
     """Return once a worker with ``run_id``'s code answers for it.
 
-    It asks :data:`PROBE_QUERY`, which every Temporal worker answers for every workflow.
-
     Raises:
         RunNotFoundError: No run has that workflow id.
         WorkerUnavailableError: None answered (the message says which to start).
@@ -88,11 +81,7 @@ async def check_worker(client: Client, run_id: str, *, timeout: float) -> None:
 
 
 async def is_polled(client: Client, queue: str) -> bool:
-    """Whether any worker polled ``queue`` for workflow tasks lately.
-
-    Temporal keeps pollers listed for a few minutes after they stop, so True is "maybe" and
-    False is "surely not".
-    """
+    """Whether any worker polled ``queue`` for workflow tasks lately."""
     request = DescribeTaskQueueRequest(
         namespace=client.namespace,
         task_queue=TaskQueue(name=queue),

@@ -1,10 +1,4 @@
-"""The client-side runtime behind the synchronous, lazy API.
-
-One background thread runs one asyncio loop holding the Temporal client and, in the embedded
-default, an in-process worker. ``agent(session)`` submits a coroutine here and returns at once;
-reading the result waits on its future. This is process-global state (one runtime per settings),
-torn down at interpreter exit.
-"""
+"""The client-side runtime behind the synchronous, lazy API. See docs/modules.md."""
 
 from __future__ import annotations
 
@@ -65,12 +59,7 @@ class Runtime:
         """Workflow ids of the runs this process started on the server."""
 
     def read_only(self) -> None:
-        """Never run an in-process worker here: this process only reads runs and answers them.
-
-        For commands that exit right after (``rath approve``, ``rath sessions follow``): a
-        worker of theirs could take a run's next task and die with the command, leaving the
-        task to its timeout. Takes effect unless the runtime has connected already.
-        """
+        """Never run an in-process worker here: this process only reads runs and answers them."""
         self._serves = False
 
     def serves(self, queue: str) -> bool:
@@ -88,11 +77,7 @@ class Runtime:
         future.add_done_callback(lambda _: self._started.discard(entry))
 
     def finish_started_runs(self) -> None:
-        """At exit: wait for the runs this script started and never read (as OpenRath drains).
-
-        Bounded by ``RATH_EXIT_WAIT_SECONDS`` (no limit by default); Ctrl-C stops the wait.
-        Each run still going then gets one line saying how to follow it.
-        """
+        """At exit: wait for the runs this script started and never read (as OpenRath drains)."""
         going = {run_id: future for run_id, future in list(self._started) if not future.done()}
         if not going:
             return
@@ -121,10 +106,6 @@ class Runtime:
 
     async def reader(self) -> Client:
         """A connected client that starts no worker: for reading runs and the catalog.
-
-        The runtime's own client when it is connected already; else one of its own, which
-        gives up after :data:`READ_CONNECT_SECONDS` (a failure is kept: asked again, it fails
-        at once).
 
         Raises:
             ConnectError: Temporal did not answer.
@@ -164,11 +145,7 @@ class Runtime:
         return client
 
     async def serve_registered_code(self) -> None:
-        """Embedded: poll the queues of classes and tools registered since the worker started.
-
-        Called before each run starts, so the in-process worker takes the run's forward and
-        tool calls; it never polls the queue of code this process does not have.
-        """
+        """Embedded: poll the queues of classes and tools registered since the worker started."""
         client = await self.client()
         if not self.settings.embedded or not self._serves:
             return
@@ -209,14 +186,7 @@ class Runtime:
 
 
 async def _settle(timeout: float) -> None:
-    """Cancel what still waits on Temporal, and let the core deliver its last answers.
-
-    The Temporal core answers from threads of its own, which take the GIL to hand a result
-    to this loop. One that does so while the interpreter finalises aborts the process
-    (``Fatal Python error: PyGILState_Release``, sdk-python#300). So before the loop stops,
-    every pending task is cancelled and awaited (no "Task was destroyed" at exit), and the
-    loop stays up a moment for those hand-overs.
-    """
+    """Cancel what still waits on Temporal, and let the core deliver its last answers."""
     current = asyncio.current_task()
     pending = [task for task in asyncio.all_tasks() if task is not current]
     for task in pending:
@@ -248,10 +218,7 @@ def _interrupted_shutdown() -> None:
 def shutdown_runtime(
     settings: Settings | None = None, *, timeout: float = _SHUTDOWN_TIMEOUT
 ) -> None:
-    """Shut down the runtime for ``settings`` (all runtimes when ``None``); a no-op if absent.
-
-    ``timeout``: seconds each runtime's in-process worker gets to stop.
-    """
+    """Shut down the runtime for ``settings`` (all runtimes when ``None``); a no-op if absent."""
     with _lock:
         if settings is None:
             runtimes = list(_runtimes.values())

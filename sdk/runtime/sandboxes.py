@@ -33,11 +33,7 @@ def hold(session: Session) -> None:
 
 
 def release(placement: Placement, holder: str) -> bool:
-    """Let ``holder`` go; the last holder closes the sandbox (on its owner).
-
-    Returns:
-        Whether this closed it.
-    """
+    """Let ``holder`` go; the last holder closes the sandbox (on its owner)."""
     registry = leases()
     last = registry.release(placement.sandbox_id, holder)
     if last is None:

@@ -1,12 +1,6 @@
 """Rath's search attributes on a namespace: registered when missing and allowed, else skipped.
 
-Runs are tagged with ``RathSessionId``, ``RathRootSessionId`` and ``RathAgent`` so the Web UI
-and ``temporal workflow list`` can find a session's runs. A namespace that lacks them would
-refuse every tagged start (``Namespace default has no mapping defined for search attribute
-RathAgent``). So on first connect Rath registers the missing ones when the connection may
-(the operator service; the dev server and most self-hosted clusters allow it). When it may
-not (Temporal Cloud, a locked-down namespace), runs go on untagged, a warning says once how to
-add them, and lineage queries keep working: they use workflow ids and queries, not these.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -30,10 +24,7 @@ _warned = threading.Event()
 
 
 async def usable_search_attributes(client: Client, settings: Settings) -> bool:
-    """True when runs in ``client``'s namespace may carry Rath's search attributes.
-
-    Registers the missing ones when the connection is allowed to; never raises.
-    """
+    """True when runs in ``client``'s namespace may carry Rath's search attributes."""
     if not settings.search_attributes:
         return False
     namespace = client.namespace

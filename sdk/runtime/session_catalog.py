@@ -62,11 +62,7 @@ class SessionCatalog:
 
 
 def load_recorded(record: SessionRecord) -> PersistedSession:
-    """The session of a catalog record as it stands (no check with Temporal).
-
-    From its file if it has one, else from the store (and, while its run goes on, the
-    run's transcript so far).
-    """
+    """The session of a catalog record as it stands (no check with Temporal)."""
     file = file_of(record.id)
     return read_session_file(file) if file is not None else _from_record(record)
 
@@ -107,10 +103,7 @@ def _from_record(record: SessionRecord) -> PersistedSession:
 
 
 def _table_of(record: SessionRecord) -> TableRef | None:
-    """The transcript: sealed when the run ended, else an agent run's rows so far.
-
-    The rows so far need a worker to answer; a durable forward has none until it returns.
-    """
+    """The transcript: sealed when the run ended, else an agent run's rows so far."""
     if record.root is not None:
         return TableRef.sealed(record.root)
     if record.status != "running" or record.workflow_id is None:

@@ -1,14 +1,6 @@
 """Watching a run from any process: its agents' transcripts as they grow, row by row.
 
-Used by ``rath run`` and ``rath sessions follow``. It only reads. A closed run is read from
-its history (the agent runs it started, each one's output) and the catalog and store (the
-transcript a failed or cancelled agent recorded), so it needs no worker. A running one is
-asked too: ``graph`` for a durable forward's agents, ``progress`` for each agent's transcript
-so far. When no worker answers those (twice, the run's history unchanged between: a busy
-worker still moves the run on), the watch shows what history holds, says which worker to
-start, and ends (``"waiting"``). Polling, not streaming, so it works for any run, started
-from any process, with or without ``on_event``. It always watches the workflow id's newest
-run, so a reset or a continue-as-new is followed.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -49,17 +41,7 @@ _QUERY_SECONDS = 5.0
 
 @dataclass(frozen=True)
 class RunEvent:
-    """One thing that happened in a watched run.
-
-    Attributes:
-        kind: ``"agent"`` (an agent run was scheduled), ``"row"`` (a transcript row was
-            added), ``"end"`` (the run finished, ``text`` is its status; or the watch
-            stopped, ``text`` is :data:`WAITING`) or ``"waiting"`` (no worker answers for
-            the run; ``text`` says which to start).
-        agent: The agent the event belongs to (``""`` for the run itself).
-        text: What to show.
-        row: The transcript row of a ``"row"`` event.
-    """
+    """One thing that happened in a watched run."""
 
     kind: str
     agent: str
@@ -76,16 +58,6 @@ async def watch_run(
     stop_unanswered: bool = True,
 ) -> AsyncIterator[RunEvent]:
     """The events of ``run_id`` from its start until it ends (each row once).
-
-    Args:
-        client: A client with Rath's plugin.
-        store: Where the rows (and the catalog) live.
-        run_id: The workflow id.
-        start_wait: Seconds to wait for a run just asked to start (it starts once its
-            inputs are ready); ``0`` for a run that should exist already.
-        stop_unanswered: End the watch (``"waiting"``, then an ``"end"`` event with text
-            :data:`WAITING`) once no worker answered for the run twice and its history did
-            not grow between; else say it once and keep watching.
 
     Raises:
         RunNotFoundError: No run with that id (appeared in time).

@@ -1,19 +1,6 @@
 """The Temporal workers one Rath worker process runs: the shared queue, and its own.
 
-Every worker polls the shared task queue (workflows, LLM calls, everything) and its own
-*affinity* queue, where the tool calls of the sandboxes it opened are routed (Temporal's
-worker-specific task queue pattern): a session's workspace lives on the host that opened it,
-so its tools always run there.
-
-A worker process may join a Temporal *worker deployment* (worker versioning): with
-``RATH_DEPLOYMENT_NAME`` and ``RATH_BUILD_ID`` set, both of its workers poll as that version,
-and :func:`set_current_version` routes new and (with ``auto_upgrade``) running sessions to it.
-docs/operators.md describes the upgrade procedure.
-
-Recovery from a dead worker takes seconds: activities heartbeat (see ``LoopOptions``), and a
-workflow task offered to a dead worker's sticky queue falls back to the shared queue after
-:data:`STICKY_FALLBACK`. On SIGTERM a worker drains: it stops polling and lets the calls it
-runs finish for ``Settings.shutdown_grace_seconds``.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -67,16 +54,7 @@ def rath_workers(
     versioned: bool = False,
     code_queues: Iterable[str] = (),
 ) -> list[Worker]:
-    """The shared-queue worker, the affinity-queue worker, and one per queue of user code.
-
-    Args:
-        client: A client connected with :class:`~rath.plugin.RathPlugin`.
-        settings: Task queue, worker id and (with ``versioned``) the deployment version.
-        versioned: Join the worker deployment ``settings`` name, if any (``rath worker`` does;
-            the embedded in-process worker stays unversioned).
-        code_queues: The queues of the classes and tools this process registered
-            (:func:`registered_code_queues`); more can be added later with :func:`code_worker`.
-    """
+    """The shared-queue worker, the affinity-queue worker, and one per queue of user code."""
     queues = (settings.task_queue, settings.affinity_queue, *code_queues)
     return [code_worker(client, settings, queue, versioned=versioned) for queue in queues]
 
@@ -105,13 +83,7 @@ def registered_code_queues(settings: Settings) -> list[str]:
 
 
 async def set_current_version(client: Client, settings: Settings, *, timeout: float = 30.0) -> bool:
-    """Make this worker's deployment version the current one; False if it already was.
-
-    The server knows a version only once one of its workers polled, so this retries (with
-    backoff, up to ``timeout`` seconds) while the version is not yet registered. Task queues
-    the previous version polled and this one does not (other workers' affinity queues) do not
-    block the switch.
-    """
+    """Make this worker's deployment version the current one; False if it already was."""
     if settings.deployment_name is None or settings.build_id is None:
         raise ConfigError("set the current version of what? RATH_DEPLOYMENT_NAME is unset")
     namespace = client.namespace

@@ -10,13 +10,7 @@ from rath.session.chunk import ChunkRow, format_chunk_row_brief
 
 @dataclass(frozen=True, slots=True)
 class SessionDiff:
-    """Rows after the longest common prefix of two transcripts (their common ancestor).
-
-    Attributes:
-        common: How many leading rows both share.
-        ours: The rows only the first session has after that prefix.
-        theirs: The rows only the other session has after it.
-    """
+    """Rows after the longest common prefix of two transcripts (their common ancestor)."""
 
     common: int
     ours: tuple[ChunkRow, ...]

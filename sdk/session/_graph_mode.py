@@ -1,9 +1,6 @@
 """Session graph mode: whether new sessions are stamped with their lineage (on by default).
 
-OpenRath's ``session_graph_mode_override(False)`` turns stamping off inside a block: sessions
-made there keep the defaults (no parents, kind ``unknown``, operator ``"implicit"``). The mode
-is a context variable, so it follows threads and tasks the way the caller's context does.
-Workflow code always stamps: a durable run's graph is its record.
+See docs/modules.md.
 """
 
 from __future__ import annotations

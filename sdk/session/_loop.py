@@ -1,7 +1,6 @@
 """``run_session_loop``: one agent pass over a user session, started by the session's host.
 
-From plain Python the client runtime starts a ``rath.SessionLoop`` run; from a durable
-``forward`` the run's scope schedules it as a child. Either way the output is lazy.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -42,57 +41,6 @@ def run_session_loop(
     sandbox_handle_id: str | None = None,
 ) -> Session:
     """Run the agent loop: LLM rounds with tool calls until the model stops calling tools.
-
-    Args:
-        user_session: The transcript to continue (the "tensor"); its sandbox runs the tools.
-        agent_session: The agent's prompt rows (the "parameter"), sent before the transcript.
-        agent_provider: Which model to call.
-        tools: Extra tools: ``FlowToolCall`` classes or instances, ``@tool`` functions, and
-            MCP servers' tools (``rath.tools.mcp``). The six built-ins are always offered
-            when the session is placed on a sandbox.
-        max_tool_rounds: LLM calls allowed before the loop stops and marks the output
-            ``loop.truncated``. ``None`` (default) takes ``options.max_tool_rounds`` (64
-            unless the options set it).
-        agent_name: Names the run in the Temporal UI (workflow id and summaries).
-        options: A ``LoopOptions`` for timeouts and retries (defaults are production values).
-        compress_at_tokens: Opt-in automatic compression: after a round whose context reached
-            this many tokens, the transcript is replaced by one summary row (an LLM activity
-            with the agent's prompt) and the loop goes on. The output is marked
-            ``compression.auto`` with the count. ``None`` (default) never compresses.
-        memory: Inject memories before the first round (and commit after the run); see
-            ``Agent(memory=...)``.
-        budget: Limits on this run's tokens, tool calls and time (inside a durable forward
-            with a budget, the tree's are enforced too). Exceeding one ends the run with
-            :class:`~rath.errors.BudgetExceededError`, which carries the transcript so far.
-        tool_policy: ``{pattern: "allow" | "deny" | "ask"}`` (or a ``ToolPolicy``): ``ask``
-            pauses the run until ``rath.approve``/``rath.deny`` answers (a timeout denies).
-        on_event: Called with each :class:`~rath.llm.RathLLMStreamDelta` while the model
-            writes (each round streams from the provider). It runs on a worker thread of
-            Rath's background runtime, in order, one call at a time; the output session is
-            ready only after every event was delivered. A ``retry`` event voids what earlier
-            attempts of its round sent (see ``rath.streaming``). Only for runs started from
-            plain Python: inside a durable ``forward`` it raises ``ConfigError``.
-        executor: OpenRath's :class:`~rath.session.SessionLoopExecutor`: each round's request
-            goes to its ``complete`` (or ``acomplete``) instead of the provider, and each tool
-            call to its ``dispatch_tool`` (or ``adispatch_tool``) with the tool object. It
-            lives in this process, so the run's model and tool calls are activities on this
-            process's own task queue: the run is durable while this process lives. Not with
-            ``on_event`` (the output then raises ``ConfigError``, a ``ValueError``, when
-            read), and not inside a durable ``forward``.
-        lazy: Return at once (default) or wait for the run.
-        persist: Also write OpenRath's session file (``<RATH_HOME>/sessions/<id>.jsonl``):
-            the header now, as ``<id>.jsonl.__partial__``, then the transcript and the trailer
-            when the run ends (a failed run leaves the partial file, the crash marker). Every
-            run's session is in the catalog anyway (``rath.session.persistence``).
-        persist_path: Write that file here instead (implies ``persist``).
-        sandbox_handle_id: The sandbox identity the file's header records (OpenRath: the
-            ``rath.backend.persistence`` id to reattach an OpenSandbox sandbox by); Rath's
-            sandbox id of the placement by default. Only written with ``persist``/
-            ``persist_path``; ignored otherwise, as in OpenRath.
-
-    Returns:
-        The output session: the user rows plus this run's rows, parents
-        ``(user_session.id, agent_session.id)``.
 
     Raises:
         ConfigError: Invalid arguments (found before anything starts).

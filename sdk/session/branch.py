@@ -1,17 +1,6 @@
 """Branching a transcript at a past round: where round ``k`` ends, and a ref to the rows before.
 
-**A round** is one model answer (an ASSISTANT row) with the tool results that answer its
-calls (the TOOL_RESULT rows right after it). Rounds are counted over the whole transcript, so
-a merged or composed session (a Squad's output) has one round per answer of every agent in
-it. **Round k** of a transcript with ``n`` rounds, for ``0 <= k <= n``, is every row up to
-and including round ``k``'s tool results: ``k = 0`` is the rows before the first model
-answer (the task), ``k = n`` the transcript up to its last round (rows after it, such as a
-user message nobody answered yet, are not part of any round). A negative ``k`` counts from
-the end: ``-1`` is round ``n - 1``, the transcript without its last round.
-
-The branch shares the source's rows: rows already in the chunk store are named by their
-digests (content addressing: a row's digest is the sha256 of its canonical JSON), so sealing
-the branch writes one table node and no row.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -74,13 +63,7 @@ def is_stored(table: TableRef) -> bool:
 
 
 def prefix_table(table: TableRef, rows: tuple[ChunkRow, ...], cut: int) -> TableRef:
-    """A ref to ``rows[:cut]`` of ``table``: by digest when its rows are all stored.
-
-    Args:
-        table: The source's ref.
-        rows: The source's rows (``table`` materialised).
-        cut: How many leading rows to keep.
-    """
+    """A ref to ``rows[:cut]`` of ``table``: by digest when its rows are all stored."""
     if cut == len(rows):
         return table
     if not table.is_empty() and is_stored(table):
@@ -92,9 +75,6 @@ def branch_fields(
     source_id: UUID, table: TableRef, rows: tuple[ChunkRow, ...], at: int
 ) -> tuple[dict[str, Any], tuple[ChunkRow, ...]]:
     """The ``Session`` fields of a branch of ``source_id`` at round ``at``, and its rows.
-
-    Lineage: parent the source, kind ``op_fork``, operator ``Session.fork``, extras
-    ``fork.at_round`` (counted from the start) and ``fork.rounds``.
 
     Raises:
         ValueError: ``at`` is out of range.

@@ -1,7 +1,6 @@
 """OpenRath's ``provider_into_chat_request``: a provider's preferences folded into a request.
 
-The loop asks with ``default_tool_choice="auto"`` and compression with ``"none"``; a
-provider's own ``tool_choice`` wins over either.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -31,15 +30,7 @@ def provider_into_chat_request(
     *,
     default_tool_choice: Any,
 ) -> RathLLMChatRequest:
-    """A chat request of ``messages`` and ``tools`` with every sampling field of ``prefs``.
-
-    Args:
-        messages: The conversation.
-        tools: The tools offered (``None``: none).
-        prefs: The provider whose model, sampling fields and ``extra_create_args`` are copied
-            (``model=None`` lets the client pick its default).
-        default_tool_choice: The ``tool_choice`` when ``prefs.tool_choice`` is ``None``.
-    """
+    """A chat request of ``messages`` and ``tools`` with every sampling field of ``prefs``."""
     copied = {name: getattr(prefs, name) for name in _COPIED_FIELDS}
     tool_choice = prefs.tool_choice if prefs.tool_choice is not None else default_tool_choice
     return RathLLMChatRequest(messages=messages, tools=tools, tool_choice=tool_choice, **copied)

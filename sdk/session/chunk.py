@@ -1,13 +1,6 @@
 """The chunk model: a session's transcript is an append-only table of typed rows.
 
-There are exactly four kinds of row, with fixed payloads (the same as OpenRath's):
-
-=============  ==========================================================================
-``system``     ``{"content": str}``
-``user``       ``{"content": str}``
-``assistant``  ``{"content": str | None, "tool_calls": [OpenAI wire tool call] | None}``
-``tool_result`` ``{"tool_call_id": str, "name": str, "content": <JSON string>}``
-=============  ==========================================================================
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -34,12 +27,7 @@ class ChunkKind(str, Enum):  # noqa: UP042 - prints ChunkKind.X, as OpenRath's
 
 
 class ChunkRow(BaseModel):
-    """One immutable transcript row: a kind, its payload and, optionally, when it was made.
-
-    ``at`` (seconds since the epoch) is stamped on the rows a run produces (model replies and
-    tool results); ``merge(policy="interleave_by_time")`` orders branches by it. Rows built by
-    hand (a user message, a prompt) have none. When set, it is part of the row's content.
-    """
+    """One immutable transcript row: a kind, its payload and, optionally, when it was made."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -158,11 +146,7 @@ def wire_messages(rows: Iterable[ChunkRow]) -> list[dict[str, Any]]:
 
 
 def chunk_table_to_messages(tab: ChunkTable | Iterable[ChunkRow]) -> tuple[RathLLMMessage, ...]:
-    """OpenRath's flattening of a table (or rows) into LLM messages, in order.
-
-    SYSTEM and USER rows keep their role, an ASSISTANT row carries its wire tool calls, and a
-    TOOL_RESULT row becomes a ``tool`` message with its ``tool_call_id`` (the name is not sent).
-    """
+    """OpenRath's flattening of a table (or rows) into LLM messages, in order."""
     rows = tab.rows if isinstance(tab, ChunkTable) else tab
     return tuple(
         RathLLMMessage(
@@ -176,11 +160,7 @@ def chunk_table_to_messages(tab: ChunkTable | Iterable[ChunkRow]) -> tuple[RathL
 
 
 def format_chunk_row_brief(index: int, row: ChunkRow, *, max_payload: int = 400) -> str:
-    """One line describing ``row``: index, kind and a truncated, newline-escaped preview.
-
-    A tool result's JSON body is re-encoded so that non-ASCII text shows as itself, not as
-    escape sequences.
-    """
+    """One line describing ``row``: index, kind and a truncated, newline-escaped preview."""
     payload = row.payload
     if row.kind is ChunkKind.ASSISTANT and payload.get("tool_calls"):
         calls = ", ".join(

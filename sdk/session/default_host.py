@@ -1,7 +1,6 @@
 """The session host before Rath's runtime is loaded, and in workflow code outside a run scope.
 
-Value work needs nothing else; work that needs the store, a model or a sandbox makes the
-runtime's host (:func:`~rath.session.host.runtime_host`), which takes the holds over.
+See docs/modules.md.
 """
 
 from __future__ import annotations

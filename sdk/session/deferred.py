@@ -1,9 +1,6 @@
 """Pending results: what stands behind a lazy session until its run (or operation) finishes.
 
-A lazy session holds a :class:`PendingResult`: a client-side run handle, a workflow task, or a
-:class:`Deferred` operation (``fork``, ``detach``, ``merge`` of a lazy session). ``Deferred``
-only asks its sources whether they are done, so the same object works client-side and in
-workflow code.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -55,12 +52,7 @@ class Source(Protocol):
 
 
 class Deferred(PendingResult[T]):
-    """The pending result of an operation over ``sources``.
-
-    Chains of operations (``functools.reduce(Session.merge, outs)`` over a thousand lazy
-    branches) nest a ``Deferred`` per step. Every walk here is iterative, over the whole chain
-    at once, so no call recurses deeper than one step whatever the chain's length.
-    """
+    """The pending result of an operation over ``sources``."""
 
     def __init__(self, sources: tuple[Source, ...], compute: Callable[[], T]) -> None:
         self._sources = sources

@@ -1,11 +1,6 @@
 """OpenRath's loop executors: the object that answers a run's model calls and dispatches its tools.
 
-``run_session_loop(..., executor=my_executor)`` hands each round's request to
-``my_executor.complete`` and each tool call to ``my_executor.dispatch_tool`` (an executor with
-``acomplete``/``adispatch_tool`` is awaited instead). The loop itself stays a durable run: the
-executor lives in the calling process, so its calls are activities on that process's own task
-queue (see :func:`~rath.session.run_session_loop`). Scripted executors are the usual way to
-drive a loop in tests without a model.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -64,11 +59,7 @@ class SessionLoopExecutor(Protocol):
 
 
 class DefaultSessionLoopExecutor:
-    """Asks ``client`` and calls each tool with the session and its arguments.
-
-    Args:
-        client: A synchronous chat client, e.g. ``RathOpenAIChatClient(provider)``.
-    """
+    """Asks ``client`` and calls each tool with the session and its arguments."""
 
     def __init__(self, client: ChatClient) -> None:
         self.client = client
@@ -87,14 +78,7 @@ class DefaultSessionLoopExecutor:
 
 
 class StreamingExecutor:
-    """Streams each answer from ``client``, passing every delta to ``on_event``.
-
-    Args:
-        client: A chat client with ``complete_stream``.
-        on_event: Called with each delta, in order (on the thread that runs the call).
-        inner: Dispatches tools and offers schemas (default: a
-            :class:`DefaultSessionLoopExecutor` over ``client``).
-    """
+    """Streams each answer from ``client``, passing every delta to ``on_event``."""
 
     def __init__(
         self,

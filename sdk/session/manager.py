@@ -1,9 +1,6 @@
 """OpenRath's process-wide session registry: sessions by id, and the active one.
 
-``run_session_loop`` and ``run_session_compress`` register their user, agent and output
-sessions and make the output active. Unlike OpenRath's, the registry holds sessions weakly, so
-a long-running process does not keep every transcript it ever made (OpenRath's registry grew
-without bound): ``get`` answers ``None`` once a session is gone.
+See docs/modules.md.
 """
 
 from __future__ import annotations

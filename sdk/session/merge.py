@@ -1,18 +1,6 @@
 """Merge policies: ``concat``, ``interleave_by_time``, ``summarize`` and their pure parts.
 
-``concat`` (OpenRath's) and user functions combine references, so they run anywhere in O(1)
-bytes. The other two need the rows, which workflow code cannot read, so the session's host
-runs them (see :class:`~rath.session.session.SessionHost`):
-
-* ``interleave_by_time`` keeps the rows both branches share once, then the *turns* each added
-  (a row and the tool results answering it) in the order they were made (``ChunkRow.at``).
-  Workflow code runs it as the ``rath.session.interleave`` activity; a client reads the chunk
-  store directly.
-* ``summarize`` has a model write one row for both branches: the compression activity with a
-  merge instruction (a ``rath.Compress`` run from a client).
-
-This module holds what needs no session: the policy names, :class:`Summarize` and
-:func:`interleave_by_time`. ``Session.merge`` builds the merged session.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -45,16 +33,7 @@ MERGE_SUMMARY_INSTRUCTION = (
 
 @dataclass(frozen=True, slots=True)
 class Summarize:
-    """The ``summarize`` merge policy, with a chosen model or instruction.
-
-    ``a.merge(b, policy="summarize")`` is ``Summarize()``: the default provider (the offline
-    demo model on the embedded default without credentials).
-
-    Args:
-        provider: Which model writes the summary.
-        instruction: The final user message asking for the merged account.
-        name: Names the activity or run in the Temporal UI.
-    """
+    """The ``summarize`` merge policy, with a chosen model or instruction."""
 
     provider: Provider = field(default_factory=Provider)
     instruction: str = MERGE_SUMMARY_INSTRUCTION
@@ -67,13 +46,7 @@ NAMED_POLICIES = ("concat", "interleave_by_time", "summarize")
 def interleave_by_time(
     ours: Sequence[ChunkRow], theirs: Sequence[ChunkRow]
 ) -> tuple[ChunkRow, ...]:
-    """The rows both branches share once, then each branch's turns in the order they were made.
-
-    A turn is a row plus the tool results that follow it, so every tool call stays next to
-    its results. A turn without a time (a hand-built row) takes its branch's previous turn's
-    time; ties, and rows made at the same time, keep ``ours`` first. Each branch's own order
-    is never changed.
-    """
+    """The rows both branches share once, then each branch's turns in the order they were made."""
     common = SessionDiff.between(ours, theirs).common
     a, b = _turns(ours[common:]), _turns(theirs[common:])
     merged: list[list[ChunkRow]] = []

@@ -24,13 +24,7 @@ NO_SANDBOX = (
 
 
 class Placement(BaseModel):
-    """Where a session's tools run: a sandbox backend, its spec, and a stable sandbox id.
-
-    The id names the workspace when the spec gives no ``working_dir``, so every session derived
-    from this one (loop outputs, forks) shares one workspace. ``owner`` is the task queue of
-    the worker that opened the sandbox (set by the first tool call): every later tool call of
-    every session on this sandbox runs there.
-    """
+    """Where a session's tools run: a sandbox backend, its spec, and a stable sandbox id."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -88,18 +82,6 @@ class Placeable:
     ) -> Self:
         """Place this session's tools on a sandbox backend; returns ``self``.
 
-        As in OpenRath, the session first lets go of what it held: its open handle (see
-        :meth:`require_sandbox`) and its hold on the previous sandbox (:meth:`close_sandbox`).
-
-        Args:
-            backend: A registered backend name (``"local"``, ``"bwrap"``, ``"docker"`` or one
-                added with :func:`rath.backend.sandboxes.register_backend`). Whether it can run is
-                checked where the sandbox opens, on the worker.
-            spec: A :class:`~rath.backend.BackendSandboxSpec` or a workspace
-                directory. Outside workflow code a relative directory is resolved against the
-                current directory now; ``None`` gives the session a fresh workspace under the
-                data dir.
-
         Raises:
             SandboxUnavailableError: ``backend`` is not registered; the message lists the
                 registered backends.
@@ -112,16 +94,7 @@ class Placeable:
         return self
 
     def release(self) -> bool:
-        """Stop holding this session's sandbox; the last session to let go closes it.
-
-        Every placed session made in plain Python (``.to()``, forks, detaches, merges, a run's
-        output) holds its sandbox. Closing deletes a workspace Rath allocated (``.to(name)``
-        with no ``spec``); one you named is never touched. A lazy session is waited for first,
-        so a run never loses its workspace. ``with session:`` releases on exit.
-
-        Returns:
-            Whether this release closed the sandbox.
-        """
+        """Stop holding this session's sandbox; the last session to let go closes it."""
         if self.sandbox is None or in_workflow():
             return False
         with contextlib.suppress(RunError):  # a failed run still let go of its sandbox
@@ -130,9 +103,6 @@ class Placeable:
 
     def require_sandbox(self) -> Any:
         """An open handle of the backend plane on this session's sandbox (OpenRath's).
-
-        Opened on first use (one reference, held until :meth:`close_sandbox`) on the same
-        workspace the session's tools use; ``handle.dispatch(BackendToolFilesRead(...))``.
 
         Raises:
             ConfigError: The session has no sandbox (``.to(...)`` first), or its handle was
@@ -152,12 +122,7 @@ class Placeable:
         return handle
 
     def bind_sandbox(self, sandbox: Any) -> Self:
-        """Hold ``sandbox`` (a plane handle) as this session's sandbox; returns ``self``.
-
-        The session is placed on the handle's backend and workspace, so its tools use the
-        same files; the handle held before is released. ``session.sandbox = handle`` does the
-        same. A closed handle is kept as is: :meth:`require_sandbox` then refuses it.
-        """
+        """Hold ``sandbox`` (a plane handle) as this session's sandbox; returns ``self``."""
         if sandbox is self._handle:
             return self
         if sandbox.closed:

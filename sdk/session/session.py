@@ -83,23 +83,6 @@ class Session(Placeable, BaseModel):
     ) -> None:
         """A session, as OpenRath builds one (``Session(chunk_table, ...)``) or Rath does.
 
-        Args:
-            chunk_table: The rows (OpenRath's); or ``table``, Rath's reference to them.
-            id: A fresh id by default.
-            sandbox: Rath's :class:`Placement`, or an open backend-plane handle, which is
-                bound as :meth:`bind_sandbox` binds it.
-            sandbox_backend: A backend to place the session on, as ``.to(sandbox_backend)``.
-            lineage: OpenRath's legacy record; derived from the lineage fields by default.
-            parent_session_ids: The sessions this one was made from.
-            lineage_operator: What made it.
-            lineage_kind: The kind of operation.
-            lineage_extras: Extra ``(key, value)`` facts about it.
-            cumulative_usage: Its token usage (OpenRath's or Rath's type); ``usage`` is
-                Rath's name for it.
-            table: Rath's reference to the rows (instead of ``chunk_table``).
-            usage: Rath's name for ``cumulative_usage``.
-            **subclass_fields: The fields a subclass adds (such as a run's ``LoopResult``).
-
         Raises:
             TypeError: An unknown keyword, or both spellings of the rows or of the usage.
             ValueError: ``sandbox_backend`` is not the backend ``sandbox`` is on.
@@ -176,10 +159,7 @@ class Session(Placeable, BaseModel):
 
     @property
     def lineage(self) -> SessionLineage | None:
-        """OpenRath's legacy record for a loop or compress output (``None`` otherwise).
-
-        One given to the constructor or set here wins; it is not carried through history.
-        """
+        """OpenRath's legacy record for a loop or compress output (``None`` otherwise)."""
         if self._lineage is not None:
             return self._lineage
         runs = (LineageKind.OP_SESSION_LOOP, LineageKind.OP_SESSION_COMPRESS)
@@ -211,9 +191,6 @@ class Session(Placeable, BaseModel):
     def synchronize(self) -> Session:
         """Wait for a lazy session's run, then publish its rows, usage and extras.
 
-        Returns:
-            ``self``.
-
         Raises:
             RunFailedError: The run failed (the message names its workflow id).
             NotReadyError: Inside workflow code, the run has not finished yet.
@@ -243,11 +220,7 @@ class Session(Placeable, BaseModel):
         return self._await().__await__()
 
     async def ready(self) -> Session:
-        """Wait until the run behind a lazy session finished, without loading its rows.
-
-        In workflow code this adds nothing to history; ``await session`` (which also
-        brings the rows in, by an activity) is for code that reads the content.
-        """
+        """Wait until the run behind a lazy session finished, without loading its rows."""
         pending = self._pending
         waiter = getattr(pending, "wait", None)
         if waiter is not None:
@@ -285,11 +258,7 @@ class Session(Placeable, BaseModel):
 
     @property
     def cumulative_usage(self) -> SessionTokenUsage | None:
-        """Tokens used producing this session, as OpenRath's type (waits for a lazy session).
-
-        Equal to any ``RathLLMTokenUsage`` with the same counts; ``usage`` is the same counts,
-        without waiting.
-        """
+        """Tokens used producing this session, as OpenRath's type (waits for a lazy session)."""
         self.synchronize()
         return SessionTokenUsage.of(self.usage)
 
@@ -325,10 +294,7 @@ class Session(Placeable, BaseModel):
         *,
         sandbox: Placement | None = None,
     ) -> Session:
-        """The result a :class:`Deferred` publishes into this (eagerly built) session.
-
-        ``sandbox`` is the finished source's placement, which may now name its owner.
-        """
+        """The result a :class:`Deferred` publishes into this (eagerly built) session."""
         update: dict[str, Any] = {"table": table, "usage": usage}
         if sandbox is not None:
             update["sandbox"] = sandbox
@@ -338,13 +304,6 @@ class Session(Placeable, BaseModel):
 
     def fork(self, at: int | None = None) -> Session:
         """A new session with the same rows (shared by reference) and sandbox; parent = self.
-
-        O(1): no rows are copied. On a lazy session it returns at once, lazily.
-
-        Args:
-            at: Branch at this round instead: the rows up to and including round ``at``'s
-                tool results (``0``: before the first model answer; negative: from the end;
-                see :mod:`rath.session.branch`). Shares the rows; waits for a lazy session.
 
         Raises:
             ValueError: ``at`` is out of range (the message names the number of rounds).
@@ -369,19 +328,6 @@ class Session(Placeable, BaseModel):
     def merge(self, other: Session, policy: MergePolicy = "concat") -> Session:
         """Combine two sessions; usage is summed and ``self``'s sandbox kept.
 
-        Args:
-            other: The session to merge in.
-            policy: ``"concat"`` (OpenRath's: ``self``'s rows then ``other``'s, in O(1)
-                bytes); ``"interleave_by_time"`` (the rows both share once, then each
-                branch's turns in the order they were made); ``"summarize"`` or
-                ``Summarize(provider=...)`` (a model writes one row for both branches); or
-                a function ``(self, other) -> Session`` whose result's rows become the
-                merge's (workflow code can only combine references there).
-
-        Returns:
-            A new session with parents ``(self.id, other.id)``; lazy if either input is, or
-            if the policy calls an activity or a model.
-
         Raises:
             ValueError: An unknown policy, or sessions on different sandbox backends.
         """
@@ -389,10 +335,7 @@ class Session(Placeable, BaseModel):
         return out
 
     def diff(self, other: Session) -> SessionDiff:
-        """The rows this session has (``+``) and ``other`` has (``-``) since they parted.
-
-        Waits for lazy sessions; in workflow code, ``await`` both first.
-        """
+        """The rows this session has (``+``) and ``other`` has (``-``) since they parted."""
         return SessionDiff.between(self.chunk_table.rows, other.chunk_table.rows)
 
     # -- display --------------------------------------------------------------------------
@@ -441,10 +384,7 @@ class Session(Placeable, BaseModel):
 
 
 def stamped_leaf(row: ChunkRow, kind: LineageKind, operator: str) -> Session:
-    """A one-row leaf stamped ``kind``/``operator`` and recorded, as a fork is.
-
-    With graph mode off it is a plain, unrecorded session.
-    """
+    """A one-row leaf stamped ``kind``/``operator`` and recorded, as a fork is."""
     lineage = stamped(
         lineage_kind=kind, lineage_operator=operator, lineage_extras=(("source", operator),)
     )

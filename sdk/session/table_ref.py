@@ -1,12 +1,6 @@
 """Transcripts by reference: what travels through workflow history instead of the rows.
 
-A :class:`TableRef` names a chunk table without containing it. Its rows are the rows of each
-``part`` (in order) followed by ``rows``. A part is either the digest of a *sealed* node in the
-chunk store or a nested ``TableRef``; a row is either a chunk digest or a small inline
-:class:`ChunkRow` (fresh content the workflow itself made, such as a user message or an error
-body). Activities *seal* a ref: they store inline rows and write one node, so the next
-workflow state is a single digest. That keeps every payload O(new content) however long the
-transcript grows (DESIGN invariant 5), and makes fork O(1): a fork shares its parent's ref.
+See docs/modules.md.
 """
 
 from __future__ import annotations

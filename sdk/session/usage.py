@@ -6,12 +6,7 @@ from rath.llm.chat_response import RathLLMTokenUsage
 
 
 class SessionTokenUsage(RathLLMTokenUsage):
-    """OpenRath's token usage, as a session reports it (:attr:`Session.cumulative_usage`).
-
-    A :class:`~rath.llm.chat_response.RathLLMTokenUsage` that compares equal to, and adds
-    (``+``) with, any usage of the same three counts. The detail dicts are not kept (Rath
-    records only the counts).
-    """
+    """OpenRath's token usage, as a session reports it (:attr:`Session.cumulative_usage`)."""
 
     def counts(self) -> tuple[int, int, int]:
         """``(prompt_tokens, completion_tokens, total_tokens)``."""

@@ -1,8 +1,6 @@
 """The chunk store: content-addressed rows and table nodes that transcripts are made of.
 
-Workflow history holds only references (:class:`~rath.session.TableRef`); the rows live here,
-shared by the client and every worker, in the object store ``RATH_STORE_URL`` names (a local
-directory by default; S3, GCS or Azure for several hosts, see ``docs/store.md``).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -44,9 +42,6 @@ def store_for(settings: Settings) -> ChunkStore:
 
 def check_store(settings: Settings) -> None:
     """Fail now, in one line, if the store ``settings`` name cannot be used.
-
-    Clients and workers call it before they start anything, so a bucket that does not exist
-    or a store that does not answer stops them within seconds instead of failing every run.
 
     Raises:
         ConfigError: Naming the store, what is wrong, and the setting to fix.

@@ -1,9 +1,6 @@
 """The mark phase of garbage collection: every chunk reachable from a set of roots.
 
-A root is the digest of a table node (a catalogued session's ``root``), a :class:`TableRef`
-(a run in flight), or any digest a run's history mentions (it may name a row or nothing at
-all: marking too much only keeps garbage a while longer). Nodes are read, rows are not: a
-node's ``rows`` are marked as they are, its ``parts`` are read in turn.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -49,11 +46,7 @@ def mark(
     hints: Iterable[str] = (),
     on_node: Callable[[int], None] | None = None,
 ) -> Marks:
-    """Mark everything reachable from ``roots`` (reading nodes from the store or its trash).
-
-    ``hints`` are digests that may name nothing (a run history's hex strings): marked like
-    roots, but one that is nowhere is not reported missing.
-    """
+    """Mark everything reachable from ``roots`` (reading nodes from the store or its trash)."""
     marks = Marks()
     stack: list[tuple[str, bool]] = [(digest, False) for digest in hints]
     for root in roots:

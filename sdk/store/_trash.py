@@ -1,11 +1,6 @@
 """The store's trash: where garbage collection puts chunks before it deletes them for good.
 
-A chunk that garbage collection finds unreferenced is not deleted at once: it is moved to
-``trash/<key>`` (its trash copy is written first, then the original is removed), and deleted
-from the trash only by a later collection, a grace period after the move, if it is still
-unreferenced then. Until then a reader that misses a chunk finds it here and puts it back
-(:func:`restore`), so a reference made while the chunk was being collected never dangles. The
-safety argument is in :mod:`rath.store.gc`.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -35,11 +30,7 @@ def trash_key(key: str) -> str:
 
 
 def move_to_trash(objects: ObjectStore, key: str) -> int | None:
-    """Move the chunk ``key`` to the trash, its trash copy stamped with the time of the move.
-
-    Returns:
-        The chunk's size in bytes, or None when it was already gone.
-    """
+    """Move the chunk ``key`` to the trash, its trash copy stamped with the time of the move."""
     if isinstance(objects, DirectoryStore):
         return _rename_to_trash(objects.root, key)
     try:
@@ -65,12 +56,7 @@ def _rename_to_trash(root: Path, key: str) -> int | None:
 
 
 def restore(objects: ObjectStore, key: str) -> bytes | None:
-    """Put the chunk ``key`` back from the trash; returns its bytes, or None if not there.
-
-    A trash copy whose bytes no longer match its name is left where it is (None). The copy
-    stays until the next collection deletes it (the chunk is back, so it is referenced and
-    the collection only drops the copy).
-    """
+    """Put the chunk ``key`` back from the trash; returns its bytes, or None if not there."""
     try:
         data = objects.get(trash_key(key))
     except FileNotFoundError:

@@ -1,15 +1,6 @@
 """An object-store backend over obstore: S3 and S3-compatibles (MinIO, R2), GCS, Azure Blob.
 
-:class:`BucketStore` implements :class:`~rath.store.objects.ObjectStore` for one URL such as
-``s3://bucket/prefix``. Credentials, region and endpoint are never part of the URL: obstore
-reads them from the process environment with the variables the cloud CLIs and SDKs use
-(``AWS_ENDPOINT_URL``, ``AWS_REGION``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
-``AWS_ALLOW_HTTP``; ``GOOGLE_APPLICATION_CREDENTIALS``; ``AZURE_STORAGE_ACCOUNT_NAME``...).
-
-Transient failures (5xx answers, refused or dropped connections, timeouts) are retried by
-obstore with exponential backoff and jitter, a bounded number of times within a bounded time;
-what still fails becomes :class:`~rath.errors.StoreUnavailableError`. Refused credentials are a
-:class:`~rath.errors.StoreError` naming the variables to check. obstore's exceptions stop here.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -63,17 +54,7 @@ def _summary(exc: BaseException) -> str:
 
 
 class BucketStore:
-    """Objects under one URL of an object store (``s3://``, ``gs://``, ``az://``...).
-
-    Args:
-        url: The store URL; its path is a key prefix (``s3://bucket/rath`` puts key ``ab/cd``
-            at ``rath/ab/cd``).
-        max_retries: How often a transient failure is retried (exponential backoff).
-        retry_timeout: No retry starts later than this after the first attempt.
-
-    A request is bounded by obstore's client defaults (5 s to connect, 30 s in all); client
-    options are left to the environment (``AWS_ALLOW_HTTP``...), which explicit ones replace.
-    """
+    """Objects under one URL of an object store (``s3://``, ``gs://``, ``az://``...)."""
 
     def __init__(
         self,
@@ -105,11 +86,7 @@ class BucketStore:
         return f"BucketStore({self.url!r})"
 
     def check(self) -> None:
-        """One listing request, retried once: fail in one line if the bucket cannot be used.
-
-        A missing object answers "not found" to a ``HEAD`` whether or not its bucket exists; a
-        listing tells them apart (an empty prefix lists nothing, a missing bucket is a 404).
-        """
+        """One listing request, retried once: fail in one line if the bucket cannot be used."""
         quick: RetryConfig = {**self._retry, "max_retries": 1, "retry_timeout": _CHECK_RETRY}
         store = from_url(self.url, retry_config=quick)
         where = f"the object store {self.url!r} (RATH_STORE_URL)"

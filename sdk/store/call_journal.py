@@ -1,20 +1,6 @@
 """The tool-call journal: what each user tool call got to, kept in the store beside the chunks.
 
-A tool activity is retried when its worker dies, and Temporal cannot tell whether the dead
-attempt's effect happened. The journal can: an attempt records ``started`` under the call's
-idempotency key before the user's function runs, and the stored result row once it returns.
-A later attempt that finds ``done`` reuses the result (no second run); one that finds only
-``started`` knows an earlier attempt was cut off mid-call. The records are durable because
-the store is (the same one every worker and client shares), unlike heartbeat details, which a
-worker sends on a timer and may never have sent before it died.
-
-A call's key is ``<workflow id>/<run id>/<activity id>`` (:func:`call_key`); a reset run keys its
-calls by its original run's id, since it replays the original's activity ids up to the reset
-point, so a call the original made is not made again after a reset. A record also names which
-call it was (:class:`CallMade`: the assistant row and the call's index): a reset to before a
-model call can reuse an activity id for another call, which then runs. A record is of use only
-while its run may still retry the call, so ``rath sessions gc`` removes the old records of runs
-no longer in flight (:func:`record_run` names the run).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -33,18 +19,7 @@ CALLS_PREFIX = "calls/"
 
 
 class CallRecord(BaseModel):
-    """How far a tool call got.
-
-    Attributes:
-        key: The call's idempotency key.
-        state: ``started`` (an attempt is running, or died running) or ``done``.
-        attempt: The attempt that wrote the record.
-        result: The digest of the stored result row, once done.
-        ok: Whether the call succeeded, once done.
-        preview: A short preview of the result, once done.
-        call: Which call it was (``<assistant row digest>#<call index>``), when known.
-        run: ``<workflow id>/<run id>`` of the run that wrote it last, when known.
-    """
+    """How far a tool call got."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -59,12 +34,7 @@ class CallRecord(BaseModel):
 
 
 class CallMade(BaseModel):
-    """Which call a record is about, and by which run (both optional).
-
-    Attributes:
-        call: ``<assistant row digest>#<call index>``.
-        run: ``<workflow id>/<run id>`` of the run making it.
-    """
+    """Which call a record is about, and by which run (both optional)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -78,10 +48,7 @@ def call_key(workflow_id: str, run_id: str, activity_id: str) -> str:
 
 
 def call_run(key: str) -> str:
-    """The run a call key belongs to: ``<workflow id>/<run id>``.
-
-    A workflow id may hold ``/``; run and activity ids do not.
-    """
+    """The run a call key belongs to: ``<workflow id>/<run id>``."""
     return key.rsplit("/", 1)[0]
 
 
@@ -96,21 +63,13 @@ def call_record_key(key: str) -> str:
 
 
 class CallJournal:
-    """Tool-call records in an object store.
-
-    Args:
-        objects: The store the chunks live in.
-    """
+    """Tool-call records in an object store."""
 
     def __init__(self, objects: ObjectStore) -> None:
         self._objects = objects
 
     def begin(self, key: str, attempt: int, made: CallMade | None = None) -> CallRecord | None:
-        """Record that an attempt of ``key`` starts; the record an earlier attempt left, if any.
-
-        None means no earlier attempt got as far as the user's function (or the earlier record
-        is of another call under the same key, which a reset can make: it is replaced).
-        """
+        """Record that an attempt of ``key`` starts; the record an earlier attempt left, if any."""
         made = made or CallMade()
         record = CallRecord(key=key, state="started", attempt=attempt, **made.model_dump())
         if self._objects.put(call_record_key(key), record.model_dump_json().encode()):

@@ -1,10 +1,6 @@
 """The session catalog: one small record per session Rath made, kept beside its chunks.
 
-Temporal is the source of truth for runs in flight, but it forgets closed runs after the
-namespace's retention. The catalog outlives that: a record names the session's lineage, agent,
-status, usage, the root table node of its transcript (a chunk digest) and the workflow that made
-it, so any host that reads the store can list, load and clean sessions. Records live under
-``catalog/<session id>.json`` in the same :class:`~rath.store.objects.ObjectStore` as the chunks.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -37,26 +33,7 @@ def _now() -> datetime:
 
 
 class SessionRecord(BaseModel):
-    """What the catalog knows about one session.
-
-    Attributes:
-        id: The session id.
-        parents: Ids of the sessions it was made from (fork, merge, compress, an agent call).
-        kind: Its lineage kind (``agent``, ``fork``, ``merge``, ``user``...).
-        operator: The operator that made it (``Agent.__call__``, ``Session.merge``...).
-        agent: The agent or Workflow class that made it, when one did.
-        created: When its run started (UTC).
-        closed: When its run ended; None while it is running.
-        status: ``running``, or how its run closed.
-        usage: Token usage totals (``input_tokens``, ``output_tokens``...), when known.
-        root: Digest of the chunk-store node holding its transcript, once it is sealed.
-        placement: Its sandbox placement (backend, sandbox id, workspace), when placed.
-        workflow_id: The Temporal workflow that made it (re-attach and lineage by this id).
-        error: One line naming the failure of a failed session, or why any other run
-            closed that did not complete (a terminate's reason, a timeout).
-        model: The model (or provider kind) an agent run called, when one did.
-        extras: Lineage extras worth keeping (a fork's round, what a rerun changed).
-    """
+    """What the catalog knows about one session."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -88,11 +65,7 @@ def graph_key(session_id: UUID | str) -> str:
 
 
 class Catalog:
-    """Session records in an object store.
-
-    Args:
-        objects: The store the chunks live in (records sit beside them).
-    """
+    """Session records in an object store."""
 
     def __init__(self, objects: ObjectStore) -> None:
         self.objects = objects
@@ -123,11 +96,7 @@ class Catalog:
         self.objects.delete(graph_key(session_id))
 
     def put_graph(self, session_id: UUID | str, jsonl: str) -> None:
-        """Keep the session graph (``SessionGraph.to_jsonl()``) of the run that made a session.
-
-        A durable forward's forks and merges are sessions no run of their own records; its
-        graph names them, so the catalog can draw what the run drew.
-        """
+        """Keep the session graph (``SessionGraph.to_jsonl()``) of the run that made a session."""
         self.objects.put(graph_key(session_id), jsonl.encode(), overwrite=True)
 
     def graph(self, session_id: UUID | str) -> str | None:

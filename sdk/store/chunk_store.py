@@ -1,14 +1,6 @@
 """Content-addressed chunk storage: the bulk of every transcript lives here, not in history.
 
-Objects are immutable JSON blobs named by the sha256 of their bytes, so writes are idempotent
-(an activity retried after a crash writes the same names again) and any process that can read
-the directory can rebuild any transcript. Two object shapes exist: a chunk row
-(``{"kind", "payload"}``) and a sealed table node (``{"parts": [digest], "rows": [digest]}``).
-
-The store must be readable by every worker and by clients that read results. With the embedded
-default that is one directory under ``RATH_HOME``; with several hosts, set ``RATH_STORE_URL``
-to one object store (``s3://bucket/prefix``...) on every host. The bytes live in an
-:class:`~rath.store.objects.ObjectStore`; every read checks the object's sha256.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -36,11 +28,7 @@ def object_key(digest: str) -> str:
 
 
 class ChunkStore:
-    """Content-addressed objects in an object store, with a small in-process read cache.
-
-    Args:
-        objects: Where the bytes live; a path means a directory (created on first write).
-    """
+    """Content-addressed objects in an object store, with a small in-process read cache."""
 
     def __init__(self, objects: ObjectStore | Path) -> None:
         self.objects: ObjectStore = (
@@ -113,11 +101,7 @@ class ChunkStore:
                 self._rows.popitem(last=False)
 
     def seal(self, ref: TableRef) -> str:
-        """Store every inline row of ``ref`` and one node naming the whole table.
-
-        Returns:
-            The digest of a node whose rows are exactly ``ref``'s rows.
-        """
+        """Store every inline row of ``ref`` and one node naming the whole table."""
         if len(ref.parts) == 1 and not ref.rows and isinstance(ref.parts[0], str):
             return ref.parts[0]
         parts = [part if isinstance(part, str) else self.seal(part) for part in ref.parts]

@@ -1,11 +1,6 @@
 """One session graph from the catalog: the runs' own graphs where kept, the records otherwise.
 
-A durable forward keeps its session graph beside its output's record (every fork, merge and
-agent call of its ``forward``, as ``run_graph`` draws it); an agent run, a fork made by
-``rath sessions fork`` or an import has only its record. :func:`catalog_graph` joins both into
-one :class:`~rath.session.graph.SessionGraph`, so the CLI draws what the API draws: the nodes
-of the kept graphs first (in their order, their node winning over a record of the same id),
-then the records no kept graph names.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -59,11 +54,7 @@ def full_graph(catalog: Catalog, records: Iterable[SessionRecord] | None = None)
 
 
 def lineage_of(graph: SessionGraph, session_id: UUID) -> SessionGraph:
-    """``session_id``, its descendants, and their ancestors and its own (in ``graph``'s order).
-
-    The descendants' ancestors bring in what a later run took besides this lineage (the
-    prompt of an agent that continued a branch), so nothing it drew points outside the graph.
-    """
+    """``session_id``, its descendants, and their ancestors and its own (in ``graph``'s order)."""
     by_id = graph.by_id
     children: dict[UUID, list[UUID]] = {}
     for node in graph.nodes:

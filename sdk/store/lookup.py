@@ -1,9 +1,6 @@
 """Finding a catalogued session from what a person types: a full id, a prefix, a workflow id.
 
-``print(session)`` shows 8 hex characters of the id, the Web UI and ``rath run`` show the
-workflow id (``rath-Squad-1a2b3c4d5e6f``), and the catalog lists full UUIDs. Every command that
-takes a session accepts all three, and a prefix that several sessions share is refused in one
-line naming them.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -23,10 +20,6 @@ _HEX = re.compile(r"^[0-9a-f]+$")
 
 def find_record(records: Iterable[SessionRecord], key: str) -> SessionRecord:
     """The one record ``key`` names: a full session id, a unique id prefix, or a workflow id.
-
-    Args:
-        records: The catalog's records (``Catalog.records()``).
-        key: What was typed; case and dashes in an id do not matter.
 
     Raises:
         ConfigError: ``key`` is empty or too short, or a prefix several sessions share.

@@ -1,10 +1,6 @@
 """Where the store's bytes live: a small object-store interface and its directory backend.
 
-Everything Rath keeps outside Temporal (chunks and table nodes, the session catalog, sandbox
-leases) is named by a key such as ``ab/cdef...`` or ``catalog/<id>.json``. An
-:class:`ObjectStore` maps keys to immutable or replaceable blobs; :class:`DirectoryStore` is the
-default (one directory, shared by client and workers). Object-store backends (S3 and
-compatibles) implement the same calls.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """From a store URL (``RATH_STORE_URL``) to the :class:`~rath.store.objects.ObjectStore` it names.
 
-``file:///dir`` (or a plain absolute path) is a :class:`~rath.store.objects.DirectoryStore`;
-``s3://``, ``gs://`` and ``az://`` URLs (and the other schemes obstore knows for those clouds)
-are a :class:`~rath.store.bucket_store.BucketStore`. A URL never carries credentials: they
-come from the environment of each process (see ``docs/store.md``).
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
 """Exporting to an OTLP collector that may be down: one warning line, and no waiting on it.
 
-OpenTelemetry's OTLP exporters retry a collector that does not answer for up to ten seconds per
-batch, log every retry, and flush once more at interpreter exit: a down collector cost a short
-script about 15 s at exit and 16 lines of errors. The exporters Rath installs ask first (a TCP
-connect, at most :data:`PROBE_SECONDS`) and drop the batch while the collector is down, asking
-again at most every :data:`RETRY_SECONDS`. Their own log lines are held back; a failed export
-becomes one warning per outage, which says why.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """What each span says: names and attributes from a run's or a call's typed input and result.
 
-Names and keys follow OpenTelemetry's GenAI semantic conventions where they have one
-(``invoke_agent``, ``chat``, ``execute_tool``, ``gen_ai.*``), and ``rath.*`` elsewhere.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,4 @@
-"""``TelemetryInterceptor``: Rath's spans and metrics around runs and calls.
-
-It goes after ``temporalio.contrib.opentelemetry.OpenTelemetryInterceptor``, which carries the
-trace context from client to workflow, from workflow to child workflow and to activity; this
-interceptor adds the spans that say what happened: an agent run, an LLM call, a tool call.
-
-Workflow spans are made only with a replay-safe tracer provider (its span ids come from the
-workflow's deterministic random, and spans are not ended while history replays), so a worker
-that replays a run makes no span twice. Calls run in activities, which never replay.
-"""
+"""``TelemetryInterceptor``: Rath's spans and metrics around runs and calls. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """Rath's metric instruments: calls, tokens, latency and errors of LLM and tool calls.
 
-They are recorded by activities only (never by workflow code), so a replay records nothing.
-The instruments come from the global meter provider; before one is set they are no-ops.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """``TracePropagation``: Temporal's OpenTelemetry interceptor, minus what cannot work here.
 
-``temporalio.contrib.opentelemetry.OpenTelemetryInterceptor`` refuses to build a worker
-(``ValueError ... must be a ReplaySafeTracerProvider``) unless the process's tracer provider is
-replay-safe, which it is not when no spans are exported or the process set up its own. Then
-this interceptor leaves workflows alone (they make no spans anyway) and keeps the rest: the
-trace context still travels from the client and activities still make their spans.
+See docs/modules.md.
 """
 
 from __future__ import annotations

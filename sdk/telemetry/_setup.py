@@ -1,10 +1,6 @@
 """Setting OpenTelemetry up once per process: tracer, meter, and Temporal's runtime metrics.
 
-What a process set up itself is kept. What it did not, Rath sets up from the standard
-``OTEL_*`` variables: a replay-safe tracer provider exporting OTLP/HTTP in batches, a meter
-provider exporting OTLP/HTTP periodically, and the Temporal runtime's own metrics sent to the
-same endpoint. Both providers flush at interpreter exit. A collector that is down costs one
-warning line and no wait (:mod:`rath.telemetry._collector`).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -42,14 +38,7 @@ _installed: list[ReplaySafeTracerProvider | MeterProvider] = []
 
 
 def install(settings: Settings) -> Runtime | None:
-    """Set OpenTelemetry up for this process when ``settings.telemetry`` is on (once).
-
-    Called by every Rath client and worker before it connects; safe to call again.
-
-    Returns:
-        The Temporal runtime whose metrics go to the OTLP endpoint, for ``Client.connect``
-        (``None``: telemetry is off or no endpoint is set, so the default runtime serves).
-    """
+    """Set OpenTelemetry up for this process when ``settings.telemetry`` is on (once)."""
     if not settings.telemetry:
         return None
     with _lock:
@@ -109,10 +98,7 @@ def _metrics(resource: Resource, endpoint: str | None) -> None:
 
 
 def flush(timeout_seconds: float = 5.0) -> None:
-    """Export what the providers Rath installed still hold, within ``timeout_seconds`` each.
-
-    For commands that leave with ``os._exit`` (no interpreter exit, so no flush at exit).
-    """
+    """Export what the providers Rath installed still hold, within ``timeout_seconds`` each."""
     for provider in _installed:
         provider.force_flush(int(timeout_seconds * 1000))
 

@@ -1,8 +1,6 @@
 """An HTTP server on a loopback port, served on a daemon thread: what every fake server shares.
 
-Subclasses name their request handler class (which reaches the server object as
-``self.server.owner``) and their ``base_url``. Stopping cuts open connections, so an idle
-keep-alive client cannot reach a stopped server, and a test can wait for clients to let go.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -16,13 +14,7 @@ from typing import Any, ClassVar, Self
 
 
 class LoopbackServer:
-    """Start, stop and connection bookkeeping of a fake server (use as a context manager).
-
-    Args:
-        host: The address to bind.
-        port: The port to bind; 0 picks a free one (a fixed one lets a test start a server
-            where a client already failed to connect).
-    """
+    """Start, stop and connection bookkeeping of a fake server (use as a context manager)."""
 
     __test__ = False
     handler_class: ClassVar[type[BaseHTTPRequestHandler]]

@@ -1,7 +1,6 @@
 """Recorded requests and scripted replies, independent of the wire protocol that carries them.
 
-A :class:`Reply` says *what* the model answers (text, tool calls, an error, raw bytes); each fake
-server encodes it in its own protocol (``_openai_wire.py``, ``_anthropic_wire.py``).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -16,14 +15,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One model request as a fake server received it.
-
-    Attributes:
-        path: The request path, e.g. ``/v1/chat/completions`` or ``/v1/messages``.
-        headers: Request headers with lower-cased names.
-        body: The parsed JSON body.
-        query: The query string (``api-version=...`` for Azure OpenAI), without the ``?``.
-    """
+    """One model request as a fake server received it."""
 
     path: str
     headers: dict[str, str]
@@ -65,13 +57,7 @@ class RecordedRequest:
 
 @dataclass(frozen=True)
 class ToolCallSpec:
-    """A tool call for :func:`tool_call_reply` with an explicit id.
-
-    Attributes:
-        name: The tool (function) name.
-        arguments: A dict (JSON-encoded on the wire) or a string sent verbatim.
-        id: The tool call id; ``call_<index>_<name>`` when ``None``.
-    """
+    """A tool call for :func:`tool_call_reply` with an explicit id."""
 
     name: str
     arguments: dict[str, Any] | str
@@ -80,15 +66,7 @@ class ToolCallSpec:
 
 @dataclass(frozen=True)
 class Reply:
-    """What the fake server answers to one request. Build it with the ``*_reply`` helpers.
-
-    A reply with ``raw`` set is sent verbatim; one with ``error`` set is an error body in the
-    server's protocol; otherwise it is a completion, sent as JSON or, when the request asked
-    for ``stream``, as server-sent events. ``finish_reason`` uses OpenAI's names; the Anthropic
-    server maps them to ``stop_reason``. With ``truncate`` set, only that fraction of the bytes
-    (or of the stream's events) is sent before the connection closes. With ``hang_up`` set, the
-    connection closes without any answer.
-    """
+    """What the fake server answers to one request. Build it with the ``*_reply`` helpers."""
 
     status: int = 200
     content: str | None = None
@@ -111,13 +89,7 @@ Handler = Callable[[RecordedRequest], Reply]
 def text_reply(
     content: str, *, finish_reason: str = "stop", usage: tuple[int, int] | None = (10, 5)
 ) -> Reply:
-    """A plain assistant text completion.
-
-    Args:
-        content: The assistant message text.
-        finish_reason: The choice's ``finish_reason``.
-        usage: ``(prompt_tokens, completion_tokens)``, or ``None`` to omit ``usage``.
-    """
+    """A plain assistant text completion."""
     return Reply(content=content, finish_reason=finish_reason, usage=usage)
 
 
@@ -126,14 +98,7 @@ def tool_call_reply(
     content: str | None = None,
     usage: tuple[int, int] | None = (10, 5),
 ) -> Reply:
-    """An assistant completion that calls tools (``finish_reason="tool_calls"``).
-
-    Args:
-        *calls: ``(tool_name, arguments)`` tuples or :class:`ToolCallSpec`. Dict arguments are
-            JSON-encoded; string arguments are sent raw, so they may be invalid JSON.
-        content: Optional assistant text sent alongside the calls.
-        usage: ``(prompt_tokens, completion_tokens)``, or ``None`` to omit ``usage``.
-    """
+    """An assistant completion that calls tools (``finish_reason="tool_calls"``)."""
     encoded: list[tuple[str, str, str]] = []
     for index, call in enumerate(calls):
         spec = call if isinstance(call, ToolCallSpec) else ToolCallSpec(call[0], call[1])
@@ -147,13 +112,7 @@ def tool_call_reply(
 def error_reply(
     status: int, message: str = "fake server error", *, headers: dict[str, str] | None = None
 ) -> Reply:
-    """An error response in the server's protocol (OpenAI: ``{"error": {"message", ...}}``).
-
-    Args:
-        status: The HTTP status code.
-        message: The error message.
-        headers: Extra response headers, e.g. ``{"retry-after": "1"}``.
-    """
+    """An error response in the server's protocol (OpenAI: ``{"error": {"message", ...}}``)."""
     return Reply(status=status, error=message, headers=tuple((headers or {}).items()))
 
 
@@ -164,14 +123,7 @@ def raw_reply(
     headers: dict[str, str] | None = None,
     content_type: str = "application/json",
 ) -> Reply:
-    """A response sent byte for byte, e.g. a malformed JSON body.
-
-    Args:
-        status: The HTTP status code.
-        body: The exact response body.
-        headers: Extra response headers.
-        content_type: The ``Content-Type`` header.
-    """
+    """A response sent byte for byte, e.g. a malformed JSON body."""
     return Reply(
         status=status,
         raw=body,
@@ -181,15 +133,7 @@ def raw_reply(
 
 
 def truncated(reply: Reply, keep: float = 0.5) -> Reply:
-    """Send only the first ``keep`` fraction of ``reply``, then close the connection.
-
-    A body keeps its full ``Content-Length``, so the client sees a response that ends early;
-    a stream stops after that fraction of its events, without its terminating event.
-
-    Args:
-        reply: The reply to cut short.
-        keep: The fraction (0 to 1) of the bytes or events sent.
-    """
+    """Send only the first ``keep`` fraction of ``reply``, then close the connection."""
     return replace(reply, truncate=min(max(keep, 0.0), 1.0))
 
 
@@ -199,22 +143,12 @@ def hung_up() -> Reply:
 
 
 def gated(reply: Reply, event: threading.Event, timeout: float = 30.0) -> Reply:
-    """Hold ``reply`` until ``event`` is set; after ``timeout`` seconds answer HTTP 500 instead.
-
-    Args:
-        reply: The reply to send once the event is set.
-        event: The event the server thread waits on.
-        timeout: Upper bound on the wait, in seconds.
-    """
+    """Hold ``reply`` until ``event`` is set; after ``timeout`` seconds answer HTTP 500 instead."""
     return replace(reply, gate=event, gate_timeout=timeout)
 
 
 def scripted(*replies: Reply) -> Handler:
-    """A handler answering with ``replies`` in order, then HTTP 500 "script exhausted".
-
-    Args:
-        *replies: The replies, one per request.
-    """
+    """A handler answering with ``replies`` in order, then HTTP 500 "script exhausted"."""
     lock = threading.Lock()
     calls = itertools.count(1)
 
@@ -233,11 +167,7 @@ def scripted(*replies: Reply) -> Handler:
 
 
 def function_handler(fn: Callable[[RecordedRequest], Reply | str]) -> Handler:
-    """Wrap a function as a handler; a returned ``str`` becomes a :func:`text_reply`.
-
-    Args:
-        fn: Called with each request on the server thread.
-    """
+    """Wrap a function as a handler; a returned ``str`` becomes a :func:`text_reply`."""
 
     def handle(request: RecordedRequest) -> Reply:
         result = fn(request)

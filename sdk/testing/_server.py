@@ -1,9 +1,4 @@
-"""Real HTTP servers on loopback speaking a model provider's wire protocol.
-
-:class:`FakeServer` holds what every fake shares (recording, scripted handlers, gates,
-truncation, clean shutdown); a wire object (``_openai_wire.py``, ``_anthropic_wire.py``) says
-how replies look on the wire. :class:`FakeChatServer` speaks OpenAI's Chat Completions.
-"""
+"""Real HTTP servers on loopback speaking a model provider's wire protocol. See docs/modules.md."""
 
 from __future__ import annotations
 
@@ -29,10 +24,7 @@ class Wire(Protocol):
     models_paths: tuple[str, ...]
 
     def accepts(self, path: str) -> bool:
-        """Whether a ``POST`` to ``path`` is a model request on this wire.
-
-        Optional: a wire without it serves exactly its ``post_paths``.
-        """
+        """Whether a ``POST`` to ``path`` is a model request on this wire."""
         ...
 
     def body(self, reply: Reply, model: str) -> dict[str, Any]:
@@ -168,20 +160,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
 
 class FakeServer(LoopbackServer):
-    """A scripted fake model server on a background thread; subclasses pick the wire.
-
-    Each request is recorded in :attr:`requests` before the handler runs; the handler's
-    :class:`Reply` is then sent as JSON, or as server-sent events when the request streams.
-    Each connection is served on its own daemon thread, so a handler may block.
-
-    Args:
-        handler: A function from request to reply, or a sequence of replies to give in order
-            (a request beyond the sequence gets HTTP 500 "script exhausted").
-        host: The address to bind.
-        port: The port to bind; 0 picks a free one (a fixed one lets a test start a server
-            where a client already failed to connect).
-        model: The model id listed by ``GET /v1/models`` and echoed when a request names none.
-    """
+    """A scripted fake model server on a background thread; subclasses pick the wire."""
 
     wire: ClassVar[Wire]
     handler_class = _RequestHandler
@@ -208,10 +187,6 @@ class FakeServer(LoopbackServer):
     def wait_for_requests(self, n: int, timeout: float = 10.0) -> None:
         """Block until at least ``n`` requests have arrived (been recorded).
 
-        Args:
-            n: The number of requests to wait for.
-            timeout: Upper bound on the wait, in seconds.
-
         Raises:
             TimeoutError: Fewer than ``n`` requests arrived within ``timeout``.
         """
@@ -229,13 +204,7 @@ class FakeServer(LoopbackServer):
 
 
 class FakeChatServer(FakeServer):
-    """A scripted fake OpenAI-compatible chat server (Chat Completions, JSON and streaming).
-
-    Example::
-
-        with FakeChatServer([text_reply("hi")]) as server:
-            client = openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
-    """
+    """A scripted fake OpenAI-compatible chat server (Chat Completions, JSON and streaming)."""
 
     wire: ClassVar[Wire] = OpenAIWire()
 

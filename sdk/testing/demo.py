@@ -1,11 +1,4 @@
-"""Rath's offline demo model: a scripted, rule-based stand-in for an LLM.
-
-It is served over the real OpenAI Chat Completions wire protocol on loopback (see
-:func:`demo_base_url`), so the README demo runs end to end with no API key. It is not a language
-model: it recognises a few requests ("create notes.txt saying hi, then read it back", "list the
-files", and "use TOOL with {json arguments}" for any tool it is offered), calls the tools for
-them, and labels every text it writes with ``[rath demo model]``.
-"""
+"""Rath's offline demo model: a scripted, rule-based stand-in for an LLM. See docs/modules.md."""
 
 from __future__ import annotations
 
@@ -46,13 +39,7 @@ class _ToolResult:
 
 
 def demo_base_url() -> str:
-    """Start the process-wide demo model server once, and return its OpenAI ``base_url``.
-
-    The server listens on ``127.0.0.1`` on a free port, on a daemon thread.
-
-    Returns:
-        The base URL, e.g. ``http://127.0.0.1:54321/v1``.
-    """
+    """Start the process-wide demo model server once, and return its OpenAI ``base_url``."""
     with _server_lock:
         if not _servers:
             _servers.append(FakeChatServer(demo_handler, model=DEMO_MODEL).start())
@@ -60,17 +47,7 @@ def demo_base_url() -> str:
 
 
 def demo_handler(request: RecordedRequest) -> Reply:
-    """Answer one chat-completions request as the demo model.
-
-    Looks at the last user message and the tool calls and results after it: writes the file
-    the user asked for, reads it back, lists files, then summarises what the tools returned.
-
-    Args:
-        request: The recorded request.
-
-    Returns:
-        A tool-call reply or a final text reply (always labelled ``[rath demo model]``).
-    """
+    """Answer one chat-completions request as the demo model."""
     user_index, user_text = _last_user_message(request.messages)
     results = _tool_results(request.messages[user_index + 1 :])
     done = {result.name for result in results}

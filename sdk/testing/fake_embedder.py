@@ -1,8 +1,6 @@
 """A deterministic fake embedding server speaking the OpenAI ``/embeddings`` wire protocol.
 
-Vectors are signed feature hashes of character trigrams (of each word, padded with ``#``),
-scaled to unit length: texts that share words or word pieces are close, unrelated texts are
-near orthogonal, and the same text always gets the same vector in every process.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -25,12 +23,7 @@ DEFAULT_DIMENSIONS = 256
 
 
 def trigram_embedding(text: str, dimensions: int = DEFAULT_DIMENSIONS) -> list[float]:
-    """The fake server's vector for ``text``: hashed character trigrams, unit length.
-
-    Args:
-        text: Any text. Text without letters or digits maps to a fixed unit vector.
-        dimensions: The vector size.
-    """
+    """The fake server's vector for ``text``: hashed character trigrams, unit length."""
     vector = [0.0] * dimensions
     for word in words(text):
         padded = f"#{word}#"
@@ -45,13 +38,7 @@ def trigram_embedding(text: str, dimensions: int = DEFAULT_DIMENSIONS) -> list[f
 
 @dataclass(frozen=True, slots=True)
 class RecordedEmbeddingRequest:
-    """One request the fake server received.
-
-    Attributes:
-        path: The request path.
-        body: The parsed JSON body (``None`` if it was not JSON).
-        authorization: The ``Authorization`` header, if sent.
-    """
+    """One request the fake server received."""
 
     path: str
     body: Any
@@ -159,19 +146,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class FakeEmbeddingServer(LoopbackServer):
-    """A fake OpenAI-compatible embeddings endpoint on a loopback port, on a daemon thread.
-
-    Example::
-
-        with FakeEmbeddingServer() as server:
-            embedder = OpenAIEmbedder("fake-embedding", base_url=server.base_url)
-            embedder.embed(["hello"])
-
-    Args:
-        dimensions: The vector size when a request does not ask for one.
-        host: The address to bind.
-        port: The port to bind; 0 picks a free one.
-    """
+    """A fake OpenAI-compatible embeddings endpoint on a loopback port, on a daemon thread."""
 
     handler_class = _Handler
 
@@ -192,14 +167,7 @@ class FakeEmbeddingServer(LoopbackServer):
     def fail_next(
         self, status: int, *, times: int = 1, message: str = "", retry_after: float | None = None
     ) -> None:
-        """Answer the next ``times`` embedding requests with HTTP ``status`` (an OpenAI error).
-
-        Args:
-            status: The HTTP status to send.
-            times: How many requests fail.
-            message: The error message (a default names the status).
-            retry_after: Send this ``Retry-After`` header, in seconds.
-        """
+        """Answer the next ``times`` embedding requests with HTTP ``status`` (an OpenAI error)."""
         failure = _Failure(status, message or f"fake failure {status}", retry_after)
         with self._lock:
             self._failures.extend([failure] * times)

@@ -13,11 +13,7 @@ _TEST_SETTINGS = ("TEST_BASE_URL", "TEST_API_KEY", "TEST_MODEL")
 
 
 def decode_subprocess_output(data: bytes) -> str:
-    """Text from a program's output bytes: UTF-8 if valid, else the locale's encoding.
-
-    Undecodable bytes in the locale's encoding become U+FFFD; an unknown locale codec falls
-    back to ``mbcs`` on Windows, then to Latin-1 (which decodes anything).
-    """
+    """Text from a program's output bytes: UTF-8 if valid, else the locale's encoding."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -37,8 +33,6 @@ def decode_subprocess_output(data: bytes) -> str:
 def project_root_with_pyproject(start: Path | None = None) -> Path:
     """The nearest directory at or above ``start`` that holds a ``pyproject.toml``.
 
-    ``start`` defaults to the working directory.
-
     Raises:
         FileNotFoundError: No directory up to the root holds one.
     """
@@ -50,10 +44,7 @@ def project_root_with_pyproject(start: Path | None = None) -> Path:
 
 
 def __getattr__(name: str) -> str | None:
-    """``TEST_BASE_URL``, ``TEST_API_KEY`` and ``TEST_MODEL``, read on each access.
-
-    Each is the environment variable of that name, ``None`` when unset or empty.
-    """
+    """``TEST_BASE_URL``, ``TEST_API_KEY`` and ``TEST_MODEL``, read on each access."""
     if name in _TEST_SETTINGS:
         return os.environ.get(name) or None
     raise AttributeError(f"module 'rath.utils' has no attribute {name!r}")

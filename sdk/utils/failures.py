@@ -4,10 +4,7 @@ from __future__ import annotations
 
 
 def describe_failure(exc: BaseException) -> str:
-    """The messages of a failure's cause chain, outermost first, repeats dropped.
-
-    Pass a client's ``WorkflowFailureError``'s ``cause``: its own text says nothing.
-    """
+    """The messages of a failure's cause chain, outermost first, repeats dropped."""
     parts: list[str] = []
     current: BaseException | None = exc
     while current is not None:

@@ -7,11 +7,7 @@ import uuid
 
 
 def in_workflow() -> bool:
-    """True inside a workflow's event loop (like ``temporalio.workflow.in_workflow``).
-
-    No workflow can run in a process that never imported ``temporalio.workflow``, so value
-    modules ask here and a client that only builds sessions never loads the Temporal SDK.
-    """
+    """True inside a workflow's event loop (like ``temporalio.workflow.in_workflow``)."""
     module = sys.modules.get("temporalio.workflow")
     return module is not None and bool(module.in_workflow())
 

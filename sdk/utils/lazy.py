@@ -9,11 +9,7 @@ from typing import Any
 
 
 def lazy_names(module: str, table: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` that imports each name of ``table`` from its module once.
-
-    Use as ``__getattr__ = lazy_names(__name__, {"Name": "package.module", ...})``; a name
-    is looked up in its module on first access and then kept in ``module``'s namespace.
-    """
+    """A module ``__getattr__`` that imports each name of ``table`` from its module once."""
     namespace = sys.modules[module].__dict__
 
     def __getattr__(name: str) -> Any:

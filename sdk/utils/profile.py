@@ -1,10 +1,6 @@
 """The address and namespace of the user's Temporal profile (``temporal.toml``), if any.
 
-Temporal's own convention (``temporalio.envconfig``, the ``temporal`` CLI): a TOML file at
-``TEMPORAL_CONFIG_FILE``, else ``$XDG_CONFIG_HOME/temporalio/temporal.toml`` (default
-``~/.config``), with ``[profile.<name>]`` tables; ``TEMPORAL_PROFILE`` picks one (default
-``default``). Only the address and namespace are read here, so settings know whether Rath
-runs against a cluster; the connection itself (TLS, API key) is loaded where it is made.
+See docs/modules.md.
 """
 
 from __future__ import annotations

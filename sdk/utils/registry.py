@@ -1,8 +1,6 @@
 """A registry of pluggable classes by name, with one instance per name and a default.
 
-The sandbox plane (:mod:`rath.backend`) and the memory plane (:mod:`rath.memory.registry`)
-each keep one. Each gives the error raised for an unknown name, so callers catch their
-plane's own ``...NotFound``.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
 """The session graph: lineage traversal, validation and export (OpenRath's ``rath.session.graph``).
 
-Sessions form a DAG through ``parent_session_ids`` (edges run producer -> consumer). A
-:class:`SessionGraph` is a snapshot of it as :class:`GraphNode` values, read from sessions
-without ever waiting for a lazy run, and exported as JSONL (OpenRath's row format plus
-``agent`` and ``run_id``), Mermaid or Graphviz DOT::
-
-    with lineage_journal_tracking() as journal:
-        plan = root.fork()
-        ...
-    graph = journal.graph()
-    graph.validate()
-    graph.write_jsonl("lineage.jsonl")
-
-The plain functions (:func:`ancestors_bfs` and friends) work on any ``Mapping[UUID, carrier]``
-whose values have ``id`` and ``parent_session_ids``, sessions included.
-
-The names load on first use (PEP 562): :mod:`rath.session.session` imports
-:mod:`rath.session.graph.kind`, and the modules that need ``Session`` load after it.
+See docs/modules.md.
 """
 
 from typing import TYPE_CHECKING

@@ -23,12 +23,7 @@ from rath.session.session import Session
 
 
 class SessionGraph(BaseModel):
-    """A lineage DAG: nodes in insertion order, edges implied by their parents.
-
-    A node whose id was already present replaces the earlier one in place, so each id
-    appears once. Parents that are not in the graph are allowed (a partial view);
-    :meth:`validate` reports them, and the exports draw them as external nodes.
-    """
+    """A lineage DAG: nodes in insertion order, edges implied by their parents."""
 
     model_config = ConfigDict(frozen=True)
 

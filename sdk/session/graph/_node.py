@@ -14,19 +14,7 @@ from rath.session.session import Session
 
 
 class GraphNode(BaseModel):
-    """One session in a graph: its lineage, and what is known of it without waiting.
-
-    Attributes:
-        id: The session's id.
-        parent_session_ids: The sessions it was made from (producers), in order.
-        lineage_kind: The operation that made it.
-        lineage_operator: The name of that operation, e.g. ``"Session.fork"``.
-        lineage_extras: Extra lineage facts, e.g. ``(("loop.truncated", True),)``.
-        chunk_count: Rows in its transcript; ``None`` while unknown (a lazy session).
-        cumulative_usage: Tokens used producing it; ``None`` if none or not known yet.
-        agent: The agent that produced it, when known.
-        run_id: The Temporal workflow id of the run that produced it, when it is a run's output.
-    """
+    """One session in a graph: its lineage, and what is known of it without waiting."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -44,16 +32,7 @@ class GraphNode(BaseModel):
     def from_session(
         cls, session: Session, *, agent: str | None = None, run_id: str | None = None
     ) -> GraphNode:
-        """Snapshot ``session`` without waiting for it.
-
-        Only eager fields are read. A lazy session's chunk count and usage stay ``None``
-        until it has been synchronised; nothing here loads rows or waits for a run.
-
-        Args:
-            session: The session to describe.
-            agent: The agent that produced it, if known.
-            run_id: The producing run's workflow id; defaults to ``session.run_id``.
-        """
+        """Snapshot ``session`` without waiting for it."""
         return cls(
             id=session.id,
             parent_session_ids=session.parent_session_ids,

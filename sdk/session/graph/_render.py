@@ -1,10 +1,4 @@
-"""Drawing a session graph: Mermaid flowcharts and Graphviz DOT.
-
-Both show every node with its short id, ``operator (kind)``, the agent and the chunk count
-when known, and every parent -> child edge. A parent that is not in the graph is drawn as a
-dashed "not in graph" node. Free text (operators, agent names) is escaped, so quotes,
-brackets or markup in a name cannot break the output.
-"""
+"""Drawing a session graph: Mermaid flowcharts and Graphviz DOT. See docs/modules.md."""
 
 from __future__ import annotations
 

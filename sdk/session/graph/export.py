@@ -45,15 +45,6 @@ def export_journal_jsonl(
 ) -> None:
     """Write the rows of the sessions ``journal`` visited, in visit order.
 
-    Each id is resolved through the session registry, else through the journal's own
-    snapshot of a session it recorded (the registry holds sessions weakly). An id that
-    neither knows, such as a bare id given to :meth:`LineageJournal.record`, is unknown.
-
-    Args:
-        journal: The journal whose ``visit_order`` to export.
-        path: The file to write (parent directories are created).
-        skip_unknown: Leave unknown ids out (default) instead of raising.
-
     Raises:
         KeyError: An unknown id, with ``skip_unknown=False`` (nothing is written).
     """

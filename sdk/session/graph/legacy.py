@@ -8,13 +8,7 @@ from uuid import UUID
 
 @dataclass(frozen=True, slots=True)
 class SessionLineage:
-    """OpenRath's legacy lineage record of a loop or compress output (``Session.lineage``).
-
-    Attributes:
-        producer_user_session_id: The transcript the run continued.
-        producer_system_session_id: The agent prompt session it ran with.
-        operator: ``"run_session_loop"`` or ``"run_session_compress"``.
-    """
+    """OpenRath's legacy lineage record of a loop or compress output (``Session.lineage``)."""
 
     producer_user_session_id: UUID
     producer_system_session_id: UUID

@@ -1,8 +1,6 @@
 """Recording lineage: graph mode, the client-side journal, and stamping by custom operators.
 
-The journal holds the sessions made inside a ``lineage_journal_tracking`` block;
-:class:`LineageRecorder` stamps sessions made by custom operators; graph mode
-(:func:`session_graph_mode`) says whether new sessions are stamped at all.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -37,17 +35,7 @@ __all__ = [
 
 @dataclass(slots=True, repr=False)
 class LineageJournal:
-    """The sessions recorded while this journal was active, in first-visit order.
-
-    ``visit_order`` is OpenRath's list of recorded ids; :meth:`record` adds to it (read it,
-    do not mutate it). Recording a session again refreshes its snapshot in place and keeps
-    its first position. The journal holds sessions weakly, so it never keeps a transcript
-    alive; :meth:`graph` re-reads the ones that still exist (without waiting), so a lazy run
-    recorded while pending shows its chunk count and usage once it has been synchronised.
-
-    Args:
-        visit_order: Ids already visited (OpenRath's constructor); used as the journal's list.
-    """
+    """The sessions recorded while this journal was active, in first-visit order."""
 
     visit_order: list[UUID] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, compare=False)
@@ -71,16 +59,7 @@ class LineageJournal:
         run_id: str | None = None,
         visit: bool = True,
     ) -> None:
-        """Add ``session`` (or refresh it); never waits for a lazy session.
-
-        Args:
-            session: A session, an already built node, or (as in OpenRath) a bare session id,
-                which only marks the visit: exports resolve it through the session registry.
-            agent: The agent that produced it; kept from an earlier record if omitted.
-            run_id: Its run's workflow id; kept from an earlier record if omitted.
-            visit: ``False`` adds a graph node only, not to ``visit_order`` (an unstamped
-                input, which OpenRath's journal never lists).
-        """
+        """Add ``session`` (or refresh it); never waits for a lazy session."""
         if isinstance(session, UUID):
             with self._lock:
                 self._visit(session)
@@ -102,12 +81,7 @@ class LineageJournal:
         return self
 
     def graph(self) -> SessionGraph:
-        """The visited sessions as a graph, re-read from those still alive.
-
-        The fresh snapshots are kept, so a session collected later keeps its last state. An
-        id recorded bare (never as a session) is a node of unknown lineage. Inputs recorded
-        as nodes only (``record(..., visit=False)``) are in the graph too.
-        """
+        """The visited sessions as a graph, re-read from those still alive."""
         known = self._snapshots()
         with self._lock:
             order = list(dict.fromkeys([*self._order, *self.visit_order]))
@@ -169,14 +143,7 @@ _ACTIVE: ContextVar[LineageJournal | None] = ContextVar("rath.lineage_journal", 
 
 @contextmanager
 def lineage_journal_tracking(*, journal: LineageJournal | None = None) -> Iterator[LineageJournal]:
-    """Record every session made inside the block into a journal (still readable after).
-
-    Args:
-        journal: A journal to add to; a new one by default.
-
-    Yields:
-        The active journal. An inner block's journal replaces the outer one until it ends.
-    """
+    """Record every session made inside the block into a journal (still readable after)."""
     active = journal if journal is not None else LineageJournal()
     token = _ACTIVE.set(active)
     try:
@@ -193,16 +160,7 @@ def lineage_journal_optional() -> LineageJournal | None:
 def record_session(
     session: Session, *, agent: str | None = None, inputs: Iterable[Session] = ()
 ) -> None:
-    """Record ``session`` in the active journal, if any; a no-op otherwise. Never waits.
-
-    Args:
-        session: A session just made by an operation (fork, merge, a run's output...).
-        agent: The agent that produced it, if any.
-        inputs: The sessions it was made from. Those not yet in the journal are added as
-            graph nodes, so unstamped roots such as ``Session.from_user_message(...)`` are
-            not missing from the journal's graph; as in OpenRath, ``visit_order`` (and the
-            journal's export) lists only the sessions operations made.
-    """
+    """Record ``session`` in the active journal, if any; a no-op otherwise. Never waits."""
     journal = _ACTIVE.get()
     if journal is None or not session_graph_mode():
         return
@@ -225,8 +183,6 @@ class LineageRecorder:
         lineage_extras: Iterable[tuple[str, Any]] = (),
     ) -> None:
         """Write the four lineage fields and record ``session`` in the active journal.
-
-        A no-op while :func:`~rath.session.graph.session_graph_mode` is off.
 
         Raises:
             TypeError: ``session`` is not a :class:`~rath.session.Session`.

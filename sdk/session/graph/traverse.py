@@ -1,9 +1,6 @@
 """Traversal over ``Mapping[UUID, carrier]``: ancestors, descendants, validation, edges.
 
-A carrier is anything with ``id`` and ``parent_session_ids`` (a ``Session`` or a
-``GraphNode``). Edges run producer -> consumer, i.e. parent -> child. Every walk is iterative
-and visits each session once, so long chains and accidental cycles cannot blow the stack or
-loop forever.
+See docs/modules.md.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """OpenRath's session persistence, over Rath's catalog and OpenRath's JSONL files.
 
-Every session an agent run makes is in the session catalog (``rath.store.catalog``, beside
-the chunks), so :func:`load_session` finds it from any process, in flight (the rows so far,
-``closed=False``) or finished, long after Temporal forgot the run. Files in OpenRath's format
-(``run_session_loop(persist=True)``, :class:`SessionWriter`) live in
-``<RATH_HOME>/sessions/`` and are read first: OpenRath's files load into Rath, and Rath's load
-into OpenRath's reader.
-
-Deleting a session removes its file and record; chunks that nothing else references are left
-for ``rath sessions gc`` (which never takes what a record or a run in flight still uses).
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -46,9 +38,6 @@ logger = logging.getLogger("rath.session.persistence")
 
 def load_session(session_id: UUID | str, *, path: Path | None = None) -> PersistedSession:
     """The session with that id: from its file, else from the catalog (and its run).
-
-    A record that says its run is going on is first checked against Temporal (a run that was
-    terminated or timed out wrote no end of its own); no worker is needed for any of it.
 
     Raises:
         PersistenceError: No file and no record has it, or its file is malformed.
@@ -95,10 +84,7 @@ def delete_session(session_id: UUID | str, *, path: Path | None = None) -> bool:
 
 
 def prune_sessions(*, older_than: timedelta) -> list[UUID]:
-    """Delete the sessions created more than ``older_than`` ago; their ids.
-
-    Unreadable files are kept; sessions still running are never pruned.
-    """
+    """Delete the sessions created more than ``older_than`` ago; their ids."""
     cutoff = datetime.now(UTC) - older_than
     pruned = []
     current_host().catalog().reconcile()  # a run that ended unannounced is not running

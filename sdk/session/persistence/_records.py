@@ -1,7 +1,6 @@
 """The records of OpenRath's session file (schema 1) and their migration hooks.
 
-One JSON object per line: a ``header``, then ``chunk`` records, then a ``trailer`` written
-only on a clean close. Readers of older schema versions run the registered migrations.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -132,13 +131,7 @@ class PersistedSessionMeta:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class PersistedSession:
-    """A loaded session: header, rows, usage, and whether it was closed cleanly.
-
-    ``cumulative_usage`` is OpenRath's :class:`~rath.llm.chat_response.RathLLMTokenUsage`, from the
-    trailer (``None`` without one).
-
-    ``closed=False`` is a crash (or a run still in flight): its writer never wrote the trailer.
-    """
+    """A loaded session: header, rows, usage, and whether it was closed cleanly."""
 
     header: PersistedSessionHeader
     chunk_table: ChunkTable
@@ -148,19 +141,11 @@ class PersistedSession:
     trailer_raw: dict[str, Any] | None = field(default=None)
 
     def fork(self, at: int | None = None) -> Session:
-        """A new session branching this one (parent: this one), as ``Session.fork(at=...)``.
-
-        Args:
-            at: A round to branch at (see :mod:`rath.session.branch`); all of it by default.
-        """
+        """A new session branching this one (parent: this one), as ``Session.fork(at=...)``."""
         return self.as_session().fork(at=at)
 
     def as_session(self) -> Session:
-        """This stored session as a :class:`Session` (same id, lineage, rows and sandbox).
-
-        Rows that came from the chunk store are named by their digests, so a branch of it
-        shares them instead of copying them.
-        """
+        """This stored session as a :class:`Session` (same id, lineage, rows and sandbox)."""
         header, rows = self.header, self.chunk_table.rows
         stored = self.path is None and self.closed and bool(rows)
         session = Session(
@@ -178,12 +163,7 @@ class PersistedSession:
         return session
 
     def to_resumable_pair(self, *, agent_prompt: str | None = None) -> tuple[Session, Session]:
-        """``(user, agent)`` sessions that continue this conversation with a new agent call.
-
-        The user session is new (a new id, no lineage link, as in OpenRath) with the persisted
-        rows and sandbox; the agent session is ``agent_prompt``, else the first system row of
-        the transcript, else empty.
-        """
+        """``(user, agent)`` sessions that continue this conversation with a new agent call."""
         user = Session.from_rows(self.chunk_table.rows)
         header = self.header
         if header.sandbox_backend is not None:
@@ -199,8 +179,6 @@ _KINDS = {kind.value for kind in LineageKind}
 
 def usage_of(data: Any, where: str) -> RathLLMTokenUsage | None:
     """A trailer's (or record's) usage object as OpenRath's type; ``None`` for ``null``.
-
-    A missing count reads as 0, a missing total as the sum of the parts.
 
     Raises:
         PersistenceError: ``data`` is not an object of integer counts.

@@ -1,13 +1,4 @@
-"""``SessionWriter``: OpenRath's write-ahead session file.
-
-The header is written when the writer is made, each chunk is appended and flushed as it
-lands, and ``close()`` writes the trailer and renames ``<id>.jsonl.__partial__`` to
-``<id>.jsonl``: the rename is the "closed cleanly" signal. A writer that dies or is abandoned
-leaves the partial file, which readers report as ``closed=False`` (a crash). An exclusive,
-non-blocking ``flock`` makes a second writer of the same session fail at once, and a file is
-written once: a new writer refuses a partial file left behind (OpenRath appended a second
-header, which made it unloadable) and a closed one (OpenRath replaced it).
-"""
+"""``SessionWriter``: OpenRath's write-ahead session file. See docs/modules.md."""
 
 from __future__ import annotations
 
@@ -33,14 +24,6 @@ from rath.session.session import Session
 
 class SessionWriter:
     """Writes one session's file (see the module docstring).
-
-    A writer never takes over a file another writer finished or left behind: appending to a
-    partial file would put a second header in it, and replacing a closed one would lose it.
-
-    Args:
-        session: The session whose identity, lineage and sandbox the header records.
-        sandbox_handle_id: The sandbox identity to record (Rath's sandbox id by default).
-        path: Where the closed file goes (default ``<RATH_HOME>/sessions/<id>.jsonl``).
 
     Raises:
         PersistenceError: Another writer (any process) holds this session's file, or the
@@ -88,11 +71,7 @@ class SessionWriter:
         self._count += 1
 
     def close(self, usage: RathLLMTokenUsage | None = None) -> None:
-        """Write the trailer and rename the file to its final name (idempotent).
-
-        Args:
-            usage: The session's token usage, recorded in the trailer (``null`` if ``None``).
-        """
+        """Write the trailer and rename the file to its final name (idempotent)."""
         if self._closed:
             return
         self._line(
