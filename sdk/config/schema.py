@@ -6,19 +6,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rath.config.paths import SCHEMA_VERSION
-
-__all__ = [
-    "SCHEMA_VERSION",
-    "LLMConfig",
-    "LLMProviderConfig",
-    "MCPConfig",
-    "MCPServerConfig",
-    "MemoryConfig",
-    "MemoryProviderConfig",
-    "RathConfig",
-]
-
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="allow")

@@ -9,18 +9,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast, get_args, runtime_checkable
 
 from rath.errors import ConfigError
+from rath.llm import chat_response
 from rath.llm.base import ChatClient, StreamingChatClient
 from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool
-from rath.llm.chat_response import (
-    RathLLMAssistantMessage,
-    RathLLMChatChoice,
-    RathLLMChatResponse,
-    RathLLMFinishReason,
-    RathLLMStreamDelta,
-    RathLLMTokenUsage,
-    RathLLMToolCallFunction,
-    RathLLMToolCallPart,
-)
 from rath.llm.provider import Provider
 from rath.llm.registry import chat_client_for, not_streaming
 from rath.llm.stream import StreamFold
@@ -37,7 +28,7 @@ __all__ = [
     "run_session_loop",
 ]
 
-OnEventCb = Callable[[RathLLMStreamDelta], None]
+OnEventCb = Callable[[chat_response.RathLLMStreamDelta], None]
 """Receives each streamed delta."""
 
 
@@ -45,7 +36,7 @@ OnEventCb = Callable[[RathLLMStreamDelta], None]
 class SessionLoopExecutor(Protocol):
     """Answers a loop's model calls and runs its tool calls."""
 
-    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+    def complete(self, req: RathLLMChatRequest) -> chat_response.RathLLMChatResponse:
         """One model call."""
         ...
 
@@ -64,7 +55,7 @@ class DefaultSessionLoopExecutor:
     def __init__(self, client: ChatClient) -> None:
         self.client = client
 
-    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+    def complete(self, req: RathLLMChatRequest) -> chat_response.RathLLMChatResponse:
         """The client's answer."""
         return self.client.complete(req)
 
@@ -90,7 +81,7 @@ class StreamingExecutor:
         self.on_event = on_event
         self.inner: SessionLoopExecutor = inner or DefaultSessionLoopExecutor(client)
 
-    def complete(self, req: RathLLMChatRequest) -> RathLLMChatResponse:
+    def complete(self, req: RathLLMChatRequest) -> chat_response.RathLLMChatResponse:
         """Drain the stream, forwarding each delta; the folded answer."""
         fold = StreamFold()
         for delta in self.client.complete_stream(req):
@@ -130,12 +121,12 @@ def resolve_executor(
     return StreamingExecutor(client, on_event)
 
 
-def folded_response(fold: StreamFold, *, model: str) -> RathLLMChatResponse:
+def folded_response(fold: StreamFold, *, model: str) -> chat_response.RathLLMChatResponse:
     """One response from a stream's folded deltas (OpenRath's folding rules)."""
     answer = next(iter(fold.rounds.values()), None)
     content = answer.content if answer is not None else ""
     calls = tuple(
-        RathLLMToolCallPart(
+        chat_response.RathLLMToolCallPart(
             id=call.id or "",
             type="function",
             function=_function(call.name, call.arguments),
@@ -144,11 +135,13 @@ def folded_response(fold: StreamFold, *, model: str) -> RathLLMChatResponse:
     )
     reason = answer.finish_reason if answer is not None else None
     usage = answer.usage if answer is not None else None
-    message = RathLLMAssistantMessage(content=content or None, tool_calls=calls or None)
-    return RathLLMChatResponse(
+    message = chat_response.RathLLMAssistantMessage(
+        content=content or None, tool_calls=calls or None
+    )
+    return chat_response.RathLLMChatResponse(
         id="",
         choices=(
-            RathLLMChatChoice(
+            chat_response.RathLLMChatChoice(
                 index=0,
                 finish_reason=_finish_reason(reason, has_calls=bool(calls)),
                 message=message,
@@ -158,22 +151,24 @@ def folded_response(fold: StreamFold, *, model: str) -> RathLLMChatResponse:
         model=model,
         usage=None
         if usage is None
-        else RathLLMTokenUsage(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens),
+        else chat_response.RathLLMTokenUsage(
+            usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+        ),
     )
 
 
-def _finish_reason(reason: str | None, *, has_calls: bool) -> RathLLMFinishReason:
+def _finish_reason(reason: str | None, *, has_calls: bool) -> chat_response.RathLLMFinishReason:
     """The stream's last finish reason (unknown ones read as ``stop``), else by the calls."""
-    for known in get_args(RathLLMFinishReason):
+    for known in get_args(chat_response.RathLLMFinishReason):
         if reason == known:
-            return cast(RathLLMFinishReason, known)
+            return cast(chat_response.RathLLMFinishReason, known)
     if reason is None and has_calls:
         return "tool_calls"
     return "stop"
 
 
-def _function(name: str, arguments: str) -> RathLLMToolCallFunction:
+def _function(name: str, arguments: str) -> chat_response.RathLLMToolCallFunction:
     parsed, error = parse_tool_arguments(arguments)
-    return RathLLMToolCallFunction(
+    return chat_response.RathLLMToolCallFunction(
         name=name, arguments=arguments, arguments_parsed=parsed, arguments_parse_error=error
     )

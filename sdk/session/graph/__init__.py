@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from rath.utils.lazy import lazy_names
 
 if TYPE_CHECKING:
+    from rath.session._graph_mode import session_graph_mode, session_graph_mode_override
     from rath.session.graph._model import SessionGraph
     from rath.session.graph._node import GraphNode
     from rath.session.graph.export import (
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
         lineage_journal_tracking,
         lineage_view_dataclass,
         record_session,
-        session_graph_mode,
-        session_graph_mode_override,
     )
     from rath.session.graph.traverse import (
         LineageCarrier,
@@ -57,12 +56,12 @@ _EXPORTS: dict[str, str] = {
     "lineage_journal_tracking": "rath.session.graph.recording",
     "lineage_view_dataclass": "rath.session.graph.recording",
     "record_session": "rath.session.graph.recording",
-    "session_graph_mode": "rath.session.graph.recording",
-    "session_graph_mode_override": "rath.session.graph.recording",
+    "session_graph_mode": "rath.session._graph_mode",
+    "session_graph_mode_override": "rath.session._graph_mode",
     "session_to_jsonl_row": "rath.session.graph.export",
     "validate_acyclic": "rath.session.graph.traverse",
 }
-"""Each public name -> the module that defines (or, for graph mode, re-exports) it."""
+"""Each public name -> the module that defines it."""
 
 __all__ = [
     "FrozenLineageView",

@@ -14,23 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from rath.session._graph_mode import session_graph_mode, session_graph_mode_override
+from rath.session._graph_mode import session_graph_mode
 from rath.session.graph._model import SessionGraph
 from rath.session.graph._node import GraphNode
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
-
-__all__ = [
-    "FrozenLineageView",
-    "LineageJournal",
-    "LineageRecorder",
-    "lineage_journal_optional",
-    "lineage_journal_tracking",
-    "lineage_view_dataclass",
-    "record_session",
-    "session_graph_mode",
-    "session_graph_mode_override",
-]
 
 
 @dataclass(slots=True, repr=False)

@@ -7,7 +7,6 @@ import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any, Self
 from uuid import UUID
 
@@ -93,12 +92,7 @@ class SessionWriter:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         if kind is None:
             self.close()
         else:
