@@ -21,7 +21,7 @@ STOP_GRACE = timedelta(seconds=60)
 
 
 class RunTasks:
-    """A forward's spawned tasks (workflow state; see the module docstring)."""
+    """A forward's spawned tasks (workflow state; see docs/modules.md)."""
 
     def __init__(self, *, fail_fast: bool) -> None:
         self.fail_fast = fail_fast

@@ -18,7 +18,7 @@ ASK_TIMEOUT = timedelta(minutes=10)
 
 
 class RunBudget:
-    """An agent run's side: its own limits, and the tree's answers (see the module docstring)."""
+    """An agent run's side: its own limits, and the tree's answers (see docs/modules.md)."""
 
     def __init__(self, gate: BudgetGate | None) -> None:
         self.gate = gate

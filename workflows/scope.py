@@ -107,7 +107,7 @@ and 3.2 MB, so 8,000 stays well inside Temporal's per-run limits and fails befor
 
 @dataclass
 class WorkflowScope:
-    """What one durable forward run's agent calls share (see the module docstring)."""
+    """What one durable forward run's agent calls share (see docs/modules.md)."""
 
     root_session_id: UUID
     use_search_attributes: bool = True

@@ -11,7 +11,7 @@ from rath.session.chunk import ChunkRow
 
 
 class TableRef(BaseModel):
-    """A chunk table by reference (see the module docstring)."""
+    """A chunk table by reference (see docs/modules.md)."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -49,7 +49,7 @@ def _label_lines(node: GraphNode, short: str) -> list[str]:
 def mermaid(
     nodes: Sequence[GraphNode], edges: Sequence[tuple[UUID, UUID]], missing: Sequence[UUID]
 ) -> str:
-    """The Mermaid ``flowchart TD`` text (see the module docstring)."""
+    """The Mermaid ``flowchart TD`` text (see docs/modules.md)."""
     short = short_ids([*(node.id for node in nodes), *missing])
     lines = ["flowchart TD"]
     for node in nodes:
@@ -71,7 +71,7 @@ def mermaid(
 def dot(
     nodes: Sequence[GraphNode], edges: Sequence[tuple[UUID, UUID]], missing: Sequence[UUID]
 ) -> str:
-    """The Graphviz ``digraph`` text (see the module docstring); node names are full ids."""
+    """The Graphviz ``digraph`` text (see docs/modules.md); node names are full ids."""
     short = short_ids([*(node.id for node in nodes), *missing])
     lines = [
         "digraph session_graph {",

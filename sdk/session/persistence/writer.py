@@ -22,7 +22,7 @@ from rath.session.session import Session
 
 
 class SessionWriter:
-    """Writes one session's file (see the module docstring).
+    """Writes one session's file (see docs/modules.md).
 
     Raises:
         PersistenceError: Another writer (any process) holds this session's file, or the
