@@ -1,10 +1,6 @@
 """Rath: OpenRath's PyTorch-like multi-agent API, running durably on Temporal.
 
-``from rath import flow`` for agents and workflows, ``from rath.session import Session`` for
-the values that flow through them. See the README for the embedded default and configuration.
-
-The names below load on first use (PEP 562), so ``import rath.errors`` or ``import
-rath.session`` does not load the Temporal client and runtime.
+See docs/modules.md.
 """
 
 import importlib

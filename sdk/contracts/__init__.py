@@ -1,10 +1,6 @@
 """Rath's contracts: every activity's and workflow's name, input and result type, in one place.
 
-Workflow code calls activities and child workflows only through these
-(``await READ_ROWS.execute(ReadArgs(...), start_to_close_timeout=...)``), activities register
-under them (``@READ_ROWS.implement``), and workflow classes take their names from them
-(``@workflow.defn(name=SESSION_LOOP.name)``), so both sides agree by construction. This is a
-value package: it imports only data models, never code that does work (see ``_contract.py``).
+See docs/modules.md.
 """
 
 from typing import TYPE_CHECKING

@@ -1,11 +1,6 @@
 """A run's budget across Temporal: what a run enforces, its asks and grants, its failure.
 
-A run that ends over budget fails with ``BudgetExceeded``, the transcript so far riding along.
-An agent run that is a child of a durable forward with a budget asks the parent before every
-LLM call (an :data:`ASK_SIGNAL` signal carrying a :class:`BudgetAsk`, answered by a
-:data:`GRANT_SIGNAL` signal carrying a :class:`BudgetGrant`). The workflow-side keepers are in
-``rath.workflows._tree_budget``; clients read a ``BudgetExceeded`` failure with
-:func:`exceeded_session`.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -59,13 +54,7 @@ def exceeded_session(failure: BaseException | None) -> tuple[str, Session] | Non
 
 
 class BudgetGate(BaseModel):
-    """What an agent run enforces (its input's ``budget``).
-
-    Attributes:
-        own: The agent's own limits.
-        deadline_at: An absolute deadline (the tree's, or this run's once it started).
-        tree: Ask the parent run (a durable forward with a budget) before each LLM call.
-    """
+    """What an agent run enforces (its input's ``budget``)."""
 
     model_config = ConfigDict(frozen=True)
 

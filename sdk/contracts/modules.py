@@ -1,15 +1,6 @@
 """How a ``Workflow`` reaches a worker: its class by name and its constructor arguments as JSON.
 
-A durable ``forward`` runs on a worker, which rebuilds the module by calling the registered
-class with the recorded constructor arguments (every ``Workflow`` records them in ``__new__``).
-Arguments must be plain data: ``None``, ``bool``, numbers, strings, lists, tuples, dicts with
-string keys, ``pathlib`` paths, pydantic models, and ``Provider`` (shipped as its secret-free
-spec: an API key becomes a reference only a worker can resolve). Anything else fails at call
-time, naming the argument.
-
-A worker only runs classes registered with it (``rath worker --workflows pkg.mod:Squad``, or
-automatically for the embedded default's in-process worker), never arbitrary import paths
-from workflow input: :func:`register_workflow_class` keeps this process's registry.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -56,7 +47,7 @@ def module_spec(module: Any, encode_provider: Encoder) -> ModuleSpec:
 
 
 def encode(value: Any, encode_provider: Encoder, where: str) -> Any:
-    """``value`` as tagged JSON (see the module docstring)."""
+    """``value`` as tagged JSON (see docs/modules.md)."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, Provider):
@@ -136,11 +127,7 @@ def register_workflow_target(target: str) -> type:
 
 
 def registered_workflow_class(target: str) -> type | None:
-    """The class registered under ``target``, or ``None``.
-
-    A class a script defined in ``__main__`` matches a worker's registration of the same
-    class name from an importable module, when exactly one registered class has that name.
-    """
+    """The class registered under ``target``, or ``None``."""
     with _lock:
         found = _classes.get(target)
         module, _, qualname = target.partition(":")

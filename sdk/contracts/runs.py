@@ -1,8 +1,6 @@
 """The workflows' contracts and inputs: session loop, durable forward, compression, sandbox close.
 
-A parent workflow runs one as a child through its contract
-(``await SESSION_LOOP.execute_child(input, id=...)``); a client starts one with
-``client.start_workflow(SESSION_LOOP.name, input, result_type=SESSION_LOOP.result, ...)``.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -28,11 +26,7 @@ from rath.session.table_ref import TableRef
 
 
 class LoopOptions(BaseModel):
-    """How a session loop runs: round limit, activity timeouts and retries.
-
-    The heartbeat timeouts (5 s) bound how long a call held by a dead worker waits before
-    another worker retries it.
-    """
+    """How a session loop runs: round limit, activity timeouts and retries."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -110,13 +104,7 @@ class SessionLoopInput(BaseModel):
 
 
 class LoopResult(Session):
-    """What a finished ``rath.SessionLoop`` returns: the output session, readable at a glance.
-
-    Besides the session's references it carries the final reply and the transcript's row
-    count, so the run's result in the Web UI (and ``temporal workflow show``) says what
-    happened. Clients and parent runs read it as a :class:`Session` (these fields are
-    dropped).
-    """
+    """What a finished ``rath.SessionLoop`` returns: the output session, readable at a glance."""
 
     last_reply: str | None = None
     rows: int | None = None

@@ -1,7 +1,6 @@
 """Composable agent modules: ``Workflow`` (like ``nn.Module``), ``AgentParam``, ``Agent``.
 
-The classes live at OpenRath's module paths: ``rath.flow.workflow``, ``rath.flow.agent_param``,
-``rath.flow.agent`` and ``rath.flow.compressor``.
+See docs/modules.md.
 """
 
 from typing import TYPE_CHECKING

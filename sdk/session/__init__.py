@@ -1,11 +1,7 @@
 """Sessions: the values that flow through agents (transcript, lineage, placement, usage).
 
-Importing this package loads values only: work that needs the runtime asks the session host
-(:mod:`rath.session.host`), which loads it on first use.
+See docs/modules.md.
 """
-
-import importlib
-from typing import Any
 
 from rath.session._attach import attach
 from rath.session._diff import SessionDiff
@@ -53,6 +49,7 @@ from rath.session.primitives import (
 )
 from rath.session.session import Session
 from rath.session.table_ref import TableRef
+from rath.utils.lazy import lazy_names
 
 __all__ = [
     "ChunkKind",
@@ -116,28 +113,20 @@ _STARTERS = {
     "DefaultSessionLoopExecutor": "rath.session.loop",
     **dict.fromkeys(
         (
+            "load_session",
+            "list_persisted_sessions",
+            "delete_session",
+            "prune_sessions",
+            "SessionWriter",
             "PersistedSession",
             "PersistedSessionHeader",
             "PersistedSessionMeta",
             "PersistenceError",
-            "SessionWriter",
-            "delete_session",
-            "list_persisted_sessions",
-            "load_session",
-            "prune_sessions",
         ),
         "rath.session.persistence",
     ),
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _STARTERS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rath.session' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _STARTERS)
 
 
 set_process_host(DefaultHost())

@@ -1,7 +1,6 @@
 """Who runs sessions: the :class:`SessionHost` protocol, its context variable, and requests.
 
-Values reach the runtime by inversion (docs/design.md, "Floors"): a starter builds a request
-and hands it to :func:`current_host`, never importing what runs it.
+See docs/modules.md.
 """
 
 from __future__ import annotations
@@ -101,11 +100,7 @@ class PersistedCatalog(Protocol):
 
 
 class SessionHost(Protocol):
-    """Who runs sessions in this context: Rath's client runtime, or a durable run's scope.
-
-    The runtime installs the client host for the process (:func:`set_process_host`); a durable
-    run installs its scope for the code it runs (:func:`hosted_by`).
-    """
+    """Who runs sessions in this context: Rath's client runtime, or a durable run's scope."""
 
     def check_backend(self, backend: str) -> None:
         """Raise ``SandboxUnavailableError`` when ``backend`` is not a registered name."""
