@@ -16,14 +16,13 @@ from temporalio.client import (
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 
-from rath.contracts import (
+from rath.contracts.approvals import (
     APPROVE_UPDATE,
-    FORWARD,
     PENDING_APPROVALS_QUERY,
-    SESSION_LOOP,
     ApprovalDecision,
     PendingApproval,
 )
+from rath.contracts.runs import FORWARD, SESSION_LOOP
 from rath.errors import ConfigError, RunNotFoundError, WorkerUnavailableError
 from rath.runtime.run_history import agent_names, child_runs
 from rath.runtime.run_query import describe_run, no_worker_message, query_run

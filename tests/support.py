@@ -9,7 +9,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from rath.contracts import LoopOptions
+from rath.contracts.runs import LoopOptions
 from rath.flow import Provider
 from rath.plugin import RathPlugin
 from rath.session import ChunkKind, Session

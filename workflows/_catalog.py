@@ -13,7 +13,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from rath.contracts import RECORD_SESSION, CatalogArgs
+    from rath.contracts.session import RECORD_SESSION, CatalogArgs
     from rath.utils.failures import describe_failure
     from rath.utils.text import preview
     from rath.workflows._cancel import reraise_if_stopping

@@ -10,7 +10,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, TimeoutType
 from temporalio.exceptions import TimeoutError as ActivityTimeout
 
 with workflow.unsafe.imports_passed_through():
-    from rath.contracts import ExecutorRef
+    from rath.contracts.llm import ExecutorRef
 
 
 def never_taken(exc: ActivityError) -> bool:

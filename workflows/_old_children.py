@@ -9,7 +9,7 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from rath.contracts import STOP_OLD_CHILDREN, StopChildrenArgs
+    from rath.contracts.children import STOP_OLD_CHILDREN, StopChildrenArgs
 
 RESET_PATCH = "rath-reset-stops-old-children"
 WAIT_SECONDS = 60.0

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from rath.contracts import ToolCallPlan
+    from rath.contracts.llm import ToolCallPlan
     from rath.session.chunk import ChunkRow, tool_feedback_chunk
     from rath.tools.bodies import error_body
 

@@ -15,25 +15,22 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from rath.contracts import (
-        CALL_MCP_TOOL,
+    from rath.contracts import ActivityContract
+    from rath.contracts.catalog import ToolCatalog, ToolPolicy
+    from rath.contracts.llm import ExecutorRef, ToolCallPlan
+    from rath.contracts.mcp import CALL_MCP_TOOL, McpCallArgs
+    from rath.contracts.queues import base_queue, tool_queue
+    from rath.contracts.tools import (
         CLAIM_SANDBOX,
         RUN_CUSTOM_TOOL,
         RUN_EXECUTOR_TOOL,
         RUN_TOOL,
-        ActivityContract,
         ClaimArgs,
         CustomToolArgs,
-        ExecutorRef,
         ExecutorToolArgs,
-        McpCallArgs,
         RunToolArgs,
         RunToolResult,
-        ToolCallPlan,
-        ToolCatalog,
-        ToolPolicy,
     )
-    from rath.contracts.queues import base_queue, tool_queue
     from rath.session.chunk import ChunkRow, tool_feedback_chunk
     from rath.session.placement import Placement
     from rath.session.table_ref import TableRef

@@ -11,7 +11,8 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from rath.backend.lease import Lease
-    from rath.contracts import CLOSE_SANDBOX, CLOSE_SANDBOX_RUN, CloseArgs
+    from rath.contracts.runs import CLOSE_SANDBOX_RUN
+    from rath.contracts.tools import CLOSE_SANDBOX, CloseArgs
 
 
 @workflow.defn(name=CLOSE_SANDBOX_RUN.name, sandboxed=False)

@@ -11,7 +11,8 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from rath.contracts import COMPRESS, COMPRESS_RUN, CompressArgs, CompressInput, CompressResult
+    from rath.contracts.llm import COMPRESS, CompressArgs, CompressResult
+    from rath.contracts.runs import COMPRESS_RUN, CompressInput
     from rath.llm.chat_response import add_usage
     from rath.session.session import Session
     from rath.session.table_ref import TableRef

@@ -12,17 +12,16 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from rath.contracts import (
+    from rath.contracts.budget import (
         ASK_SIGNAL,
-        FORWARD,
         GRANT_SIGNAL,
         BudgetAsk,
         BudgetGrant,
-        ForwardInput,
         budget_exceeded,
     )
     from rath.contracts.modules import decode_call, registered_targets, registered_workflow_class
     from rath.contracts.queues import code_of
+    from rath.contracts.runs import FORWARD, ForwardInput
     from rath.errors import BudgetExceededError, UserError
     from rath.llm.chat_response import RathLLMTokenUsage
     from rath.session.graph import SessionGraph

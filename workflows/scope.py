@@ -19,15 +19,7 @@ from temporalio.common import TypedSearchAttributes
 from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
 
 from rath.budget import Budget
-from rath.contracts import (
-    INTERLEAVE,
-    READ_ROWS,
-    SESSION_LOOP,
-    BudgetGate,
-    InterleaveArgs,
-    ReadArgs,
-    exceeded_session,
-)
+from rath.contracts.budget import BudgetGate, exceeded_session
 from rath.contracts.calls import (
     LoopCall,
     compress_args,
@@ -38,6 +30,8 @@ from rath.contracts.calls import (
     refused_streaming_executor,
     slug,
 )
+from rath.contracts.runs import SESSION_LOOP
+from rath.contracts.session import INTERLEAVE, READ_ROWS, InterleaveArgs, ReadArgs
 from rath.errors import BudgetExceededError, ConfigError, NotReadyError, RunFailedError, UserError
 from rath.llm.chat_response import RathLLMTokenUsage, add_usage
 from rath.llm.provider import spec_from_provider

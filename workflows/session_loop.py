@@ -14,24 +14,21 @@ from temporalio.contrib.workflow_streams import WorkflowStream
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from rath.contracts import (
+    from rath.contracts.approvals import (
         APPROVE_UPDATE,
-        COMPLETE,
-        GRANT_SIGNAL,
         PENDING_APPROVALS_QUERY,
-        SESSION_LOOP,
         ApprovalDecision,
-        BudgetGrant,
-        CompleteArgs,
-        CompleteResult,
-        CompressArgs,
+        PendingApproval,
+    )
+    from rath.contracts.budget import GRANT_SIGNAL, BudgetGrant, budget_exceeded
+    from rath.contracts.catalog import ToolCatalog
+    from rath.contracts.llm import COMPLETE, CompleteArgs, CompleteResult, CompressArgs
+    from rath.contracts.runs import (
+        SESSION_LOOP,
         LoopCarry,
         LoopOptions,
         LoopResult,
-        PendingApproval,
         SessionLoopInput,
-        ToolCatalog,
-        budget_exceeded,
     )
     from rath.llm.chat_response import add_usage
     from rath.session.graph import GraphNode, SessionGraph

@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 import rath.memory
-from rath.contracts import (
+from rath.contracts.memory import (
     COMMIT_MEMORIES,
     RECALL_MEMORIES,
     REMEMBER_MEMORY,

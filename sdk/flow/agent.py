@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rath.budget import Budget, with_total_tokens
-from rath.contracts import AgentMemory
+from rath.contracts.memory import AgentMemory
 from rath.errors import ConfigError
 from rath.flow._agent_memory import AgentMemoryMethods, MemoryArg
 from rath.flow.agent_param import AgentParam

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP
+from rath.contracts.runs import COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.errors import RunNotFoundError
 from rath.llm.chat_response import usage_from_json
 from rath.runtime.launch import attach_run

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from rath.budget import Budget
-from rath.contracts import CODE_VERSION, FORWARD, ForwardInput
 from rath.contracts.calls import run_id_for, slug
 from rath.contracts.modules import class_target, encode, module_spec, register_workflow_class
 from rath.contracts.queues import workflow_queue
+from rath.contracts.runs import CODE_VERSION, FORWARD, ForwardInput
 from rath.llm.provider import demo_fallback, provider_spec
 from rath.runtime.launch import start_lazy_run
 from rath.runtime.runtime import get_runtime

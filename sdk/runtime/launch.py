@@ -22,15 +22,7 @@ from temporalio.client import (
 from temporalio.common import TypedSearchAttributes
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath.contracts import (
-    COMPRESS_RUN,
-    SESSION_LOOP,
-    BudgetGate,
-    CompressInput,
-    ExecutorRef,
-    SessionLoopInput,
-    exceeded_session,
-)
+from rath.contracts.budget import BudgetGate, exceeded_session
 from rath.contracts.calls import (
     LoopCall,
     compress_args,
@@ -40,6 +32,8 @@ from rath.contracts.calls import (
     compress_summary,
     slug,
 )
+from rath.contracts.llm import ExecutorRef
+from rath.contracts.runs import COMPRESS_RUN, SESSION_LOOP, CompressInput, SessionLoopInput
 from rath.errors import BudgetExceededError, RunFailedError, RunUnreachableError
 from rath.llm.executors import EXECUTORS
 from rath.llm.provider import provider_spec

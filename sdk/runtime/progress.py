@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.status import Status
 from temporalio.client import Client
 
-from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
+from rath.contracts.runs import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
 from rath.errors import WorkerUnavailableError
 from rath.llm.chat_response import RathLLMTokenUsage
 from rath.runtime.run_query import check_worker, query_run

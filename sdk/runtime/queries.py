@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from rath.contracts import FORWARD, SESSION_LOOP
+from rath.contracts.runs import FORWARD, SESSION_LOOP
 from rath.errors import ConfigError, WorkerUnavailableError
 from rath.runtime.run_history import history_graph
 from rath.runtime.run_query import describe_run, query_run

@@ -19,7 +19,7 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath.contracts import CLOSE_SANDBOX_RUN, COMPRESS_RUN, FORWARD, SESSION_LOOP
+from rath.contracts.runs import CLOSE_SANDBOX_RUN, COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.session.graph import GraphNode, SessionGraph
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session

@@ -14,8 +14,8 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowExecutionDescription
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath.contracts import FORWARD
 from rath.contracts.queues import code_of
+from rath.contracts.runs import FORWARD
 from rath.errors import RunNotFoundError, WorkerUnavailableError
 from rath.runtime.run_history import run_input
 

@@ -10,7 +10,7 @@ from typing import Any
 from uuid import UUID
 
 from rath.backend.spec import BackendSandboxSpec
-from rath.contracts import SESSION_LOOP, LoopCarry
+from rath.contracts.runs import SESSION_LOOP, LoopCarry
 from rath.errors import RathError
 from rath.runtime.reconcile import reconcile
 from rath.runtime.run_query import describe_run, query_run

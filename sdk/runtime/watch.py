@@ -14,7 +14,7 @@ from typing import Any
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from rath.contracts import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
+from rath.contracts.runs import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
 from rath.errors import RunNotFoundError, WorkerUnavailableError
 from rath.runtime.run_history import (
     CLOSED_STATUS,

@@ -29,7 +29,7 @@ from rath.backend import BackendSandboxSpec
 from rath.backend.sandboxes import (
     available_backends,
 )
-from rath.contracts import RunToolArgs, RunToolResult
+from rath.contracts.tools import RunToolArgs, RunToolResult
 from rath.plugin import RathPlugin
 from rath.runtime.devserver import ensure_server, stop_server
 from rath.session import Placement, assistant_turn_chunk

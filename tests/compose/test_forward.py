@@ -13,8 +13,8 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.worker import Worker
 
 from rath import flow, run_graph
-from rath.contracts import FORWARD, ForwardInput
 from rath.contracts.modules import ModuleSpec
+from rath.contracts.runs import FORWARD, ForwardInput
 from rath.errors import RunFailedError
 from rath.flow import Provider
 from rath.llm.chat_response import usage_json

@@ -8,7 +8,7 @@ import time
 from support import FAST, fake_provider
 
 from rath import flow
-from rath.contracts import FORWARD
+from rath.contracts.runs import FORWARD
 from rath.runtime.progress import _facts
 from rath.runtime.runtime import get_runtime
 from rath.session import Session

@@ -15,7 +15,7 @@ from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.client import Client
 
 from rath import flow
-from rath.contracts import LoopResult
+from rath.contracts.runs import LoopResult
 from rath.errors import RunFailedError
 from rath.flow import Provider
 from rath.llm.provider import provider_spec

@@ -27,7 +27,8 @@ from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
 from rath.activities.mcp import McpActivities
-from rath.contracts import McpCallArgs, McpListArgs, RunToolResult
+from rath.contracts.mcp import McpCallArgs, McpListArgs
+from rath.contracts.tools import RunToolResult
 from rath.session import ChunkKind
 from rath.session.chunk import ChunkRow
 from rath.store import ChunkStore

@@ -18,7 +18,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
 
 from rath.activities.memory import MemoryActivities
-from rath.contracts import RecallArgs, RecallResult, RememberArgs, RememberResult
+from rath.contracts.memory import RecallArgs, RecallResult, RememberArgs, RememberResult
 from rath.memory import LocalMemoryStore, MemoryHit, MemoryRecord, MemoryStore, RecallMode
 
 TIMEOUT = 60.0

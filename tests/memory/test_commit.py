@@ -19,7 +19,7 @@ from temporalio.worker import Worker
 
 from rath.activities.llm import LLMActivities
 from rath.activities.memory import MemoryActivities
-from rath.contracts import CommitArgs
+from rath.contracts.memory import CommitArgs
 from rath.llm import ProviderSpec, RathLLMTokenUsage
 from rath.llm.credentials import VAULT
 from rath.memory import CommitResult, LocalMemoryStore, MemoryRecord, MemorySpec, memory_row

@@ -17,7 +17,7 @@ from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
 from rath.activities.memory import MemoryActivities
-from rath.contracts import InjectArgs, InjectResult
+from rath.contracts.memory import InjectArgs, InjectResult
 from rath.memory import (
     EmbeddingSpec,
     LocalMemoryStore,

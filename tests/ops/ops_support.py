@@ -14,7 +14,7 @@ from temporal_cli import TemporalCli, until
 from temporalio.client import WorkflowHistory
 from temporalio.worker import Replayer
 
-from rath.contracts import PENDING_APPROVALS_QUERY
+from rath.contracts.approvals import PENDING_APPROVALS_QUERY
 from rath.plugin import RathPlugin
 from rath.session import ChunkKind
 from rath.session.persistence import load_session

@@ -16,7 +16,8 @@ from temporal_cli import TemporalCli, until
 from tool_app import append_line
 
 from rath import flow
-from rath.contracts import APPROVE_UPDATE, GRANT_SIGNAL
+from rath.contracts.approvals import APPROVE_UPDATE
+from rath.contracts.budget import GRANT_SIGNAL
 from rath.session import Session
 from rath.settings import Settings
 from rath.testing import FakeChatServer, text_reply, tool_call_reply

@@ -25,7 +25,7 @@ from wires import (
 )
 
 from rath import flow
-from rath.contracts import LoopCarry
+from rath.contracts.runs import LoopCarry
 from rath.errors import RunFailedError
 from rath.session import Session
 from rath.settings import Settings

@@ -11,7 +11,7 @@ from temporalio.client import Client, WorkflowHistory
 from wires import fake_server, llm_calls, provider_for
 
 from rath import flow
-from rath.contracts import COMPLETE
+from rath.contracts.llm import COMPLETE
 from rath.errors import RunFailedError
 from rath.session import Session
 from rath.settings import Settings

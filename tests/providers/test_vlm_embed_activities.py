@@ -17,7 +17,7 @@ from temporalio.worker import Worker
 from wires import WIRES, fake_server, provider_for
 
 from rath.activities.llm import LLMActivities
-from rath.contracts import DescribeImageArgs, DescribeImageResult, EmbedArgs, EmbedResult
+from rath.contracts.llm import DescribeImageArgs, DescribeImageResult, EmbedArgs, EmbedResult
 from rath.llm import Provider, ProviderSpec
 from rath.llm.credentials import VAULT
 from rath.llm.provider import spec_from_provider

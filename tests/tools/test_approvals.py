@@ -17,7 +17,7 @@ from tool_app import add
 
 import rath
 from rath import flow
-from rath.contracts import ToolPolicy
+from rath.contracts.catalog import ToolPolicy
 from rath.errors import ConfigError, RunNotFoundError
 from rath.runtime.devserver import temporal_binary
 from rath.session import Session

@@ -24,7 +24,8 @@ from temporalio import activity, workflow
 import rath
 import rath.activities
 import rath.workflows
-from rath.contracts import ACTIVITIES, WORKFLOWS, ActivityContract, WorkflowContract
+from rath.contracts import ActivityContract, WorkflowContract
+from rath.contracts.registered import ACTIVITIES, WORKFLOWS
 from rath.plugin import RathPlugin
 from rath.settings import Settings
 
