@@ -17,7 +17,7 @@ from rath.errors import ConfigError
 from rath.llm.provider import Provider
 from rath.session.chunk import ChunkRow
 from rath.session.table_ref import TableRef
-from rath.utils.runtime_hook import install_runtime, make_runtime_host
+from rath.utils.runtime_hook import make_runtime_host
 
 # This module sits below the session, its placement and the persistence records (they ask
 # it for their host), so it names them by role, not by import.
@@ -202,17 +202,3 @@ def runtime_host() -> SessionHost:
     """
     host: SessionHost = make_runtime_host()
     return host
-
-
-__all__ = [
-    "CompressJob",
-    "LoopRequest",
-    "Persist",
-    "PersistedCatalog",
-    "SessionHost",
-    "current_host",
-    "hosted_by",
-    "install_runtime",
-    "runtime_host",
-    "set_process_host",
-]
