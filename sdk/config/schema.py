@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rath.config.paths import SCHEMA_VERSION  # noqa: F401 (OpenRath's rath.config.schema has it)
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="allow")

@@ -1,7 +1,7 @@
 """Loop executors (``run_session_loop(executor=...)``) as the worker sees them.
 
 An executor lives in the starting process; its calls go to that process's task queue, where
-the activities find it here by id (:class:`~rath.contracts.ExecutorRef`).
+the activities find it here by id (:class:`~rath.contracts.llm.ExecutorRef`).
 """
 
 from __future__ import annotations

@@ -379,7 +379,7 @@ def test_the_chunk_table_is_one_object_while_the_rows_stay(rath_env: Settings) -
 
 DYING_SCRIPT = """
 import os
-from rath.contracts import LoopOptions
+from rath.contracts.runs import LoopOptions
 from rath.llm import Provider
 from rath.session import Session, run_session_loop
 
