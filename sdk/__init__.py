@@ -1,7 +1,4 @@
-"""Rath: OpenRath's PyTorch-like multi-agent API, running durably on Temporal.
-
-See docs/modules.md.
-"""
+"""Rath: OpenRath's PyTorch-like multi-agent API, durable on Temporal. See docs/modules.md."""
 
 import importlib
 from typing import TYPE_CHECKING, Any

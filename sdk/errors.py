@@ -1,7 +1,4 @@
-"""Rath's error tree. Every error Rath raises derives from :class:`RathError`.
-
-See docs/modules.md.
-"""
+"""Rath's error tree: every error Rath raises derives from ``RathError``. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Workflow side of the session catalog: a record when a run starts and when it ends.
-
-See docs/modules.md.
-"""
+"""Workflow side of the session catalog: a record at a run's start and end. See docs/modules.md."""
 
 from __future__ import annotations
 

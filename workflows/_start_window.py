@@ -1,7 +1,4 @@
-"""How many agent runs a durable forward starts at once: a window of child starts.
-
-See docs/modules.md.
-"""
+"""How many agent runs a durable forward starts at once (a start window). See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``rath sessions diff A B``: where two sessions part, and what each did after.
-
-See docs/modules.md.
-"""
+"""``rath sessions diff A B``: where two sessions part, what each did. See docs/modules.md."""
 
 from __future__ import annotations
 

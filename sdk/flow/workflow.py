@@ -1,7 +1,4 @@
-"""``Workflow``: a composable agent module that behaves like ``torch.nn.Module``.
-
-See docs/modules.md.
-"""
+"""``Workflow``: a composable agent module, like ``torch.nn.Module``. See docs/modules.md."""
 
 from __future__ import annotations
 

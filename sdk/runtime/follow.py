@@ -1,7 +1,4 @@
-"""Following a run's model deltas from the client: ``on_event`` and late followers.
-
-See docs/modules.md.
-"""
+"""A run's model deltas, followed from the client (``on_event`` and later). See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Starting durable runs from plain Python, each with a lazy session as its result.
-
-See docs/modules.md.
-"""
+"""Starting durable runs from plain Python, each with a lazy session. See docs/modules.md."""
 
 from __future__ import annotations
 

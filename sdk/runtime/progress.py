@@ -1,7 +1,4 @@
-"""What a script shows while it waits on a long run: progress, or the worker it lacks.
-
-See docs/modules.md.
-"""
+"""Waiting on a long run: its progress, or the worker it lacks. See docs/modules.md."""
 
 from __future__ import annotations
 

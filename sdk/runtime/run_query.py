@@ -1,7 +1,4 @@
-"""Querying a run from any process, with an answer when no worker can give one.
-
-See docs/modules.md.
-"""
+"""Querying a run from any process, answered even when no worker can. See docs/modules.md."""
 
 from __future__ import annotations
 

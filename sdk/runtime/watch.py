@@ -1,7 +1,4 @@
-"""Watching a run from any process: its agents' transcripts as they grow, row by row.
-
-See docs/modules.md.
-"""
+"""Watching a run from any process: its agents' transcripts, row by row. See docs/modules.md."""
 
 from __future__ import annotations
 

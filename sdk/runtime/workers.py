@@ -1,7 +1,4 @@
-"""The Temporal workers one Rath worker process runs: the shared queue, and its own.
-
-See docs/modules.md.
-"""
+"""The Temporal workers of one Rath worker process: shared queue and own. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The chunk model: a session's transcript is an append-only table of typed rows.
-
-See docs/modules.md.
-"""
+"""The chunk model: a transcript is an append-only table of typed rows. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""OpenRath's process-wide session registry: sessions by id, and the active one.
-
-See docs/modules.md.
-"""
+"""OpenRath's process-wide session registry: by id, and the active one. See docs/modules.md."""
 
 from __future__ import annotations
 

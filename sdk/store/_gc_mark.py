@@ -1,7 +1,4 @@
-"""The mark phase of garbage collection: every chunk reachable from a set of roots.
-
-See docs/modules.md.
-"""
+"""GC's mark phase: every chunk reachable from a set of roots. See docs/modules.md."""
 
 from __future__ import annotations
 

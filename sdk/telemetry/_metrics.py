@@ -1,7 +1,4 @@
-"""Rath's metric instruments: calls, tokens, latency and errors of LLM and tool calls.
-
-See docs/modules.md.
-"""
+"""Rath's metric instruments: LLM and tool calls, tokens, latency, errors. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""A registry of pluggable classes by name, with one instance per name and a default.
-
-See docs/modules.md.
-"""
+"""A registry of pluggable classes by name: one instance each, a default. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""OpenRath's session persistence, over Rath's catalog and OpenRath's JSONL files.
-
-See docs/modules.md.
-"""
+"""OpenRath's session persistence: Rath's catalog and OpenRath's JSONL. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The records of OpenRath's session file (schema 1) and their migration hooks.
-
-See docs/modules.md.
-"""
+"""OpenRath's session-file records (schema 1) and their migration hooks. See docs/modules.md."""
 
 from __future__ import annotations
 
