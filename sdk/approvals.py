@@ -1,7 +1,4 @@
-"""Answering tool calls that wait for a person (an agent's ``tool_policy`` said ``ask``).
-
-See docs/modules.md.
-"""
+"""Answering tool calls that wait for a person (``tool_policy`` ``ask``). See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Tool-call approvals, as workflow state: the calls waiting for a person, and the answers.
-
-See docs/modules.md.
-"""
+"""Tool-call approvals as workflow state: waiting calls and their answers. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Cancellation as workflow code sees it: telling the run's own cancel from other errors.
-
-See docs/modules.md.
-"""
+"""Cancellation in workflow code: the run's own cancel versus other errors. See docs/modules.md."""
 
 from __future__ import annotations
 

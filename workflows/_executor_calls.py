@@ -1,7 +1,4 @@
-"""Calls routed to a loop executor's process: bounded waits, and the error when it is gone.
-
-See docs/modules.md.
-"""
+"""Calls routed to a loop executor's process: bounded waits, gone errors. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""How far one round's tool calls got: what a run cancelled in the middle of a round keeps.
-
-See docs/modules.md.
-"""
+"""How far a round's tool calls got: what a cancelled round keeps. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The tasks a durable forward spawned: waiting for them, failing fast, and stopping them.
-
-See docs/modules.md.
-"""
+"""A durable forward's spawned tasks: waiting, failing fast, stopping. See docs/modules.md."""
 
 from __future__ import annotations
 

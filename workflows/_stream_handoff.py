@@ -1,7 +1,4 @@
-"""Handing a run's stream on, as workflow code: through the run's end and continue-as-new.
-
-See docs/modules.md.
-"""
+"""Handing a run's stream on through its end and continue-as-new. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The agent loop's tools, as workflow code: resolving what a run may call, once per run.
-
-See docs/modules.md.
-"""
+"""The agent loop's tools in workflow code: resolved once per run. See docs/modules.md."""
 
 from __future__ import annotations
 

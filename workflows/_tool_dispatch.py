@@ -1,7 +1,4 @@
-"""Running one round's tool calls, as workflow code: lanes, routes, policy and approvals.
-
-See docs/modules.md.
-"""
+"""A round's tool calls in workflow code: lanes, routes, policy, approvals. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Budgets in workflow code: an agent run's checks, and a durable forward's tree keeper.
-
-See docs/modules.md.
-"""
+"""Budgets in workflow code: an agent run's checks, a forward's tree keeper. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Which changes a run has: its input's code version, else (older runs) Temporal's patches.
-
-See docs/modules.md.
-"""
+"""Which changes a run has: its input's code version, else its patches. See docs/modules.md."""
 
 from __future__ import annotations
 

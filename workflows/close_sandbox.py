@@ -1,7 +1,4 @@
-"""``CloseSandboxWorkflow``: close a sandbox no session holds, on the worker that owns it.
-
-See docs/modules.md.
-"""
+"""``CloseSandboxWorkflow``: close an unheld sandbox on its own worker. See docs/modules.md."""
 
 from __future__ import annotations
 

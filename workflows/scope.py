@@ -1,7 +1,4 @@
-"""The workflow-side runtime of a durable ``forward``: what agent calls inside it share.
-
-See docs/modules.md.
-"""
+"""The workflow-side runtime of a durable ``forward``: what its calls share. See docs/modules.md."""
 
 from __future__ import annotations
 

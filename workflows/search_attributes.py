@@ -1,7 +1,4 @@
-"""The search attributes that tag a run with its session, its tree's root and its agent.
-
-See docs/modules.md.
-"""
+"""The search attributes tagging a run with its session, root and agent. See docs/modules.md."""
 
 from __future__ import annotations
 

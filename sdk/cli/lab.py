@@ -1,7 +1,4 @@
-"""Sessions as a lab from the shell: branch a stored session at a round (``fork --at``).
-
-See docs/modules.md.
-"""
+"""Sessions as a lab from the shell: branch a stored session at a round. See docs/modules.md."""
 
 from __future__ import annotations
 

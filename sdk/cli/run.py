@@ -1,7 +1,4 @@
-"""``rath run`` and ``rath sessions follow``: start or watch a run from the command line.
-
-See docs/modules.md.
-"""
+"""``rath run`` and ``rath sessions follow``: start or watch a run. See docs/modules.md."""
 
 from __future__ import annotations
 

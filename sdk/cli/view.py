@@ -1,7 +1,4 @@
-"""``rath sessions view ROOT``: one self-contained HTML page drawing a session's lineage.
-
-See docs/modules.md.
-"""
+"""``rath sessions view ROOT``: one offline HTML page of a lineage. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The lineage page's HTML: inline CSS and script, no network (see :mod:`rath.cli.view`).
-
-See docs/modules.md.
-"""
+"""The lineage page's HTML: inline CSS and script, no network. See docs/modules.md."""
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

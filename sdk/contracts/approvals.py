@@ -1,7 +1,4 @@
-"""Tool-call approvals across Temporal: the ``rath.approve`` update and what it answers.
-
-See docs/modules.md.
-"""
+"""Tool-call approvals across Temporal: the ``rath.approve`` update. See docs/modules.md."""
 
 from __future__ import annotations
 

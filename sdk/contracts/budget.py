@@ -1,7 +1,4 @@
-"""A run's budget across Temporal: what a run enforces, its asks and grants, its failure.
-
-See docs/modules.md.
-"""
+"""A run's budget across Temporal: limits, asks, grants and its failure. See docs/modules.md."""
 
 from __future__ import annotations
 

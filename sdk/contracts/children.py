@@ -1,7 +1,4 @@
-"""The child-runs activity's contract: stop the children an earlier run of a workflow left.
-
-See docs/modules.md.
-"""
+"""The child-runs activity's contract: stop an earlier run's children. See docs/modules.md."""
 
 from __future__ import annotations
 

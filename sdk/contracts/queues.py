@@ -1,7 +1,4 @@
-"""Task queues named after the code they need, so a worker only receives work it can run.
-
-See docs/modules.md.
-"""
+"""Task queues named after the code they need (workers get what they run). See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Composable agent modules: ``Workflow`` (like ``nn.Module``), ``AgentParam``, ``Agent``.
-
-See docs/modules.md.
-"""
+"""Composable agent modules: ``Workflow``, ``AgentParam``, ``Agent``. See docs/modules.md."""
 
 from typing import TYPE_CHECKING
 

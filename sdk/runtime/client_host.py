@@ -1,7 +1,4 @@
-"""The client's session host: what sessions made in plain Python ask of Rath's runtime.
-
-See docs/modules.md.
-"""
+"""The client's session host: what plain-Python sessions ask of the runtime. See docs/modules.md."""
 
 from __future__ import annotations
 

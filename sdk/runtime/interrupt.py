@@ -1,7 +1,4 @@
-"""Ctrl-C on a script waiting for a run: one line saying how to pick the run up, exit 130.
-
-See docs/modules.md.
-"""
+"""Ctrl-C on a script waiting for a run: how to pick it up, then exit 130. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The runs in flight, as garbage collection needs them: what their histories reference.
-
-See docs/modules.md.
-"""
+"""The runs in flight, for garbage collection: what their histories hold. See docs/modules.md."""
 
 from __future__ import annotations
 

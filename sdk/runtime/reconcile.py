@@ -1,7 +1,4 @@
-"""The catalog made to agree with Temporal: records of runs that closed without saying so.
-
-See docs/modules.md.
-"""
+"""The catalog made to agree with Temporal about runs that closed silently. See docs/modules.md."""
 
 from __future__ import annotations
 

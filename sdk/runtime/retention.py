@@ -1,7 +1,4 @@
-"""How long the embedded server keeps closed runs (``RATH_RETENTION_DAYS``, default 7).
-
-See docs/modules.md.
-"""
+"""How long the embedded server keeps closed runs (``RATH_RETENTION_DAYS``). See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Reading a run from its history: what it was started with, its children, how it closed.
-
-See docs/modules.md.
-"""
+"""Reading a run from its history: its input, its children, how it closed. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Sessions: the values that flow through agents (transcript, lineage, placement, usage).
-
-See docs/modules.md.
-"""
+"""Sessions: the values that flow through agents. See docs/modules.md."""
 
 from rath.session._attach import attach
 from rath.session._diff import SessionDiff

@@ -1,7 +1,4 @@
-"""Session graph mode: whether new sessions are stamped with their lineage (on by default).
-
-See docs/modules.md.
-"""
+"""Session graph mode: are new sessions lineage-stamped (on by default). See docs/modules.md."""
 
 from __future__ import annotations
 

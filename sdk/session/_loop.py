@@ -1,7 +1,4 @@
-"""``run_session_loop``: one agent pass over a user session, started by the session's host.
-
-See docs/modules.md.
-"""
+"""``run_session_loop``: one agent pass over a user session. See docs/modules.md."""
 
 from __future__ import annotations
 

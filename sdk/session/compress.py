@@ -1,7 +1,4 @@
-"""``run_session_compress``: replace a transcript with one summary row, by an LLM activity.
-
-See docs/modules.md.
-"""
+"""``run_session_compress``: a transcript replaced by one LLM summary row. See docs/modules.md."""
 
 from __future__ import annotations
 

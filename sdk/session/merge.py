@@ -1,7 +1,4 @@
-"""Merge policies: ``concat``, ``interleave_by_time``, ``summarize`` and their pure parts.
-
-See docs/modules.md.
-"""
+"""Merge policies: ``concat``, ``interleave_by_time``, ``summarize``. See docs/modules.md."""
 
 from __future__ import annotations
 

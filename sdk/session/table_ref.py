@@ -1,7 +1,4 @@
-"""Transcripts by reference: what travels through workflow history instead of the rows.
-
-See docs/modules.md.
-"""
+"""Transcripts by reference: what workflow history carries instead of rows. See docs/modules.md."""
 
 from __future__ import annotations
 

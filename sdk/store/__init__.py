@@ -1,7 +1,4 @@
-"""The chunk store: content-addressed rows and table nodes that transcripts are made of.
-
-See docs/modules.md.
-"""
+"""The chunk store: the content-addressed rows and tables of transcripts. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The store's trash: where garbage collection puts chunks before it deletes them for good.
-
-See docs/modules.md.
-"""
+"""The store's trash: where GC puts chunks before deleting them for good. See docs/modules.md."""
 
 from __future__ import annotations
 

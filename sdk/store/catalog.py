@@ -1,7 +1,4 @@
-"""The session catalog: one small record per session Rath made, kept beside its chunks.
-
-See docs/modules.md.
-"""
+"""The session catalog: one small record per session, beside its chunks. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Where the store's bytes live: a small object-store interface and its directory backend.
-
-See docs/modules.md.
-"""
+"""Where the store's bytes live: an object-store interface, its directory. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""OpenTelemetry for Rath: traces and metrics for clients and workers, behind one switch.
-
-See docs/modules.md.
-"""
+"""OpenTelemetry for Rath: traces and metrics, behind one switch. See docs/modules.md."""
 
 from __future__ import annotations
 

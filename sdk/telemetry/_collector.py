@@ -1,7 +1,4 @@
-"""Exporting to an OTLP collector that may be down: one warning line, and no waiting on it.
-
-See docs/modules.md.
-"""
+"""Exporting to an OTLP collector that may be down: one warning, no waits. See docs/modules.md."""
 
 from __future__ import annotations
 

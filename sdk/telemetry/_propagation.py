@@ -1,7 +1,4 @@
-"""``TracePropagation``: Temporal's OpenTelemetry interceptor, minus what cannot work here.
-
-See docs/modules.md.
-"""
+"""``TracePropagation``: Temporal's OpenTelemetry interceptor, trimmed. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""A deterministic fake embedding server speaking the OpenAI ``/embeddings`` wire protocol.
-
-See docs/modules.md.
-"""
+"""A deterministic fake OpenAI ``/embeddings`` server. See docs/modules.md."""
 
 from __future__ import annotations
 

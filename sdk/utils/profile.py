@@ -1,7 +1,4 @@
-"""The address and namespace of the user's Temporal profile (``temporal.toml``), if any.
-
-See docs/modules.md.
-"""
+"""The address and namespace of the user's Temporal profile, if any. See docs/modules.md."""
 
 from __future__ import annotations
 

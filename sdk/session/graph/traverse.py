@@ -1,7 +1,4 @@
-"""Traversal over ``Mapping[UUID, carrier]``: ancestors, descendants, validation, edges.
-
-See docs/modules.md.
-"""
+"""Traversal over ``Mapping[UUID, carrier]``: ancestors, descendants, edges. See docs/modules.md."""
 
 from __future__ import annotations
 
