@@ -1,7 +1,4 @@
-"""``Budget``: limits on tokens, tool calls and wall-clock time for a run and its whole tree.
-
-See docs/modules.md.
-"""
+"""``Budget``: token, tool-call and time limits for a run and its tree. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``RathPlugin``: all of Rath's Temporal wiring in one object, for clients and workers alike.
-
-See docs/modules.md.
-"""
+"""``RathPlugin``: all of Rath's Temporal wiring, for clients and workers. See docs/modules.md."""
 
 from __future__ import annotations
 

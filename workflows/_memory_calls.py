@@ -1,7 +1,4 @@
-"""The agent loop's memory calls, as workflow code: inject before the first round, commit after.
-
-See docs/modules.md.
-"""
+"""The loop's memory calls in workflow code: inject first, commit after. See docs/modules.md."""
 
 from __future__ import annotations
 

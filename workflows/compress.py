@@ -1,7 +1,4 @@
-"""``CompressWorkflow``: one ``rath.llm.compress`` activity, for compression started by a client.
-
-See docs/modules.md.
-"""
+"""``CompressWorkflow``: one compress activity, for a client's compression. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``ForwardWorkflow``: a user's ``Workflow.forward`` running as durable Temporal workflow code.
-
-See docs/modules.md.
-"""
+"""``ForwardWorkflow``: a user's ``Workflow.forward`` as durable code. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``SessionLoopWorkflow``: OpenRath's agent loop as a durable, replayable Temporal workflow.
-
-See docs/modules.md.
-"""
+"""``SessionLoopWorkflow``: OpenRath's agent loop as a durable workflow. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``rath run --from ID[@K]``: continue a stored session, or its branch at round K, another way.
-
-See docs/modules.md.
-"""
+"""``rath run --from ID[@K]``: continue a stored session, or its branch. See docs/modules.md."""
 
 from __future__ import annotations
 

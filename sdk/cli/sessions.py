@@ -1,7 +1,4 @@
-"""``rath sessions ls|show|export|import|fork|prune|reconcile``: the catalog from the shell.
-
-See docs/modules.md.
-"""
+"""``rath sessions ls|show|export|import|fork|prune|reconcile``. See docs/modules.md."""
 
 from __future__ import annotations
 

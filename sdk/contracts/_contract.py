@@ -1,7 +1,4 @@
-"""Typed contracts: an activity's or workflow's name, input type and result type, in one place.
-
-See docs/modules.md.
-"""
+"""Typed contracts: an activity's or workflow's name, input and result. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""An agent run's tools as workflow input and state: what it asks for, and what it resolved.
-
-See docs/modules.md.
-"""
+"""An agent run's tools as workflow input and state: asked and resolved. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The LLM activities' contracts: a completion per loop round, compression, images, embeddings.
-
-See docs/modules.md.
-"""
+"""The LLM activities' contracts: rounds, compression, images, embeddings. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""How a ``Workflow`` reaches a worker: its class by name and its constructor arguments as JSON.
-
-See docs/modules.md.
-"""
+"""How a ``Workflow`` reaches a worker: class by name, arguments as JSON. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The workflows' contracts and inputs: session loop, durable forward, compression, sandbox close.
-
-See docs/modules.md.
-"""
+"""The workflows' contracts: loop, forward, compression, sandbox close. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``AgentParam``: an agent's prompt session, provider and memory, registered like ``nn.Parameter``.
-
-See docs/modules.md.
-"""
+"""``AgentParam``: prompt, provider and memory, like ``nn.Parameter``. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The client runtime: connecting, the embedded server, launching and following runs, workers.
-
-See docs/modules.md.
-"""
+"""The client runtime: connecting, the embedded server, runs, workers. See docs/modules.md."""
 
 from rath.runtime.client_host import install
 

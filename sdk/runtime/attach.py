@@ -1,7 +1,4 @@
-"""``rath.session.attach`` on the client: the lazy session of an existing run, from any process.
-
-See docs/modules.md.
-"""
+"""``rath.session.attach`` on the client: an existing run's lazy session. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Connecting to Temporal the Temporal way, failing in one line that names the setting to fix.
-
-See docs/modules.md.
-"""
+"""Connecting to Temporal; a failure names the setting to fix, in one line. See docs/modules.md."""
 
 from __future__ import annotations
 

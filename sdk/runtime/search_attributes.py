@@ -1,7 +1,4 @@
-"""Rath's search attributes on a namespace: registered when missing and allowed, else skipped.
-
-See docs/modules.md.
-"""
+"""Rath's search attributes on a namespace: registered when allowed. See docs/modules.md."""
 
 from __future__ import annotations
 

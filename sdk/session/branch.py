@@ -1,7 +1,4 @@
-"""Branching a transcript at a past round: where round ``k`` ends, and a ref to the rows before.
-
-See docs/modules.md.
-"""
+"""Branching a transcript at a past round: where round ``k`` ends. See docs/modules.md."""
 
 from __future__ import annotations
 

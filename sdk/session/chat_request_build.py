@@ -1,7 +1,4 @@
-"""OpenRath's ``provider_into_chat_request``: a provider's preferences folded into a request.
-
-See docs/modules.md.
-"""
+"""OpenRath's ``provider_into_chat_request``: preferences into a request. See docs/modules.md."""
 
 from __future__ import annotations
 

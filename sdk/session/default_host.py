@@ -1,7 +1,4 @@
-"""The session host before Rath's runtime is loaded, and in workflow code outside a run scope.
-
-See docs/modules.md.
-"""
+"""The session host before the runtime loads, and in workflows outside runs. See docs/modules.md."""
 
 from __future__ import annotations
 

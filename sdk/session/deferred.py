@@ -1,7 +1,4 @@
-"""Pending results: what stands behind a lazy session until its run (or operation) finishes.
-
-See docs/modules.md.
-"""
+"""Pending results: what stands behind a lazy session until it is done. See docs/modules.md."""
 
 from __future__ import annotations
 

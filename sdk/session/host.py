@@ -1,7 +1,4 @@
-"""Who runs sessions: the :class:`SessionHost` protocol, its context variable, and requests.
-
-See docs/modules.md.
-"""
+"""Who runs sessions: the :class:`SessionHost` protocol and its requests. See docs/modules.md."""
 
 from __future__ import annotations
 

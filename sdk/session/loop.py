@@ -1,7 +1,4 @@
-"""OpenRath's loop executors: the object that answers a run's model calls and dispatches its tools.
-
-See docs/modules.md.
-"""
+"""OpenRath's loop executors: what answers a run's model and tool calls. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""An object-store backend over obstore: S3 and S3-compatibles (MinIO, R2), GCS, Azure Blob.
-
-See docs/modules.md.
-"""
+"""An obstore backend: S3 and S3-compatibles (MinIO, R2), GCS, Azure. See docs/modules.md."""
 
 from __future__ import annotations
 

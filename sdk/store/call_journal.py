@@ -1,7 +1,4 @@
-"""The tool-call journal: what each user tool call got to, kept in the store beside the chunks.
-
-See docs/modules.md.
-"""
+"""The tool-call journal: how far each user tool call got, in the store. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Content-addressed chunk storage: the bulk of every transcript lives here, not in history.
-
-See docs/modules.md.
-"""
+"""Content-addressed chunk storage: the bulk of transcripts, not history. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""One session graph from the catalog: the runs' own graphs where kept, the records otherwise.
-
-See docs/modules.md.
-"""
+"""One session graph from the catalog: runs' own graphs, else records. See docs/modules.md."""
 
 from __future__ import annotations
 

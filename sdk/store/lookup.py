@@ -1,7 +1,4 @@
-"""Finding a catalogued session from what a person types: a full id, a prefix, a workflow id.
-
-See docs/modules.md.
-"""
+"""Finding a catalogued session by full id, prefix or workflow id. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""From a store URL (``RATH_STORE_URL``) to the :class:`~rath.store.objects.ObjectStore` it names.
-
-See docs/modules.md.
-"""
+"""From a store URL (``RATH_STORE_URL``) to the object store it names. See docs/modules.md."""
 
 from __future__ import annotations
 

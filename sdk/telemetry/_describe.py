@@ -1,7 +1,4 @@
-"""What each span says: names and attributes from a run's or a call's typed input and result.
-
-See docs/modules.md.
-"""
+"""What each span says: names and attributes from typed inputs, results. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Setting OpenTelemetry up once per process: tracer, meter, and Temporal's runtime metrics.
-
-See docs/modules.md.
-"""
+"""Setting OpenTelemetry up once per process: tracer, meter, runtime. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""An HTTP server on a loopback port, served on a daemon thread: what every fake server shares.
-
-See docs/modules.md.
-"""
+"""A loopback HTTP server on a daemon thread: what fake servers share. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Recorded requests and scripted replies, independent of the wire protocol that carries them.
-
-See docs/modules.md.
-"""
+"""Recorded requests and scripted replies, whatever the wire protocol. See docs/modules.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The session graph: lineage traversal, validation and export (OpenRath's ``rath.session.graph``).
-
-See docs/modules.md.
-"""
+"""The session graph: lineage traversal, validation and export. See docs/modules.md."""
 
 from typing import TYPE_CHECKING
 

@@ -1,7 +1,4 @@
-"""Recording lineage: graph mode, the client-side journal, and stamping by custom operators.
-
-See docs/modules.md.
-"""
+"""Recording lineage: graph mode, the client journal, custom operators. See docs/modules.md."""
 
 from __future__ import annotations
 
