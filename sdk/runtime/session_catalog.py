@@ -1,6 +1,6 @@
 """The session catalog's half of ``rath.session.persistence``: records, runs, the store.
 
-``ClientHost.catalog()`` returns :class:`SessionCatalog`; see docs/persistence.md.
+``ClientHost.catalog()`` returns :class:`SessionCatalog`; see docs/design.md.
 """
 
 from __future__ import annotations
