@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -18,6 +19,23 @@ from rath.runtime.runtime import shutdown_runtime
 from rath.settings import Settings
 
 __all__ = ["openviking"]  # a session fixture: one OpenViking server for every test
+
+
+def _write_bytecode() -> None:
+    """Let this process and every one started after it write ``__pycache__`` files.
+
+    With ``PYTHONDONTWRITEBYTECODE=1`` in the environment (as in this machine's and CI's),
+    and a virtualenv installed with ``pip --no-compile``, nothing is ever byte-compiled: every
+    xdist worker, worker subprocess, CLI call and example compiled Temporal's SDK, pydantic,
+    the model SDKs and Rath from source again, about 1.5 s of CPU per process, hundreds of
+    times a run. Here the first process to import a module compiles it and the rest read it.
+    Runs when pytest loads this file, before xdist starts its workers (they inherit it).
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+
+
+_write_bytecode()
 
 WORKERS_PER_CPU = 2
 """Most tests wait on servers and subprocesses: two xdist workers per core keep the cores busy."""

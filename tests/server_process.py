@@ -28,8 +28,12 @@ def server_process(
     log: Path,
     env: Mapping[str, str] | None = None,
     timeout: float = 60.0,
+    graceful: bool = True,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``argv`` (output to ``log``) until ``health_url`` answers 200; stop it afterwards.
+
+    ``graceful=False`` kills the server instead of terminating it, for a server whose data
+    is thrown away with the test and whose graceful stop only costs time.
 
     Raises:
         RuntimeError: The server exited or was not healthy within ``timeout`` seconds (the
@@ -43,12 +47,15 @@ def server_process(
         _wait_healthy(health_url, process, log, timeout)
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
+        if graceful:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        else:
             process.kill()
-            process.wait(timeout=10)
+        process.wait(timeout=10)
 
 
 def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout: float) -> None:

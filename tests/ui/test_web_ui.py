@@ -8,6 +8,7 @@ static summary, and the current details set by the loop.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,10 +38,15 @@ pytestmark = pytest.mark.skipif(
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture
-def ui_url(rath_home: Path, server_address: str) -> str:
-    """The embedded dev server's Web UI address."""
-    return ensure_server(rath_home).ui_url
+@pytest.fixture(scope="module")
+def ui(rath_home: Path, server_address: str) -> Iterator[WorkflowUI]:
+    """One headless Chromium on the embedded dev server's Web UI for this file's tests.
+
+    Launching the browser and loading the UI's assets is most of a capture's time; the
+    tests only open pages, so they share one browser (each capture opens its own URL).
+    """
+    with WorkflowUI(ensure_server(rath_home).ui_url) as shared:
+        yield shared
 
 
 def assert_png(path: Path) -> None:
@@ -50,7 +56,7 @@ def assert_png(path: Path) -> None:
 
 
 def test_agent_run_is_legible_in_the_web_ui(
-    rath_env: Settings, ui_url: str, tmp_path: Path
+    rath_env: Settings, ui: WorkflowUI, tmp_path: Path
 ) -> None:
     script = [
         tool_call_reply(("write_workspace_file", {"path": "notes.txt", "content": "hi"})),
@@ -65,41 +71,40 @@ def test_agent_run_is_legible_in_the_web_ui(
     workflow_id = out.run_id
     assert workflow_id is not None and "researcher" in workflow_id
 
-    with WorkflowUI(ui_url) as ui:
-        # The landing tab: the header, and one timeline bar per activity, labelled
-        # "{activity type} • {activity summary}".
-        timeline_png = tmp_path / "timeline.png"
-        text = ui.capture(
-            rath_env.namespace,
+    # The landing tab: the header, and one timeline bar per activity, labelled
+    # "{activity type} • {activity summary}".
+    timeline_png = tmp_path / "timeline.png"
+    text = ui.capture(
+        rath_env.namespace,
+        workflow_id,
+        expect=[
             workflow_id,
-            expect=[
-                workflow_id,
-                "COMPLETED",
-                "rath.SessionLoop",
-                "rath.llm.complete • researcher · fake-model · round 1",
-                'rath.tools.run • researcher · write_workspace_file {"path": "notes.txt"',
-                "rath.llm.complete • researcher · fake-model · round 2",
-                # The Result pane opens with what the run came to, then the references.
-                '{ "last_reply": "Wrote notes.txt.", "rows": 4, "usage": { "prompt_tokens":',
-            ],
-            png_path=timeline_png,
-        )
-        assert_png(timeline_png)
+            "COMPLETED",
+            "rath.SessionLoop",
+            "rath.llm.complete • researcher · fake-model · round 1",
+            'rath.tools.run • researcher · write_workspace_file {"path": "notes.txt"',
+            "rath.llm.complete • researcher · fake-model · round 2",
+            # The Result pane opens with what the run came to, then the references.
+            '{ "last_reply": "Wrote notes.txt.", "rows": 4, "usage": { "prompt_tokens":',
+        ],
+        png_path=timeline_png,
+    )
+    assert_png(timeline_png)
 
-        # User Metadata: the static summary and details and the current details, each
-        # Markdown rendered in an iframe of its own. Current details are read through a
-        # query, so the in-process worker must still run (it does, until the test ends). A
-        # finished run's details name the agent in bold, say it is done, and end with its
-        # last reply.
-        metadata_png = tmp_path / "user-metadata.png"
-        text = ui.capture(
-            rath_env.namespace,
-            workflow_id,
-            expect=["Summary", "Current Details", "researcher · done ·", "Wrote notes.txt."],
-            png_path=metadata_png,
-            tab="user-metadata",
-        )
-        assert_png(metadata_png)
+    # User Metadata: the static summary and details and the current details, each
+    # Markdown rendered in an iframe of its own. Current details are read through a
+    # query, so the in-process worker must still run (it does, until the test ends). A
+    # finished run's details name the agent in bold, say it is done, and end with its
+    # last reply.
+    metadata_png = tmp_path / "user-metadata.png"
+    text = ui.capture(
+        rath_env.namespace,
+        workflow_id,
+        expect=["Summary", "Current Details", "researcher · done ·", "Wrote notes.txt."],
+        png_path=metadata_png,
+        tab="user-metadata",
+    )
+    assert_png(metadata_png)
     summary = frame_text(text, "user-metadata-summary")
     static = " ".join(frame_text(text, "user-metadata-details").split())
     details = frame_text(text, "user-metadata-current-details")
@@ -114,7 +119,7 @@ def test_agent_run_is_legible_in_the_web_ui(
 
 
 def test_squad_run_shows_a_parent_with_a_child_per_agent(
-    rath_env: Settings, ui_url: str, tmp_path: Path
+    rath_env: Settings, ui: WorkflowUI, tmp_path: Path
 ) -> None:
     from squad_app import Squad, role_of
 
@@ -128,37 +133,36 @@ def test_squad_run_shows_a_parent_with_a_child_per_agent(
     agents = ("planner", "coder_a", "coder_b", "reviewer")
     assert out.run_id is not None and set(agents) <= children.keys()
 
-    with WorkflowUI(ui_url) as ui:
-        # The parent's timeline draws one bar per child, labelled with its static summary.
-        timeline_png = tmp_path / "squad-timeline.png"
-        ui.capture(
-            rath_env.namespace,
-            out.run_id,
-            expect=["rath.Forward", "COMPLETED", *(f"{agent} · fake-model" for agent in agents)],
-            png_path=timeline_png,
-        )
-        assert_png(timeline_png)
-        # Relationships lists each child workflow by id, and the ids name the agents.
-        relations_png = tmp_path / "squad-relationships.png"
-        ui.capture(
-            rath_env.namespace,
-            out.run_id,
-            expect=[str(children[agent]) for agent in agents],
-            png_path=relations_png,
-            tab="relationships",
-        )
-        assert_png(relations_png)
-        # The parent's own static details: the Workflow class, each agent with its model,
-        # and the sessions; its current details count the agent runs done.
-        metadata_png = tmp_path / "squad-user-metadata.png"
-        text = ui.capture(
-            rath_env.namespace,
-            out.run_id,
-            expect=["Summary", "Current Details", "agent runs done"],
-            png_path=metadata_png,
-            tab="user-metadata",
-        )
-        assert_png(metadata_png)
+    # The parent's timeline draws one bar per child, labelled with its static summary.
+    timeline_png = tmp_path / "squad-timeline.png"
+    ui.capture(
+        rath_env.namespace,
+        out.run_id,
+        expect=["rath.Forward", "COMPLETED", *(f"{agent} · fake-model" for agent in agents)],
+        png_path=timeline_png,
+    )
+    assert_png(timeline_png)
+    # Relationships lists each child workflow by id, and the ids name the agents.
+    relations_png = tmp_path / "squad-relationships.png"
+    ui.capture(
+        rath_env.namespace,
+        out.run_id,
+        expect=[str(children[agent]) for agent in agents],
+        png_path=relations_png,
+        tab="relationships",
+    )
+    assert_png(relations_png)
+    # The parent's own static details: the Workflow class, each agent with its model,
+    # and the sessions; its current details count the agent runs done.
+    metadata_png = tmp_path / "squad-user-metadata.png"
+    text = ui.capture(
+        rath_env.namespace,
+        out.run_id,
+        expect=["Summary", "Current Details", "agent runs done"],
+        png_path=metadata_png,
+        tab="user-metadata",
+    )
+    assert_png(metadata_png)
     assert ui.blocked == []
     static = " ".join(frame_text(text, "user-metadata-details").split())
     assert static.startswith("workflow Squad ("), static
@@ -173,13 +177,13 @@ def test_squad_run_shows_a_parent_with_a_child_per_agent(
 
 
 def test_a_waiting_run_and_a_failed_run_say_so_in_the_web_ui(
-    rath_env: Settings, ui_url: str, tmp_path: Path
+    rath_env: Settings, ui: WorkflowUI, tmp_path: Path
 ) -> None:
     script = [
         tool_call_reply(("write_workspace_file", {"path": "notes.txt", "content": "hi"})),
         text_reply("Wrote notes.txt."),
     ]
-    with FakeChatServer(script) as server, WorkflowUI(ui_url) as ui:
+    with FakeChatServer(script) as server:
         careful = flow.Agent(
             "Use tools.",
             provider=fake_provider(server),
@@ -214,17 +218,16 @@ def test_a_waiting_run_and_a_failed_run_say_so_in_the_web_ui(
         with pytest.raises(RunError):
             failed.synchronize()
     assert failed.run_id is not None
-    with WorkflowUI(ui_url) as ui:
-        # A failed run's current details are one line: the agent, "failed", and why.
-        failed_png = tmp_path / "failed.png"
-        text = ui.capture(
-            rath_env.namespace,
-            failed.run_id,
-            expect=["Current Details", "doomed · failed:", "does not exist"],
-            png_path=failed_png,
-            tab="user-metadata",
-        )
-        assert_png(failed_png)
+    # A failed run's current details are one line: the agent, "failed", and why.
+    failed_png = tmp_path / "failed.png"
+    text = ui.capture(
+        rath_env.namespace,
+        failed.run_id,
+        expect=["Current Details", "doomed · failed:", "does not exist"],
+        png_path=failed_png,
+        tab="user-metadata",
+    )
+    assert_png(failed_png)
     details = frame_text(text, "user-metadata-current-details")
     assert details.startswith("doomed · failed:") and len(details.splitlines()) == 1, details
     assert ui.blocked == []
