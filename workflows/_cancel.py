@@ -15,9 +15,10 @@ LINE_LIMIT = 500
 
 def stopping(exc: BaseException) -> bool:
     """Whether ``exc`` is this run's own cancellation (requested, and handled cleanly)."""
-    if workflow.cancellation_reason() is None or not is_cancelled_exception(exc):
+    # A run evicted from the worker's cache is torn down outside its event loop: not a stop.
+    if not is_cancelled_exception(exc) or not workflow.in_workflow():
         return False
-    return has_change(CANCEL_PATCH)
+    return workflow.cancellation_reason() is not None and has_change(CANCEL_PATCH)
 
 
 def reraise_if_stopping(exc: BaseException) -> None:
