@@ -20,6 +20,7 @@ import rath.flow
 import rath.flow.tool
 import rath.llm
 import rath.llm.aio
+import rath.memory
 import rath.session
 import rath.session.graph
 import rath.telemetry
@@ -153,6 +154,7 @@ def test_all_lists_are_sorted_and_resolve() -> None:
         rath.flow,
         rath.flow.tool,
         rath.llm,
+        rath.memory,
         rath.session,
         rath.session.graph,
         rath.backend,

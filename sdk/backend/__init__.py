@@ -109,55 +109,9 @@ __all__ = [
     "tool_failure_from",
 ]
 
-_EXPORTS: dict[str, str] = {
-    "Backend": "rath.backend.abc",
-    "BackendError": "rath.backend.errors",
-    "BackendNotFound": "rath.backend.errors",
-    "BackendSandbox": "rath.backend.abc",
-    "BackendSandboxClosed": "rath.backend.errors",
-    "BackendSandboxSpec": "rath.backend.spec",
-    "BackendTool": "rath.backend.tool_types",
-    "BackendToolCodeRun": "rath.backend.tool_types",
-    "BackendToolCommandRun": "rath.backend.tool_types",
-    "BackendToolFilesExists": "rath.backend.tool_types",
-    "BackendToolFilesList": "rath.backend.tool_types",
-    "BackendToolFilesRead": "rath.backend.tool_types",
-    "BackendToolFilesWrite": "rath.backend.tool_types",
-    "BwrapBackend": "rath.backend.local",
-    "Capabilities": "rath.backend.capabilities",
-    "CodeResult": "rath.backend.results",
-    "CommandResult": "rath.backend.results",
-    "DockerBackend": "rath.backend.local",
-    "Event": "rath.backend.stream",
-    "FileContent": "rath.backend.results",
-    "FileEntries": "rath.backend.results",
-    "FileEntry": "rath.backend.results",
-    "FileWriteResult": "rath.backend.results",
-    "Future": "rath.backend.stream",
-    "HostDirBackend": "rath.backend.local",
-    "IsolationLevel": "rath.backend.capabilities",
-    "LocalBackend": "rath.backend.local",
-    "OpenSandboxBackend": "rath.backend.local",
-    "SandboxLimits": "rath.backend.spec",
-    "SharedLoop": "rath.backend._loop",
-    "Stream": "rath.backend.stream",
-    "ToolExecutionFailure": "rath.backend.results",
-    "ToolResult": "rath.backend.results",
-    "UnsupportedBackendTool": "rath.backend.errors",
-    "current": "rath.backend.registry",
-    "get": "rath.backend.registry",
-    "get_class": "rath.backend.registry",
-    "is_available": "rath.backend.registry",
-    "list_names": "rath.backend.registry",
-    "preferred": "rath.backend.registry",
-    "register": "rath.backend.registry",
-    "set_default": "rath.backend.registry",
-    "shared_loop": "rath.backend._loop",
-    "tool_failure_from": "rath.backend.results",
-}
 
-
-__getattr__ = lazy_names(__name__, _EXPORTS)
+# Each name loads from the module the TYPE_CHECKING block names, on first use.
+__getattr__ = lazy_names(__name__)
 
 
 def __dir__() -> list[str]:

@@ -93,54 +93,9 @@ __all__ = [
     "to_create_kwargs",
 ]
 
-# name -> defining module
-_EXPORTS: dict[str, str] = {
-    "BudgetExceededError": "rath.errors",
-    "ChatClient": "rath.llm.base",
-    "ChatClientFactory": "rath.llm.base",
-    "ChatClients": "rath.llm.pool",
-    "DEFAULT_EMBEDDING_MODEL": "rath.llm.embedding",
-    "EmbeddingProvider": "rath.llm.embedding",
-    "Provider": "rath.llm.provider",
-    "ProviderError": "rath.llm.errors",
-    "ProviderSpec": "rath.llm.provider",
-    "RathAnthropicChatClient": "rath.llm.anthropic",
-    "RathLLMAssistantMessage": "rath.llm.chat_response",
-    "RathLLMChatChoice": "rath.llm.chat_response",
-    "RathLLMChatRequest": "rath.llm.chat_request",
-    "RathLLMChatResponse": "rath.llm.chat_response",
-    "RathLLMFinishReason": "rath.llm.chat_response",
-    "RathLLMFunctionTool": "rath.llm.chat_request",
-    "RathLLMMessage": "rath.llm.chat_request",
-    "RathLLMRole": "rath.llm.chat_request",
-    "RathLLMStreamDelta": "rath.llm.chat_response",
-    "RathLLMTokenUsage": "rath.llm.chat_response",
-    "RathLLMToolCallFunction": "rath.llm.chat_response",
-    "RathLLMToolCallPart": "rath.llm.chat_response",
-    "RathOpenAIChatClient": "rath.llm.openai",
-    "RathOpenAIEmbeddingClient": "rath.llm.openai.embedding",
-    "RathOpenAIVLMClient": "rath.llm.openai.vlm",
-    "StreamFold": "rath.llm.stream",
-    "StreamingChatClient": "rath.llm.base",
-    "VLMProvider": "rath.llm.vlm",
-    "add_usage": "rath.llm.chat_response",
-    "build_anthropic_kwargs": "rath.llm.anthropic",
-    "build_anthropic_stream_kwargs": "rath.llm.anthropic",
-    "chat_client_for": "rath.llm.registry",
-    "describe_image": "rath.llm.vlm",
-    "describe_image_async": "rath.llm.vlm",
-    "embedder_for": "rath.llm.embedding",
-    "image_message": "rath.llm.vlm",
-    "normalize_anthropic_response": "rath.llm.anthropic",
-    "normalize_chat_completion": "rath.llm.openai",
-    "register_chat_client": "rath.llm.registry",
-    "register_embedder": "rath.llm.embedding",
-    "registered_kinds": "rath.llm.registry",
-    "to_create_kwargs": "rath.llm.openai",
-}
 
-
-__getattr__ = lazy_names(__name__, _EXPORTS)
+# Each name loads from the module the TYPE_CHECKING block names, on first use.
+__getattr__ = lazy_names(__name__)
 
 
 def __dir__() -> list[str]:

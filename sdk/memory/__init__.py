@@ -213,58 +213,9 @@ __all__ = [
     "write_facts",
 ]
 
-_EXPORTS = {
-    name: module
-    for module, names in {
-        "rath.errors": "MemoryStoreError",
-        "rath.llm.embedding": "Embedder EmbeddingError",
-        "rath.llm.openai.embedding": "OpenAIEmbedder",
-        "rath.memory._api": "Memory commit recall remember",
-        "rath.memory._commit": (
-            "EXTRACTION_PROMPT ExtractedFact build_extraction_messages commit_key "
-            "commit_messages commit_rows dedup_facts parse_extracted_facts write_facts"
-        ),
-        "rath.memory._inject": (
-            "MEMORY_PREFIX injectable injected_memory_uris injection_query is_memory_row memory_row"
-        ),
-        "rath.memory.abc": (
-            "MemoryBackend MemoryCapabilities MemoryStore MemoryStoreSpec ScopeModel"
-        ),
-        "rath.memory.adapters.embedders": "E5Embedder build_embedder embedding_spec",
-        "rath.memory.adapters.local": "LocalMemoryBackend",
-        "rath.memory.adapters.openviking": "OpenVikingBackend",
-        "rath.memory.adapters.sqlite": "LocalMemoryStore SqliteMemoryBackend",
-        "rath.memory.describe": (
-            "StoreFactory default_memory_store describe_store local_store_factory memory_dir "
-            "memory_path memory_spec open_memory_store open_plane_store"
-        ),
-        "rath.memory.errors": (
-            "ExtractionError InvalidMemoryError MemoryBackendError MemoryBackendNotFound "
-            "MemoryConflict MemoryNotFound MemoryStoreClosed MemoryURIError UnsupportedMemoryOp"
-        ),
-        "rath.memory.op_types": (
-            "MemoryLevel MemoryOp MemoryOpCommit MemoryOpFind MemoryOpList MemoryOpRead "
-            "MemoryOpResource MemoryOpSearch MemoryOpTree MemoryOpWrite RecallMode"
-        ),
-        "rath.memory.registry": (
-            "current get get_class is_available list_names preferred register set_default"
-        ),
-        "rath.memory.results": (
-            "MemoryCommitResult MemoryEntry MemoryExecutionFailure MemoryFindResult MemoryHit "
-            "MemoryHits MemoryListResult MemoryReadResult MemoryRecord MemoryResult "
-            "MemoryWriteResult"
-        ),
-        "rath.memory.spec": (
-            "DEFAULT_STORE_NAME BackendStoreSpec CommitResult EmbeddingSpec MemorySpec"
-        ),
-        "rath.memory.uri": (
-            "SCOPES MemoryURI format_memory_uri parse_memory_prefix parse_memory_uri"
-        ),
-    }.items()
-    for name in names.split()
-}
 
-__getattr__ = lazy_names(__name__, _EXPORTS)
+# Each name loads from the module the TYPE_CHECKING block names, on first use.
+__getattr__ = lazy_names(__name__)
 
 
 def __dir__() -> list[str]:

@@ -33,32 +33,6 @@ if TYPE_CHECKING:
         validate_acyclic,
     )
 
-_EXPORTS: dict[str, str] = {
-    "FrozenLineageView": "rath.session.graph.recording",
-    "GraphNode": "rath.session.graph._node",
-    "LineageCarrier": "rath.session.graph.traverse",
-    "LineageConsistencyError": "rath.session.graph.kind",
-    "LineageJournal": "rath.session.graph.recording",
-    "LineageKind": "rath.session.graph.kind",
-    "LineageRecorder": "rath.session.graph.recording",
-    "SessionGraph": "rath.session.graph._model",
-    "SessionLineage": "rath.session.graph.legacy",
-    "ancestors_bfs": "rath.session.graph.traverse",
-    "descendants_dfs_preorder": "rath.session.graph.traverse",
-    "edge_pairs": "rath.session.graph.traverse",
-    "export_journal_jsonl": "rath.session.graph.export",
-    "export_jsonl": "rath.session.graph.export",
-    "export_jsonl_string": "rath.session.graph.export",
-    "lineage_journal_optional": "rath.session.graph.recording",
-    "lineage_journal_tracking": "rath.session.graph.recording",
-    "lineage_view_dataclass": "rath.session.graph.recording",
-    "record_session": "rath.session.graph.recording",
-    "session_graph_mode": "rath.session._graph_mode",
-    "session_graph_mode_override": "rath.session._graph_mode",
-    "session_to_jsonl_row": "rath.session.graph.export",
-    "validate_acyclic": "rath.session.graph.traverse",
-}
-"""Each public name -> the module that defines it."""
 
 __all__ = [
     "FrozenLineageView",
@@ -86,7 +60,8 @@ __all__ = [
     "validate_acyclic",
 ]
 
-__getattr__ = lazy_names(__name__, _EXPORTS)
+# Each name loads from the module the TYPE_CHECKING block names, on first use.
+__getattr__ = lazy_names(__name__)
 
 
 def __dir__() -> list[str]:
