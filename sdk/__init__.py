@@ -3,6 +3,7 @@
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from rath.utils.lazy import lazy_dir
 from rath.utils.runtime_hook import install_runtime
 
 if TYPE_CHECKING:
@@ -65,8 +66,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__dir__ = lazy_dir(__name__)
 
 
 def _client_host() -> Any:

@@ -6,7 +6,7 @@ names load on first use (PEP 562), so value modules import without the vendor SD
 
 from typing import TYPE_CHECKING
 
-from rath.utils.lazy import lazy_names
+from rath.utils.lazy import lazy_dir, lazy_names
 
 if TYPE_CHECKING:
     from rath.errors import BudgetExceededError
@@ -96,7 +96,4 @@ __all__ = [
 
 # Each name loads from the module the TYPE_CHECKING block names, on first use.
 __getattr__ = lazy_names(__name__)
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__dir__ = lazy_dir(__name__)

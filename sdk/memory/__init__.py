@@ -7,7 +7,7 @@ Names load on first use (PEP 562): importing :mod:`rath.memory` loads no store o
 
 from typing import TYPE_CHECKING
 
-from rath.utils.lazy import lazy_names
+from rath.utils.lazy import lazy_dir, lazy_names
 
 if TYPE_CHECKING:
     from rath.errors import MemoryStoreError
@@ -216,7 +216,4 @@ __all__ = [
 
 # Each name loads from the module the TYPE_CHECKING block names, on first use.
 __getattr__ = lazy_names(__name__)
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__dir__ = lazy_dir(__name__)

@@ -19,11 +19,13 @@ for _name, _class in (
     ("sqlite", "sqlite:SqliteMemoryBackend"),
 ):
     _r.register_target(_name, f"rath.memory.adapters.{_class}")
-register, get, get_class, list_names = _r.register, _r.get, _r.get_class, _r.list_names
-is_available, preferred, set_default, current = (
-    _r.is_available,
-    _r.preferred,
-    _r.set_default,
-    _r.current,
-)
+register = _r.register
+get = _r.get
+get_class = _r.get_class
+list_names = _r.list_names
+is_available = _r.is_available
+preferred = _r.preferred
+set_default = _r.set_default
+current = _r.current
+
 set_default("local")

@@ -43,3 +43,13 @@ def type_checking_imports(path: Path) -> dict[str, str]:
                     for alias in statement.names:
                         found[alias.asname or alias.name] = statement.module
     return found
+
+
+def lazy_dir(module: str) -> Callable[[], list[str]]:
+    """A module ``__dir__``: what it holds and the names it loads on first use (``__all__``)."""
+    namespace = sys.modules[module].__dict__
+
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *namespace.get("__all__", ())})
+
+    return __dir__

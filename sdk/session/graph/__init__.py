@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from rath.utils.lazy import lazy_names
+from rath.utils.lazy import lazy_dir, lazy_names
 
 if TYPE_CHECKING:
     from rath.session._graph_mode import session_graph_mode, session_graph_mode_override
@@ -62,7 +62,4 @@ __all__ = [
 
 # Each name loads from the module the TYPE_CHECKING block names, on first use.
 __getattr__ = lazy_names(__name__)
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__dir__ = lazy_dir(__name__)
