@@ -352,9 +352,9 @@ class WorkflowScope:
         job.out.attach_pending(self.spawn(compress_run_id(job), run()))
         self.record(job.out, agent=slug(job.name), inputs=job.inputs)
 
-    def has_change(self, patch_id: str) -> bool:
+    def has_change(self, patch_id: str, *, since: int = 1) -> bool:
         """Whether this run has the change ``patch_id`` (by its code version, else a patch)."""
-        return has_change(patch_id)
+        return has_change(patch_id, since=since)
 
     def start_task(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``coro`` as a task the run waits for (memory calls return these to ``await``)."""

@@ -67,9 +67,10 @@ class LoopCarry(BaseModel):
         return Spent(tokens=tokens, tool_calls=self.tool_calls)
 
 
-CODE_VERSION = 1
+CODE_VERSION = 2
 """The workflow code version new runs start with: a run started with it has every change that
-``workflow.patched`` guarded before versions existed, so it records no patch markers."""
+``workflow.patched`` guarded before versions existed, so it records no patch markers (version
+1 runs still record ``rath-commit-memory-archive-only``, version 2's first change)."""
 
 
 class SessionLoopInput(BaseModel):

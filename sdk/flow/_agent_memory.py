@@ -207,7 +207,7 @@ class AgentMemoryMethods:
         """
         spec = self._require_memory()
         if in_workflow():
-            if not wait and _scope().has_change("rath-commit-memory-archive-only"):
+            if not wait and _scope().has_change("rath-commit-memory-archive-only", since=2):
                 return _scope().start_task(_archived())
             return _scope().start_task(_committed(self, spec, session))
         rows = session.chunk_table.rows
