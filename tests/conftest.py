@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import sys
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from pathlib import Path
 
 import pytest
+from machine_turns import share_with_workers, turn
 from openviking_server import openviking
 from support import connect
 from temporalio.client import Client
@@ -36,6 +37,7 @@ def _write_bytecode() -> None:
 
 
 _write_bytecode()
+share_with_workers()
 
 WORKERS_PER_CPU = 2
 """Most tests wait on servers and subprocesses: two xdist workers per core keep the cores busy."""
@@ -50,14 +52,25 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with a ``slow`` test first and files with a ``last`` test last.
 
-    With xdist, the longest work then starts before the rest, and a test that cannot share
-    the cores yet starts when the other workers are finishing. A file's tests stay together
-    and in order (``--dist loadfile``); the order is the same in every worker, as xdist
-    requires.
+    With xdist, the longest work then starts before the rest, and a test that needs the
+    cores to itself (it pauses the other workers) starts when they are finishing. A file's
+    tests stay together and in order (``--dist loadfile``); the order is the same in every
+    worker, as xdist requires.
     """
     slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
     last = {item.path for item in items if item.get_closest_marker("last") is not None}
     items.sort(key=lambda item: 2 if item.path in last else 0 if item.path in slow else 1)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
+    """A test marked ``last`` runs alone; the rest share the machine (tests/machine_turns.py).
+
+    Outermost, so pytest-timeout's clock starts once the turn is had: waiting for the
+    machine is not the test's time.
+    """
+    with turn(whole_machine=item.get_closest_marker("last") is not None):
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)

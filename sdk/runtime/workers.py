@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Iterable
 from datetime import timedelta
@@ -52,6 +53,11 @@ def rath_workers(
     code_queues: Iterable[str] = (),
 ) -> list[Worker]:
     """The shared-queue worker, the affinity-queue worker, and one per queue of user code."""
+    # What the process holds by now (modules, the plugin's registrations) stays: moved out of
+    # the collector's sight, so a full collection in the middle of a workflow task walks only
+    # what runs made. Half of a 1,000-agent forward's first task was such collections, and a
+    # task past 2 s trips the SDK's deadlock detector, which can leave the run unevictable.
+    gc.freeze()
     queues = (settings.task_queue, settings.affinity_queue, *code_queues)
     return [code_worker(client, settings, queue, versioned=versioned) for queue in queues]
 

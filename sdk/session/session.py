@@ -269,10 +269,14 @@ class Session(Placeable, BaseModel):
     # -- branching ------------------------------------------------------------------------
 
     def _derive(self, **lineage: Any) -> Session:
-        out = Session(sandbox=self.sandbox, **stamped(**lineage))
-        out._resolve_with(
-            (self,), lambda: out._settled(self.table, self._rows, sandbox=self.sandbox)
-        )
+        if self.pending:
+            out = Session(sandbox=self.sandbox, **stamped(**lineage))
+            out._resolve_with(
+                (self,), lambda: out._settled(self.table, self._rows, sandbox=self.sandbox)
+            )
+        else:  # the rows are here: share them now (a fan-out forks a thousand times at once)
+            out = Session(sandbox=self.sandbox, table=self.table, **stamped(**lineage))
+            out._rows = self._rows
         current_host().record(out, inputs=(self,))
         return out
 

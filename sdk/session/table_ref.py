@@ -38,7 +38,9 @@ class TableRef(BaseModel):
         if not other.parts:
             return self.append(*other.rows)
         # Flat, whatever the merge order: a reduce over N branches makes one level of N parts.
-        return TableRef(parts=(*self._as_parts(), *other._as_parts()))
+        # Not validated again (the parts are): validating every prefix made such a reduce
+        # quadratic, all of it in one workflow task.
+        return TableRef.model_construct(parts=(*self._as_parts(), *other._as_parts()))
 
     def _as_parts(self) -> tuple[str | TableRef, ...]:
         """This table as parts of a concatenation: its own parts when it has no rows."""

@@ -12,11 +12,13 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHistory
 
 from rath import flow
+from rath.errors import RunFailedError
 from rath.session import Session, TableRef, user_text_chunk
 from rath.session.deferred import Deferred
 from rath.settings import Settings
 from rath.testing import FakeChatServer, function_handler
 from rath.workflows._start_window import STARTS_IN_FLIGHT
+from rath.workflows.scope import MAX_AGENT_RUNS
 
 AGENTS = 1000
 HARD_EVENT_LIMIT = 51_200  # Temporal's per-run history limits (events, bytes)
@@ -75,10 +77,12 @@ def test_a_chain_of_thousands_of_lazy_merges_resolves_without_recursion() -> Non
     assert len(merged.chunk_table.rows) == len(handles)
 
 
-# A thousand child runs on one dev server: 75 to 120 s on the CI machine alone, so above the
-# suite's 120 s default; it goes last, where it has the cores to itself. A workflow task starts
-# at most STARTS_IN_FLIGHT children: one that started all thousand outlasted the SDK's 2 s
-# deadlock detector on a busy worker and failed again on every retry.
+# A thousand child runs on one dev server: 25 s on a quiet machine, minutes on a slow shared
+# one, so above the suite's 120 s default. Marked last, it has the cores to itself (the other
+# xdist workers wait: tests/machine_turns.py): its forward's first workflow task makes all
+# thousand agent calls (0.15 s of CPU), and starved of CPU by three other workers it once
+# outlasted the SDK's 2 s deadlock detector, which left the run unevictable. A workflow task
+# starts at most STARTS_IN_FLIGHT children (all thousand in one task was over 2 s on its own).
 @pytest.mark.last
 @pytest.mark.timeout(600)
 async def test_a_durable_forward_fans_out_to_a_thousand_and_merges(
@@ -100,6 +104,19 @@ async def test_a_durable_forward_fans_out_to_a_thousand_and_merges(
     history = await client.get_workflow_handle(out.run_id).fetch_history()
     print(f"its workflow tasks, longest first: {task_seconds(history)[:5]}")
     assert max(starts_per_task(history)) == STARTS_IN_FLIGHT
+
+
+def test_a_forward_refuses_more_agents_than_its_first_workflow_task_can_make(
+    rath_env: Settings,
+) -> None:
+    with FakeChatServer(function_handler(lambda request: "done")) as server:
+        out = FanOut(fake_provider(server), MAX_AGENT_RUNS + 1)(Session.from_user_message("go"))
+        with pytest.raises(RunFailedError) as failed:
+            out.synchronize()
+        assert server.requests == []  # refused before any agent started
+    message = str(failed.value)
+    assert f"would be agent run {MAX_AGENT_RUNS + 1} of this forward" in message
+    assert "several forwards started from plain Python" in message
 
 
 def starts_per_task(history: WorkflowHistory) -> list[int]:

@@ -68,7 +68,7 @@ def test_sessions_load_in_flight_and_finished_and_list_and_delete(rath_env: Sett
 def own_store(
     rath_env: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Settings]:
-    """A store of this test's own (pruning must not touch other tests' sessions)."""
+    """A store of this test's own, so pruning leaves other tests' catalog records alone."""
     monkeypatch.setenv("RATH_STORE_DIR", str(tmp_path / "store"))
     monkeypatch.setenv("RATH_TASK_QUEUE", f"prune-{uuid.uuid4().hex[:8]}")
     settings = Settings.from_env()
@@ -80,7 +80,8 @@ def test_prune_removes_old_finished_sessions_only(own_store: Settings) -> None:
     with FakeChatServer([text_reply("a")]) as server:
         agent = flow.Agent("x", provider=fake_provider(server), options=FAST)
         out = agent(Session.from_user_message("go")).synchronize()
-    assert prune_sessions(older_than=timedelta(days=30)) == []
+    assert out.id not in prune_sessions(older_than=timedelta(days=30))
     assert current_catalog().get(out.id) is not None
-    assert prune_sessions(older_than=timedelta(seconds=0)) == [out.id]
+    # RATH_HOME's session files are shared with this worker's earlier tests: they may go too.
+    assert out.id in prune_sessions(older_than=timedelta(seconds=0))
     assert current_catalog().get(out.id) is None

@@ -33,7 +33,9 @@ class GraphNode(BaseModel):
         cls, session: Session, *, agent: str | None = None, run_id: str | None = None
     ) -> GraphNode:
         """Snapshot ``session`` without waiting for it."""
-        return cls(
+        # Not validated again: every field comes from a validated session (a fan-out records
+        # thousands of nodes in one workflow task).
+        return cls.model_construct(
             id=session.id,
             parent_session_ids=session.parent_session_ids,
             lineage_kind=session.lineage_kind,
