@@ -106,14 +106,36 @@ class RathPlugin(SimplePlugin):
             interceptors=(
                 [TracePropagation(), TelemetryInterceptor()] if settings.telemetry else None
             ),
-            run_context=lambda: _running(llm, mcp, tools),
+            run_context=SharedRun(llm, mcp, tools).running,
         )
 
 
-@asynccontextmanager
-async def _running(*owners: LLMActivities | McpActivities | ToolActivities) -> AsyncIterator[None]:
-    """Wrap a worker's run in each owner's ``running()``: what they pool closes at the end."""
-    async with AsyncExitStack() as stack:
-        for owner in owners:
-            await stack.enter_async_context(owner.running())
-        yield
+class SharedRun:
+    """The run of every worker built with one plugin, which share its activities' pools.
+
+    A process's workers (shared queue, own queue, one per code queue) hold the same chat
+    clients, MCP sessions and sandboxes, and do not stop at the same moment: what the owners
+    pool is closed when the last of them stops, never under a call another one still runs.
+    """
+
+    def __init__(self, *owners: LLMActivities | McpActivities | ToolActivities) -> None:
+        self._owners = owners
+        self._workers = 0
+        self._stack: AsyncExitStack | None = None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """One worker's run (a plugin ``run_context``); the first opens, the last closes."""
+        if self._stack is None:
+            stack = AsyncExitStack()
+            for owner in self._owners:
+                await stack.enter_async_context(owner.running())
+            self._stack = stack
+        self._workers += 1
+        try:
+            yield
+        finally:
+            self._workers -= 1
+            if self._workers == 0 and self._stack is not None:
+                stack, self._stack = self._stack, None
+                await stack.aclose()

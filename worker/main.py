@@ -68,6 +68,9 @@ async def run_worker(settings: Settings | None = None) -> None:
                 flush=True,
             )
         await stop.wait()
+        # All at once: a worker still polling while another drains takes new work it may
+        # not finish (its exit stack would stop them one after another).
+        await asyncio.gather(*(worker.shutdown() for worker in workers))
     print("rath worker: stopped", flush=True)
 
 
