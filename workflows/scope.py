@@ -145,9 +145,9 @@ class WorkflowScope:
             )
         self.nodes[session.id] = node
         if agent is not None and run_id is not None and session.lineage_kind is _LOOP:
-            was_done = run_id in self.runs and self.runs[run_id][1]
-            self.runs[run_id] = (agent, not session.pending)
-            self.runs_done += self.runs[run_id][1] - was_done
+            finished, (_, was_done) = not session.pending, self.runs.get(run_id, (agent, False))
+            self.runs[run_id] = (agent, finished)
+            self.runs_done += int(finished) - int(was_done)
             workflow.set_current_details(self.details())
 
     def details(self) -> str:

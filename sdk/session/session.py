@@ -275,6 +275,7 @@ class Session(Placeable, BaseModel):
                 (self,), lambda: out._settled(self.table, self._rows, sandbox=self.sandbox)
             )
         else:  # the rows are here: share them now (a fan-out forks a thousand times at once)
+            self.synchronize()  # a finished run's result is published into self first
             out = Session(sandbox=self.sandbox, table=self.table, **stamped(**lineage))
             out._rows = self._rows
         current_host().record(out, inputs=(self,))

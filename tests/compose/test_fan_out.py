@@ -77,6 +77,14 @@ def test_a_chain_of_thousands_of_lazy_merges_resolves_without_recursion() -> Non
     assert len(merged.chunk_table.rows) == len(handles)
 
 
+def test_a_fork_of_a_finished_lazy_session_starts_from_its_result() -> None:
+    handle = _Lazy()
+    handle.finished = True  # the run ended; nothing has read its result yet
+    leaf = Session()
+    leaf.attach_pending(handle)
+    assert [row.payload["content"] for row in leaf.fork().chunk_table.rows] == ["x"]
+
+
 # A thousand child runs on one dev server: 25 s on a quiet machine, minutes on a slow shared
 # one, so above the suite's 120 s default. Marked last, it has the cores to itself (the other
 # xdist workers wait: tests/machine_turns.py): its forward's first workflow task makes all
