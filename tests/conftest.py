@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Generator, Iterator
 from pathlib import Path
 
 import pytest
-from machine_turns import share_with_workers, turn
+from machine_turns import remove_after_workers, share_with_workers, turn
 from openviking_server import openviking
 from support import connect
 from temporalio.client import Client
@@ -71,6 +71,11 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
     """
     with turn(whole_machine=item.get_closest_marker("last") is not None):
         yield
+
+
+def pytest_unconfigure() -> None:
+    """The end of the run: the turns' lock files go (tests/machine_turns.py)."""
+    remove_after_workers()
 
 
 @pytest.fixture(scope="session", autouse=True)

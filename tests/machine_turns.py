@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,12 @@ def share_with_workers() -> None:
     """In pytest's first process: the locks' directory, for the xdist workers it starts."""
     if LOCK_DIR_ENV not in os.environ:
         os.environ[LOCK_DIR_ENV] = tempfile.mkdtemp(prefix="rath-test-turns-")
+
+
+def remove_after_workers() -> None:
+    """In pytest's first process, once its workers are gone: remove the locks' directory."""
+    if "PYTEST_XDIST_WORKER" not in os.environ and LOCK_DIR_ENV in os.environ:
+        shutil.rmtree(os.environ.pop(LOCK_DIR_ENV), ignore_errors=True)
 
 
 @contextlib.contextmanager
