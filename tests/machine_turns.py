@@ -26,18 +26,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 LOCK_DIR_ENV = "RATH_TEST_TURNS_DIR"
+_made: list[str] = []  # the directory this process made (the first process, once)
 
 
 def share_with_workers() -> None:
     """In pytest's first process: the locks' directory, for the xdist workers it starts."""
     if LOCK_DIR_ENV not in os.environ:
-        os.environ[LOCK_DIR_ENV] = tempfile.mkdtemp(prefix="rath-test-turns-")
+        _made.append(tempfile.mkdtemp(prefix="rath-test-turns-"))
+        os.environ[LOCK_DIR_ENV] = _made[0]
 
 
 def remove_after_workers() -> None:
     """In pytest's first process, once its workers are gone: remove the locks' directory."""
-    if "PYTEST_XDIST_WORKER" not in os.environ and LOCK_DIR_ENV in os.environ:
-        shutil.rmtree(os.environ.pop(LOCK_DIR_ENV), ignore_errors=True)
+    while _made:
+        shutil.rmtree(_made.pop(), ignore_errors=True)
 
 
 @contextlib.contextmanager
