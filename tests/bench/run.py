@@ -12,7 +12,8 @@ P2  history bytes of a 200-round session / bytes of the chunks it added    targe
 P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
     / the same workflow with one agent                                       target <= 3
 P3s fork to 256 and to 1,000 agents (zero-latency fake LLM), reduce-merged / bare Temporal's
-    fan-out of as many child workflows of one no-op activity each          (recorded)
+    fan-out of as many child workflows of one no-op activity each          (recorded);
+    also prints the forward's longest workflow tasks (the SDK fails one at 2 s)
 P4  SIGKILL of the worker running an LLM call at round 300 of 500 -> the retried request
     on another worker (tests/bench/recovery.py)                             target <= 6 s
 P5  throughput: 200 concurrent sessions of 7 model calls and 6 file writes, per second,
@@ -257,7 +258,7 @@ def p3(agents: int = 64, latency: float = 0.1, repeats: int = 3) -> float:
 def p3s(sizes: tuple[int, ...] = (256, 1000)) -> float:
     """Fan-out of 256 and 1,000 agents against bare Temporal's child fan-out of the same size."""
     from bare_workflow import BareChild, BareFanout, noop
-    from fanout import Fanout
+    from fanout import Fanout, longest_tasks
     from support import FAST
 
     from rath import flow
@@ -293,7 +294,9 @@ def p3s(sizes: tuple[int, ...] = (256, 1000)) -> float:
             out = module(Session.from_user_message("go"))
             out.synchronize()
             rath_wall = time.perf_counter() - start
-            assert len(out.chunk_table) == 2 * n
+            assert len(out.chunk_table) == 2 * n and out.run_id is not None
+            tasks = asyncio.run(longest_tasks(address, out.run_id))
+            print(f"P3s forward of {n}: longest workflow tasks {[round(t, 3) for t in tasks]} s")
             bare_wall = asyncio.run(bare(n))
             ratios.append(rath_wall / bare_wall)
             print(
