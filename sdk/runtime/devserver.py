@@ -258,9 +258,9 @@ def _start(paths: _Paths, search_attributes: Mapping[str, str], timeout: float) 
         exit_code = proc.poll()
         _terminate(proc.pid, timeout=5.0)
         paths.state.unlink(missing_ok=True)
-        tail = _tail(paths.log, offset)
-        # A port seen free can be taken before the server binds it: pick ports again.
-        if "address already in use" not in tail or attempt == _START_ATTEMPTS:
+        output = _output(paths.log, offset)
+        tail = "\n".join(output.splitlines()[-20:])
+        if not _port_was_taken(output) or attempt == _START_ATTEMPTS:
             why = f"exited with code {exit_code}" if exit_code is not None else "was not ready"
             raise ConfigError(
                 f"The embedded Temporal server {why} (waited up to {timeout:g} s). "
@@ -395,12 +395,22 @@ def _terminate(pid: int, timeout: float) -> None:
     raise ConfigError(f"Could not stop the Temporal server (pid {pid})")
 
 
-def _tail(log: Path, offset: int, lines: int = 20) -> str:
+def _port_was_taken(output: str) -> bool:
+    """Whether a server that did not start lost one of its ports (then pick ports again).
+
+    A port seen free can be taken before the server binds it, by a listener or as the source
+    port of any outgoing connection. The bind error can be followed by a long panic, so the
+    whole output is searched, not its tail.
+    """
+    return "address already in use" in output
+
+
+def _output(log: Path, offset: int) -> str:
+    """What the server wrote to ``log`` after ``offset`` (empty if it cannot be read)."""
     try:
-        text = log.read_bytes()[offset:].decode(errors="replace")
+        return log.read_bytes()[offset:].decode(errors="replace")
     except OSError:
         return ""
-    return "\n".join(text.splitlines()[-lines:])
 
 
 async def _healthy(address: str, timeout: float) -> bool:

@@ -8,6 +8,7 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -236,6 +237,43 @@ def test_a_port_taken_by_another_data_dirs_server_is_not_mistaken_for_ours(
         assert "address already in use" in (home / "temporal" / "server.log").read_text()
     finally:
         stop_server(tmp_path / "other")
+
+
+def test_a_bind_error_above_a_long_panic_still_means_pick_ports_again() -> None:
+    """The output of a server whose frontend lost its port between the CLI's check and the bind
+    (seen in a suite run): the error line, then a panic of ~100 lines."""
+    output = "\n".join(
+        [
+            "--- 2026-11-28T18:08:28 temporal server start-dev --port 46725",
+            'time=2026-11-28T18:08:28.415 level=ERROR msg="Failed to start gRPC listener" '
+            'error="listen tcp 127.0.0.1:46725: bind: address already in use" service=frontend',
+            "panic: runtime error: invalid memory address or nil pointer dereference",
+            *(f"\tgo.uber.org/dig/param.go:{n} +0x358" for n in range(100)),
+        ]
+    )
+    assert devserver._port_was_taken(output)
+    assert not devserver._port_was_taken(output.replace("address already in use", "denied"))
+
+
+def test_a_frontend_port_taken_by_any_socket_is_picked_again(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bind error is followed by a long panic: the retry must still see it (not the tail)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        taken = squatter.getsockname()[1]
+        real_pick = devserver._pick_ports
+        picks = iter([(taken, real_pick()[1])])
+        monkeypatch.setattr(devserver, "_pick_ports", lambda: next(picks, None) or real_pick())
+        info = ensure_server(home)
+        try:
+            assert info.started
+            assert int(info.address.rsplit(":", 1)[1]) != taken
+            log = (home / "temporal" / "server.log").read_text()
+            assert f"{taken}: bind: address already in use" in log
+        finally:
+            stop_server(home)
 
 
 def test_hung_server_is_replaced(home: Path) -> None:
