@@ -114,7 +114,7 @@ class LLMActivities:
     async def complete(self, args: CompleteArgs) -> CompleteResult:
         """Run one chat completion for a session-loop round."""
         with self._errors():
-            system_rows, transcript_rows, sealed, extra = await asyncio.to_thread(self._load, args)
+            system_rows, transcript_rows, sealed, extra = await self._store.run_io(self._load, args)
             messages = wire_messages(system_rows + transcript_rows)
             request = request_from_openai(
                 messages,
@@ -134,14 +134,15 @@ class LLMActivities:
                         result = await stream_completion(
                             client, request, publisher.emit, round_index=args.round
                         )
-        return await asyncio.to_thread(self._record, result, sealed, messages, len(transcript_rows))
+        rows = len(transcript_rows)
+        return await self._store.run_io(self._record, result, sealed, messages, rows)
 
     @COMPRESS.implement
     async def compress(self, args: CompressArgs) -> CompressResult:
         """One tool-less completion that replaces a transcript with a single USER summary."""
         with activity_errors():
-            system = await asyncio.to_thread(self._store.load_rows, args.system)
-            rows = await asyncio.to_thread(self._store.load_rows, args.transcript)
+            system = await self._store.run_io(self._store.load_rows, args.system)
+            rows = await self._store.run_io(self._store.load_rows, args.transcript)
             messages = wire_messages(system + rows)
             messages.append(
                 {"role": "user", "content": args.instruction or DEFAULT_COMPRESS_INSTRUCTION}
@@ -154,7 +155,7 @@ class LLMActivities:
             executor=args.executor,
         )
         row = user_text_chunk(text).stamped(time.time())
-        digest = await asyncio.to_thread(self._store.put_row, row)
+        digest = await self._store.run_io(self._store.put_row, row)
         return CompressResult(row=digest, usage=usage, preview=preview(text, PREVIEW_CHARS))
 
     @DESCRIBE_IMAGE.implement

@@ -5,7 +5,6 @@ See docs/mcp.md, "Where the code is".
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -80,7 +79,7 @@ class McpActivities:
         run_id = args.origin_run_id or info.workflow_run_id  # a reset run: its original's
         key = call_key(info.workflow_id or "", run_id or "", info.activity_id)
         with activity_errors(), _mcp_errors():
-            assistant = await asyncio.to_thread(self._store.get_row, args.assistant)
+            assistant = await self._store.run_io(self._store.get_row, args.assistant)
             call = (assistant.payload.get("tool_calls") or [])[args.call_index]
             arguments, problem = parse_arguments(call["function"]["arguments"])
             if arguments is None:
@@ -90,7 +89,7 @@ class McpActivities:
                 outcome = await self._call(args, arguments, key)
         row = tool_feedback_chunk(call["id"], call["function"]["name"], outcome.body)
         return RunToolResult(
-            result=await asyncio.to_thread(self._store.put_row, row.stamped(time.time())),
+            result=await self._store.run_io(self._store.put_row, row.stamped(time.time())),
             ok=outcome.ok,
             preview=preview(outcome.body, PREVIEW_CHARS),
         )

@@ -9,8 +9,6 @@ the result's digest.
 
 from __future__ import annotations
 
-import asyncio
-
 from rath.activities._boundary import activity_errors
 from rath.contracts.session import (
     INTERLEAVE,
@@ -44,7 +42,7 @@ class SessionActivities:
     async def record(self, args: CatalogArgs) -> CatalogResult:
         """Seal the session's transcript (one node) and write its catalog record."""
         with activity_errors():
-            root = await asyncio.to_thread(self._write_record, args)
+            root = await self._store.run_io(self._write_record, args)
         return CatalogResult(root=root)
 
     def _write_record(self, args: CatalogArgs) -> str | None:
@@ -80,14 +78,14 @@ class SessionActivities:
     async def read(self, args: ReadArgs) -> ReadResult:
         """The rows ``args.table`` names."""
         with activity_errors():
-            rows = await asyncio.to_thread(self._store.load_rows, args.table)
+            rows = await self._store.run_io(self._store.load_rows, args.table)
         return ReadResult(rows=rows)
 
     @INTERLEAVE.implement
     async def interleave(self, args: InterleaveArgs) -> InterleaveResult:
         """Merge two tables with ``interleave_by_time`` and store the result."""
         with activity_errors():
-            digest, count = await asyncio.to_thread(
+            digest, count = await self._store.run_io(
                 _interleave, self._store, args.ours, args.theirs
             )
         return InterleaveResult(table=digest, rows=count)
@@ -97,7 +95,7 @@ class SessionActivities:
         """Store a run's tool schemas once; LLM rounds refer to them by digest."""
         with activity_errors():
             data = canonical_json(args.schemas)
-            digest = await asyncio.to_thread(self._store.put_bytes, data)
+            digest = await self._store.run_io(self._store.put_bytes, data)
         return PutToolsResult(digest=digest)
 
 

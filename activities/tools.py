@@ -159,7 +159,7 @@ class ToolActivities:
     ) -> tuple[dict[str, Any], dict[str, Any] | None, str | None]:
         """Call ``index`` of the stored assistant row: the wire dict and its parsed arguments."""
         with activity_errors():
-            row = await asyncio.to_thread(self._store.get_row, assistant)
+            row = await self._store.run_io(self._store.get_row, assistant)
             call: dict[str, Any] = (row.payload.get("tool_calls") or [])[index]
             arguments, error = parse_arguments(call["function"]["arguments"])
         return call, arguments, error
@@ -286,7 +286,7 @@ class ToolActivities:
         """Store a call's TOOL_RESULT row; what travels back to the workflow."""
         row = tool_feedback_chunk(call_id, tool_name, body).stamped(time.time())
         with activity_errors():
-            digest = await asyncio.to_thread(self._store.put_row, row)
+            digest = await self._store.run_io(self._store.put_row, row)
         return RunToolResult(result=digest, ok=ok, preview=preview(body, PREVIEW_CHARS))
 
 

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rath.errors import StoreError
 from rath.session.chunk import ChunkRow, canonical_json
 from rath.session.table_ref import TableRef
 from rath.store._trash import restore
 from rath.store.objects import DirectoryStore, ObjectStore
+
+T = TypeVar("T")
 
 _NODE_CACHE_SIZE = 256
 _ROW_CACHE_SIZE = 8192
@@ -37,6 +41,17 @@ class ChunkStore:
 
     def __repr__(self) -> str:
         return f"ChunkStore({self.objects.describe()!r})"
+
+    async def run_io(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` from async code: on a thread only when this store's calls can block.
+
+        A local directory's reads and small writes are a few system calls of microseconds
+        each, less than a thread hop costs (and the hop's wake-ups hold the GIL), so they run
+        inline; a remote object store's calls wait on the network and go to a thread.
+        """
+        if isinstance(self.objects, DirectoryStore):
+            return work(*args)
+        return await asyncio.to_thread(work, *args)
 
     def put_bytes(self, data: bytes) -> str:
         """Store ``data`` and return its digest; storing the same bytes twice is a no-op."""

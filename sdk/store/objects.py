@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
-import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,11 @@ class ObjectStore(Protocol):
         ...
 
 
+_SERIAL = itertools.count()
+_TAG = os.urandom(4).hex()  # a stale temp file of an earlier process with this pid differs
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
 class DirectoryStore:
     """Objects as files under ``root`` (``ab/cdef`` is ``root/ab/cdef``)."""
 
@@ -90,11 +96,18 @@ class DirectoryStore:
 
     def put(self, key: str, data: bytes, *, overwrite: bool = False) -> bool:
         """Write through a temporary file and a rename, so the object appears whole."""
-        path = self._path(key)
-        if not overwrite and path.exists():
+        path = os.path.join(self.root, key)
+        if not overwrite and os.path.exists(path):
             return False
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        # A name no other thread or process uses (``list`` skips dot files); cheaper than
+        # ``mkstemp``, which draws random names and retries them.
+        folder = os.path.dirname(path)
+        tmp = f"{folder}/.tmp-{_TAG}-{os.getpid()}-{threading.get_ident()}-{next(_SERIAL)}"
+        try:
+            fd = os.open(tmp, _CREATE, 0o600)
+        except FileNotFoundError:  # the object's directory is made on its first write
+            os.makedirs(folder, exist_ok=True)
+            fd = os.open(tmp, _CREATE, 0o600)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
