@@ -7,7 +7,8 @@ Each uses a fresh embedded Temporal dev server in a temporary data dir and stops
 Results and the command are recorded in ``docs/benchmarks.md``.
 
 P1  median time per loop round (zero-latency fake LLM in its own process + one tool call)
-    / time per round of two bare no-op activities in a bare workflow        target <= 1.2 (issue 30)
+    / time per round of two bare no-op activities in a bare workflow, the two
+    interleaved run by run (5 each, after a warm-up)                          target <= 1.2 (issue 30)
 P2  history bytes of a 200-round session / bytes of the chunks it added    target <= 3
 P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
     / the same workflow with one agent                                       target <= 3
@@ -37,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -64,24 +66,84 @@ def _fresh_home() -> Path:
     return home
 
 
-def median_round(agent: Any, workspace: Path, rounds: int, repeats: int) -> float:
-    """Median time per loop round of ``agent`` over ``repeats`` runs, after one warm-up run."""
+def one_run(agent: Any, workspace: Path, rounds: int) -> float:
+    """Seconds for one session of ``agent`` through ``rounds`` loop rounds."""
     from rath.session import Session
 
-    times = []
-    for _ in range(repeats + 1):  # the first run also warms up the worker
-        session = Session.from_user_message("go").to("local", spec=workspace)
-        start = time.perf_counter()
-        out = agent(session)
-        out.synchronize()
-        times.append(time.perf_counter() - start)
+    session = Session.from_user_message("go").to("local", spec=workspace)
+    start = time.perf_counter()
+    out = agent(session)
+    out.synchronize()
+    elapsed = time.perf_counter() - start
     assert len(out.chunk_table) == 2 * rounds
-    return statistics.median(times[1:]) / rounds
+    return elapsed
+
+
+def median_round(agent: Any, workspace: Path, rounds: int, repeats: int) -> float:
+    """Median time per loop round of ``agent`` over ``repeats`` runs, after one warm-up run."""
+    one_run(agent, workspace, rounds)  # warms up the worker
+    return statistics.median(one_run(agent, workspace, rounds) for _ in range(repeats)) / rounds
+
+
+class BareRoundsWorker:
+    """P1's baseline: a worker of ``BareRounds`` on its own loop thread, runs on demand."""
+
+    def __init__(self, address: str) -> None:
+        self._address = address
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._started = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._client: Client | None = None
+        self._queue = f"bare-{uuid.uuid4().hex[:8]}"
+
+    async def _serve(self) -> None:
+        from bare_workflow import BareRounds, noop
+
+        self._stop = asyncio.Event()
+        self._client = await Client.connect(self._address)
+        async with Worker(
+            self._client, task_queue=self._queue, workflows=[BareRounds], activities=[noop]
+        ):
+            self._started.set()
+            await self._stop.wait()
+
+    def __enter__(self) -> BareRoundsWorker:
+        self._thread.start()
+        self._serving = asyncio.run_coroutine_threadsafe(self._serve(), self._loop)
+        deadline = time.monotonic() + 60
+        while not self._started.wait(0.1):
+            if self._serving.done():
+                self._serving.result()  # raises what stopped it
+            if time.monotonic() > deadline:
+                raise RuntimeError("P1: the bare worker did not start within 60 s")
+        return self
+
+    def run(self, rounds: int) -> float:
+        """Seconds for one ``BareRounds`` workflow of ``rounds`` rounds."""
+        from bare_workflow import BareRounds
+
+        async def one() -> float:
+            assert self._client is not None
+            start = time.perf_counter()
+            await self._client.execute_workflow(
+                BareRounds.run, rounds, id=f"bare-{uuid.uuid4()}", task_queue=self._queue
+            )
+            return time.perf_counter() - start
+
+        elapsed: float = asyncio.run_coroutine_threadsafe(one(), self._loop).result(timeout=120)
+        return elapsed
+
+    def __exit__(self, *_: object) -> None:
+        if self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._serving.result(timeout=60)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
 
 
 def p1(rounds: int = 50, repeats: int = 5) -> float:
-    """Per-round time of the agent loop against two bare activities per round."""
-    from bare_workflow import BareRounds, noop
+    """Per-round time of the agent loop against two bare activities per round, interleaved."""
     from support import FAST
 
     from rath import flow
@@ -90,20 +152,6 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
     home = _fresh_home()
     try:
         address = ensure_server(home).address
-
-        async def baseline() -> float:
-            client = await Client.connect(address)
-            queue = f"bare-{uuid.uuid4().hex[:8]}"
-            async with Worker(client, task_queue=queue, workflows=[BareRounds], activities=[noop]):
-                times = []
-                for _ in range(repeats + 1):  # the first run warms up the worker
-                    start = time.perf_counter()
-                    await client.execute_workflow(
-                        BareRounds.run, rounds, id=f"bare-{uuid.uuid4()}", task_queue=queue
-                    )
-                    times.append(time.perf_counter() - start)
-                return statistics.median(times[1:]) / rounds
-
         llm = subprocess.Popen(
             [sys.executable, str(ROOT / "tests" / "bench" / "fake_llm.py"), str(rounds)],
             stdin=subprocess.PIPE,
@@ -114,13 +162,21 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
             base_url = llm.stdout.readline().strip()  # type: ignore[union-attr]
             provider = flow.Provider(model="fake", base_url=base_url)
             agent = flow.Agent("bench", provider=provider, options=FAST)
-            loop_round = median_round(agent, home / "ws", rounds, repeats)
+            with BareRoundsWorker(address) as bare:
+                one_run(agent, home / "ws", rounds)  # the first runs warm up each worker
+                bare.run(rounds)
+                # Interleaved, so that the machine's drift (large on this box) weighs on both.
+                loop_times, bare_times = [], []
+                for _ in range(repeats):
+                    loop_times.append(one_run(agent, home / "ws", rounds))
+                    bare_times.append(bare.run(rounds))
         finally:
             llm.communicate(timeout=30)
-        bare_round = asyncio.run(baseline())
     finally:
         shutdown_runtime()
         stop_server(home)
+    loop_round = statistics.median(loop_times) / rounds
+    bare_round = statistics.median(bare_times) / rounds
     ratio = loop_round / bare_round
     print(
         f"P1 per round: rath {loop_round * 1000:.1f} ms, two bare activities"
