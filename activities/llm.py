@@ -141,8 +141,8 @@ class LLMActivities:
     async def compress(self, args: CompressArgs) -> CompressResult:
         """One tool-less completion that replaces a transcript with a single USER summary."""
         with activity_errors():
-            system = await self._store.run_io(self._store.load_rows, args.system)
-            rows = await self._store.run_io(self._store.load_rows, args.transcript)
+            system = await asyncio.to_thread(self._store.load_rows, args.system)
+            rows = await asyncio.to_thread(self._store.load_rows, args.transcript)
             messages = wire_messages(system + rows)
             messages.append(
                 {"role": "user", "content": args.instruction or DEFAULT_COMPRESS_INSTRUCTION}

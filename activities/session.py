@@ -9,6 +9,8 @@ the result's digest.
 
 from __future__ import annotations
 
+import asyncio
+
 from rath.activities._boundary import activity_errors
 from rath.contracts.session import (
     INTERLEAVE,
@@ -42,7 +44,7 @@ class SessionActivities:
     async def record(self, args: CatalogArgs) -> CatalogResult:
         """Seal the session's transcript (one node) and write its catalog record."""
         with activity_errors():
-            root = await self._store.run_io(self._write_record, args)
+            root = await asyncio.to_thread(self._write_record, args)
         return CatalogResult(root=root)
 
     def _write_record(self, args: CatalogArgs) -> str | None:
@@ -78,14 +80,14 @@ class SessionActivities:
     async def read(self, args: ReadArgs) -> ReadResult:
         """The rows ``args.table`` names."""
         with activity_errors():
-            rows = await self._store.run_io(self._store.load_rows, args.table)
+            rows = await asyncio.to_thread(self._store.load_rows, args.table)
         return ReadResult(rows=rows)
 
     @INTERLEAVE.implement
     async def interleave(self, args: InterleaveArgs) -> InterleaveResult:
         """Merge two tables with ``interleave_by_time`` and store the result."""
         with activity_errors():
-            digest, count = await self._store.run_io(
+            digest, count = await asyncio.to_thread(
                 _interleave, self._store, args.ours, args.theirs
             )
         return InterleaveResult(table=digest, rows=count)

@@ -43,11 +43,13 @@ class ChunkStore:
         return f"ChunkStore({self.objects.describe()!r})"
 
     async def run_io(self, work: Callable[..., T], *args: Any) -> T:
-        """``work(*args)`` from async code: on a thread only when this store's calls can block.
+        """A call's small store work from async code, on a thread only when the store can block.
 
-        A local directory's reads and small writes are a few system calls of microseconds
-        each, less than a thread hop costs (and the hop's wake-ups hold the GIL), so they run
-        inline; a remote object store's calls wait on the network and go to a thread.
+        A local directory's reads and small writes (a round's rows and node, mostly served by
+        the cache) are a few system calls of microseconds each, less than a thread hop costs
+        (its wake-ups hold the GIL), so they run inline; a remote object store's calls wait on
+        the network and go to a thread. Bulk work (a whole table read or merged) keeps its
+        thread: it could hold the event loop, and the heartbeats of every call on it, too long.
         """
         if isinstance(self.objects, DirectoryStore):
             return work(*args)
