@@ -8,7 +8,7 @@ Results and the command are recorded in ``docs/benchmarks.md``.
 
 P1  median time per loop round (zero-latency fake LLM in its own process + one tool call)
     / time per round of two bare no-op activities in a bare workflow, the two
-    interleaved run by run (5 each, after a warm-up)                          target <= 1.2 (issue 30)
+    interleaved run by run (5 each, after a warm-up)                       target <= 1.2 (issue 30)
 P2  history bytes of a 200-round session / bytes of the chunks it added    target <= 3
 P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
     / the same workflow with one agent                                       target <= 3
