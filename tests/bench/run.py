@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
 import os
 import statistics
@@ -96,6 +97,7 @@ class BareRoundsWorker:
         self._stop: asyncio.Event | None = None
         self._client: Client | None = None
         self._queue = f"bare-{uuid.uuid4().hex[:8]}"
+        self._serving: concurrent.futures.Future[None] | None = None
 
     async def _serve(self) -> None:
         from bare_workflow import BareRounds, noop
@@ -110,11 +112,11 @@ class BareRoundsWorker:
 
     def __enter__(self) -> BareRoundsWorker:
         self._thread.start()
-        self._serving = asyncio.run_coroutine_threadsafe(self._serve(), self._loop)
         deadline = time.monotonic() + 60
+        serving = self._serving = asyncio.run_coroutine_threadsafe(self._serve(), self._loop)
         while not self._started.wait(0.1):
-            if self._serving.done():
-                self._serving.result()  # raises what stopped it
+            if serving.done():
+                serving.result()  # raises what stopped it
             if time.monotonic() > deadline:
                 raise RuntimeError("P1: the bare worker did not start within 60 s")
         return self
@@ -137,9 +139,11 @@ class BareRoundsWorker:
     def __exit__(self, *_: object) -> None:
         if self._stop is not None:
             self._loop.call_soon_threadsafe(self._stop.set)
-        self._serving.result(timeout=60)
+        if self._serving is not None:
+            self._serving.result(timeout=60)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
+        self._loop.close()
 
 
 def p1(rounds: int = 50, repeats: int = 5) -> float:
