@@ -59,7 +59,7 @@ class ObjectStore(Protocol):
 
 
 _SERIAL = itertools.count()
-_TAG = os.urandom(4).hex()  # a stale temp file of an earlier process with this pid differs
+_TAG = os.urandom(4).hex()  # a temp file left by an earlier process of the same pid never clashes
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 

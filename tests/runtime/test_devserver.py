@@ -258,7 +258,7 @@ def test_a_bind_error_above_a_long_panic_still_means_pick_ports_again() -> None:
 def test_a_frontend_port_taken_by_any_socket_is_picked_again(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The bind error is followed by a long panic: the retry must still see it (not the tail)."""
+    """A frontend port another socket listens on: the server starts again on new ports."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as squatter:
         squatter.bind(("127.0.0.1", 0))
         squatter.listen()
