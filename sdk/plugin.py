@@ -126,13 +126,13 @@ class SharedRun:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """One worker's run (a plugin ``run_context``); the first opens, the last closes."""
-        if self._stack is None:
-            stack = AsyncExitStack()
-            for owner in self._owners:
-                await stack.enter_async_context(owner.running())
-            self._stack = stack
         self._workers += 1
         try:
+            if self._stack is None:
+                # Published before the awaits: a worker starting meanwhile must not open another.
+                self._stack = stack = AsyncExitStack()
+                for owner in self._owners:
+                    await stack.enter_async_context(owner.running())
             yield
         finally:
             self._workers -= 1
