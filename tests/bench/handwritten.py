@@ -1,8 +1,9 @@
-"""P5's hand-written contender: the Temporal agent a user would write without a framework.
+"""The hand-written contender of P5 and P1: the Temporal agent a user would write by hand.
 
-The ``openai`` SDK in an LLM activity, a file-write activity, and the transcript as a list in
-workflow state (passed whole to every model call): the loop of Temporal's own samples, with
-the same model, the same tool name and arguments, and the same file writes as Rath's run.
+The ``openai`` SDK in an LLM activity, one activity per tool (a file write, a path check), and
+the transcript as a list in workflow state (passed whole to every model call): the loop of
+Temporal's own samples, with the same model, the same tool names and arguments, and the same
+file writes as Rath's run.
 """
 
 from __future__ import annotations
@@ -30,7 +31,19 @@ TOOLS = [
                 "required": ["path", "content"],
             },
         },
-    }
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "workspace_path_exists",
+            "description": "Whether a path exists in the workspace.",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+    },
 ]
 
 
@@ -48,6 +61,13 @@ class FileWrite:
 
     path: str
     content: str
+
+
+@dataclass
+class PathCheck:
+    """One path check, as the model asked for it."""
+
+    path: str
 
 
 class AgentActivities:
@@ -77,6 +97,15 @@ class AgentActivities:
         target.parent.mkdir(parents=True, exist_ok=True)
         return {"bytes_written": target.write_text(write.content, encoding="utf-8")}
 
+    @activity.defn(name="handwritten.path_exists")
+    async def path_exists(self, check: PathCheck) -> dict[str, Any]:
+        """Whether the path exists in the session's workspace."""
+        workspace = (self.root / activity.info().workflow_id).resolve()
+        target = (workspace / check.path).resolve()
+        if not target.is_relative_to(workspace):
+            return {"error": "path_outside_workspace"}
+        return {"exists": target.exists()}
+
 
 @workflow.defn(name="bench.HandwrittenAgent")
 class HandwrittenAgent:
@@ -102,9 +131,10 @@ class HandwrittenAgent:
                 return str(reply.get("content") or "")
             for call in calls:
                 args = json.loads(call["function"]["arguments"])
+                writes = call["function"]["name"] == "write_workspace_file"
                 result = await workflow.execute_activity(
-                    "handwritten.write_file",
-                    FileWrite(**args),
+                    "handwritten.write_file" if writes else "handwritten.path_exists",
+                    FileWrite(**args) if writes else PathCheck(**args),
                     result_type=dict,
                     start_to_close_timeout=timedelta(seconds=30),
                 )

@@ -9,6 +9,7 @@ Results and the command are recorded in ``docs/benchmarks.md``.
 P1  median time per loop round (zero-latency fake LLM in its own process + one tool call)
     / time per round of two bare no-op activities in a bare workflow, the two
     interleaved run by run (5 each, after a warm-up)                       target <= 1.2 (issue 30)
+    also prints the hand-written agent's round (the same model and tool call, no framework)
 P2  history bytes of a 200-round session / bytes of the chunks it added    target <= 3
 P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
     / the same workflow with one agent                                       target <= 3
@@ -86,31 +87,38 @@ def median_round(agent: Any, workspace: Path, rounds: int, repeats: int) -> floa
     return statistics.median(one_run(agent, workspace, rounds) for _ in range(repeats)) / rounds
 
 
-class BareRoundsWorker:
-    """P1's baseline: a worker of ``BareRounds`` on its own loop thread, runs on demand."""
+class SideWorker:
+    """A plain Temporal worker on its own loop thread, beside the embedded runtime.
 
-    def __init__(self, address: str) -> None:
+    P1's baselines: ``BareRounds`` (two no-op activities per round) and the hand-written agent,
+    each started on demand and timed from the client's side, as Rath's sessions are.
+    """
+
+    def __init__(self, address: str, workflows: list[type], activities: list[Callable[..., Any]]):
         self._address = address
+        self._workflows = workflows
+        self._activities = activities
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._started = threading.Event()
         self._stop: asyncio.Event | None = None
         self._client: Client | None = None
-        self._queue = f"bare-{uuid.uuid4().hex[:8]}"
+        self._queue = f"side-{uuid.uuid4().hex[:8]}"
         self._serving: concurrent.futures.Future[None] | None = None
 
     async def _serve(self) -> None:
-        from bare_workflow import BareRounds, noop
-
         self._stop = asyncio.Event()
         self._client = await Client.connect(self._address)
         async with Worker(
-            self._client, task_queue=self._queue, workflows=[BareRounds], activities=[noop]
+            self._client,
+            task_queue=self._queue,
+            workflows=self._workflows,
+            activities=self._activities,
         ):
             self._started.set()
             await self._stop.wait()
 
-    def __enter__(self) -> BareRoundsWorker:
+    def __enter__(self) -> SideWorker:
         self._thread.start()
         deadline = time.monotonic() + 60
         serving = self._serving = asyncio.run_coroutine_threadsafe(self._serve(), self._loop)
@@ -118,23 +126,26 @@ class BareRoundsWorker:
             if serving.done():
                 serving.result()  # raises what stopped it
             if time.monotonic() > deadline:
-                raise RuntimeError("P1: the bare worker did not start within 60 s")
+                raise RuntimeError("P1: a baseline worker did not start within 60 s")
         return self
 
-    def run(self, rounds: int) -> float:
-        """Seconds for one ``BareRounds`` workflow of ``rounds`` rounds."""
-        from bare_workflow import BareRounds
+    def run(self, workflow_run: Callable[..., Any], arg: Any) -> float:
+        """Seconds for one run of ``workflow_run(arg)`` on this worker."""
 
         async def one() -> float:
             assert self._client is not None
             start = time.perf_counter()
             await self._client.execute_workflow(
-                BareRounds.run, rounds, id=f"bare-{uuid.uuid4()}", task_queue=self._queue
+                workflow_run, arg, id=f"side-{uuid.uuid4()}", task_queue=self._queue
             )
             return time.perf_counter() - start
 
         elapsed: float = asyncio.run_coroutine_threadsafe(one(), self._loop).result(timeout=120)
         return elapsed
+
+    def close_on_loop(self, close: Callable[[], Any]) -> None:
+        """Await ``close()`` on this worker's loop (an HTTP client must close where it ran)."""
+        asyncio.run_coroutine_threadsafe(close(), self._loop).result(timeout=30)
 
     def __exit__(self, *_: object) -> None:
         if self._stop is not None:
@@ -147,7 +158,14 @@ class BareRoundsWorker:
 
 
 def p1(rounds: int = 50, repeats: int = 5) -> float:
-    """Per-round time of the agent loop against two bare activities per round, interleaved."""
+    """Per-round time of the agent loop against two bare activities per round, interleaved.
+
+    The hand-written agent (``handwritten.py``: the same model call and tool call per round,
+    without a framework) runs in the same rounds, to show what any agent's model and tool
+    calls cost over the bare activities.
+    """
+    from bare_workflow import BareRounds, noop
+    from handwritten import AgentActivities, HandwrittenAgent
     from support import FAST
 
     from rath import flow
@@ -166,14 +184,21 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
             base_url = llm.stdout.readline().strip()  # type: ignore[union-attr]
             provider = flow.Provider(model="fake", base_url=base_url)
             agent = flow.Agent("bench", provider=provider, options=FAST)
-            with BareRoundsWorker(address) as bare:
+            acts = AgentActivities(base_url, home / "handwritten")
+            with (
+                SideWorker(address, [BareRounds], [noop]) as bare,
+                SideWorker(address, [HandwrittenAgent], [acts.complete, acts.path_exists]) as hand,
+            ):
                 one_run(agent, home / "ws", rounds)  # the first runs warm up each worker
-                bare.run(rounds)
-                # Interleaved, so that the machine's drift (large on this box) weighs on both.
-                loop_times, bare_times = [], []
+                bare.run(BareRounds.run, rounds)
+                hand.run(HandwrittenAgent.run, "go")
+                # Interleaved, so that the machine's drift (large on this box) weighs on all.
+                loop_times, bare_times, hand_times = [], [], []
                 for _ in range(repeats):
                     loop_times.append(one_run(agent, home / "ws", rounds))
-                    bare_times.append(bare.run(rounds))
+                    bare_times.append(bare.run(BareRounds.run, rounds))
+                    hand_times.append(hand.run(HandwrittenAgent.run, "go"))
+                hand.close_on_loop(acts.client.close)
         finally:
             llm.communicate(timeout=30)
     finally:
@@ -181,10 +206,14 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
         stop_server(home)
     loop_round = statistics.median(loop_times) / rounds
     bare_round = statistics.median(bare_times) / rounds
+    hand_round = statistics.median(hand_times) / rounds
     ratio = loop_round / bare_round
     print(
         f"P1 per round: rath {loop_round * 1000:.1f} ms, two bare activities"
-        f" {bare_round * 1000:.1f} ms -> ratio {ratio:.2f} (target <= 1.2)"
+        f" {bare_round * 1000:.1f} ms -> ratio {ratio:.2f} (target <= 1.2);"
+        f" hand-written agent {hand_round * 1000:.1f} ms"
+        f" ({hand_round / bare_round:.2f} of bare; rath / hand-written"
+        f" {loop_round / hand_round:.2f})"
     )
     return ratio
 
