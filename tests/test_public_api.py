@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 import re
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import rath
+import rath.activities
 import rath.backend
 import rath.backend.sandboxes
 import rath.errors as errors
@@ -25,8 +28,24 @@ import rath.session
 import rath.session.graph
 import rath.telemetry
 import rath.tools
+import rath.worker
+import rath.workflows
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_name_in_every_all_resolves() -> None:
+    """A star import of any Rath module works: no ``__all__`` names what is gone."""
+    missing = []
+    for package in (rath, rath.workflows, rath.activities, rath.worker):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            module = importlib.import_module(info.name)
+            missing += [
+                f"{info.name}.{name}"
+                for name in getattr(module, "__all__", ())
+                if not hasattr(module, name)
+            ]
+    assert missing == []
 
 
 def test_public_names_are_pinned() -> None:

@@ -130,7 +130,6 @@ __all__ = [
     "file_of",
     "list_persisted_sessions",
     "load_session",
-    "openrath_spec",
     "prune_sessions",
     "read_session_file",
     "register_chunk_migration",
