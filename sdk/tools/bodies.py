@@ -38,52 +38,6 @@ def error_body(kind: str, message: str, detail: str | None = None) -> str:
     return dumps(body)
 
 
-def command_body(result: CommandResult) -> dict[str, Any]:
-    """``{"exit_code", "stdout", "stderr", "elapsed_ms"[, "truncated"]}``."""
-    body: dict[str, Any] = {
-        "exit_code": result.exit_code,
-        "stdout": result.stdout,
-        "stderr": result.stderr,
-        "elapsed_ms": round(result.elapsed_ms, 1),
-    }
-    return _flag_truncated(body, result.truncated)
-
-
-def file_body(result: FileContent) -> dict[str, Any]:
-    """``{"data"[, "truncated"]}``."""
-    return _flag_truncated({"data": result.data}, result.truncated)
-
-
-def write_body(result: FileWriteResult) -> dict[str, Any]:
-    """``{"bytes_written"}``."""
-    return {"bytes_written": result.bytes_written}
-
-
-def entries_body(result: FileEntries) -> dict[str, Any]:
-    """``{"entries": [{"name", "path", "is_dir"}, ...][, "truncated"]}``."""
-    entries = [
-        {"name": entry.name, "path": entry.path, "is_dir": entry.is_dir} for entry in result.entries
-    ]
-    return _flag_truncated({"entries": entries}, result.truncated)
-
-
-def code_body(result: CodeResult) -> dict[str, Any]:
-    """``{"text": null, "stdout", "stderr", "error"[, "truncated"]}``."""
-    body: dict[str, Any] = {
-        "text": None,
-        "stdout": result.stdout,
-        "stderr": result.stderr,
-        "error": result.error,
-    }
-    return _flag_truncated(body, result.truncated)
-
-
-def _flag_truncated(body: dict[str, Any], truncated: bool) -> dict[str, Any]:
-    if truncated:
-        body["truncated"] = True
-    return body
-
-
 def dumps(body: Mapping[str, Any]) -> str:
     """Serialise a body (non-ASCII kept as is, as OpenRath does)."""
     return json.dumps(body, ensure_ascii=False)
@@ -131,7 +85,7 @@ MAX_ENTRIES = 500
 """OpenRath's cut of a ``FileEntries`` body's list."""
 
 
-def backend_result_body(result: ToolResult) -> dict[str, Any]:
+def backend_result_body(result: ToolResult, *, durable: bool = False) -> dict[str, Any]:
     """A :mod:`rath.backend` result as OpenRath's tool body (output bytes decoded).
 
     ``CommandResult``: ``{"exit_code", "stdout", "stderr", "elapsed_ms"}``; ``FileContent``:
@@ -139,31 +93,41 @@ def backend_result_body(result: ToolResult) -> dict[str, Any]:
     "is_dir"}, ...]}`` (the first 500); ``FileWriteResult``: ``{"bytes_written"}``;
     ``CodeResult``: ``{"text", "stdout", "stderr", "error"}``; another result:
     ``{"type", "note": "unserialised result"}``.
+
+    ``durable=True`` gives the built-in tools' durable bodies: the sandbox already capped the
+    output, so nothing is cut here; ``elapsed_ms`` is rounded to 0.1, ``text`` is null, and
+    ``"truncated": true`` is added when the sandbox cut the output.
     """
+    body: dict[str, Any]
     if isinstance(result, CommandResult):
-        return {
+        elapsed = round(result.elapsed_ms, 1) if durable else result.elapsed_ms
+        body = {
             "exit_code": result.exit_code,
             "stdout": _text(result.stdout),
             "stderr": _text(result.stderr),
-            "elapsed_ms": result.elapsed_ms,
+            "elapsed_ms": elapsed,
         }
-    if isinstance(result, FileContent):
+    elif isinstance(result, FileContent):
         text = _text(result.data)
-        cut = text[:MAX_FILE_CHARS] + "...(truncated)" if len(text) > MAX_FILE_CHARS else text
-        return {"data": cut}
-    if isinstance(result, FileEntries):
-        entries = result.entries[:MAX_ENTRIES]
-        return {"entries": [{"name": e.name, "path": e.path, "is_dir": e.is_dir} for e in entries]}
-    if isinstance(result, FileWriteResult):
+        cut = len(text) > MAX_FILE_CHARS and not durable
+        body = {"data": text[:MAX_FILE_CHARS] + "...(truncated)" if cut else text}
+    elif isinstance(result, FileEntries):
+        entries = result.entries if durable else result.entries[:MAX_ENTRIES]
+        body = {"entries": [{"name": e.name, "path": e.path, "is_dir": e.is_dir} for e in entries]}
+    elif isinstance(result, FileWriteResult):
         return {"bytes_written": result.bytes_written}
-    if isinstance(result, CodeResult):
-        return {
-            "text": result.text,
+    elif isinstance(result, CodeResult):
+        body = {
+            "text": None if durable else result.text,
             "stdout": _text(result.stdout),
             "stderr": _text(result.stderr),
             "error": result.error,
         }
-    return {"type": type(result).__name__, "note": "unserialised result"}
+    else:
+        return {"type": type(result).__name__, "note": "unserialised result"}
+    if durable and result.truncated:
+        body["truncated"] = True
+    return body
 
 
 def _text(data: bytes | str) -> str:

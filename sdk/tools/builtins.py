@@ -20,15 +20,7 @@ from rath.errors import ConfigError
 from rath.session.host import current_host
 from rath.session.placement import NO_SANDBOX
 from rath.tools.base import FlowToolCall
-from rath.tools.bodies import (
-    code_body,
-    command_body,
-    dumps,
-    entries_body,
-    error_body,
-    file_body,
-    write_body,
-)
+from rath.tools.bodies import backend_result_body, dumps, error_body
 from rath.tools.schema import check_object
 
 if TYPE_CHECKING:
@@ -181,7 +173,8 @@ class FlowToolCommandRun(SystemTool):
     async def arun(self, box: SandboxBackend, args: Mapping[str, Any], key: str | None) -> Body:
         """Run the call durably (capped; the key is ``RATH_IDEMPOTENCY_KEY``)."""
         check_command(args["cmd"], limit=MAX_COMMAND_CHARS)
-        return command_body(await box.run_command(args["cmd"], idempotency_key=key))
+        result = await box.run_command(args["cmd"], idempotency_key=key)
+        return backend_result_body(result, durable=True)
 
 
 class FlowToolFilesRead(SystemTool):
@@ -214,7 +207,8 @@ class FlowToolFilesRead(SystemTool):
 
     async def arun(self, box: SandboxBackend, args: Mapping[str, Any], key: str | None) -> Body:
         """Run the call durably."""
-        return file_body(await box.read_file(args["path"], encoding=args.get("encoding", "utf-8")))
+        result = await box.read_file(args["path"], encoding=args.get("encoding", "utf-8"))
+        return backend_result_body(result, durable=True)
 
 
 class FlowToolFilesWrite(SystemTool):
@@ -245,7 +239,8 @@ class FlowToolFilesWrite(SystemTool):
 
     async def arun(self, box: SandboxBackend, args: Mapping[str, Any], key: str | None) -> Body:
         """Run the call durably."""
-        return write_body(await box.write_file(args["path"], args["content"]))
+        result = await box.write_file(args["path"], args["content"])
+        return backend_result_body(result, durable=True)
 
 
 class FlowToolFilesList(SystemTool):
@@ -266,7 +261,7 @@ class FlowToolFilesList(SystemTool):
 
     async def arun(self, box: SandboxBackend, args: Mapping[str, Any], key: str | None) -> Body:
         """Run the call durably."""
-        return entries_body(await box.list_files(args["path"]))
+        return backend_result_body(await box.list_files(args["path"]), durable=True)
 
 
 class FlowToolFilesExists(SystemTool):
@@ -324,7 +319,8 @@ class FlowToolCodeRun(SystemTool):
     async def arun(self, box: SandboxBackend, args: Mapping[str, Any], key: str | None) -> Body:
         """Run the call durably."""
         language, timeout = args.get("language", "python"), args.get("timeout")
-        return code_body(await box.run_code(args["code"], language=language, timeout=timeout))
+        result = await box.run_code(args["code"], language=language, timeout=timeout)
+        return backend_result_body(result, durable=True)
 
 
 _SYSTEM_TOOLS: Mapping[str, SystemTool] = MappingProxyType(
