@@ -7,8 +7,6 @@ from typing import Any
 
 from rath.contracts.catalog import CustomToolSpec, ToolPolicy, ToolSet
 from rath.errors import ConfigError, ToolNameConflictError
-from rath.tools.base import check_tool
-from rath.tools.builtins import BUILTIN_TOOLS
 from rath.tools.mcp import McpTools
 from rath.tools.registry import TOOLS
 
@@ -31,8 +29,8 @@ def agent_tool_set(tools: Iterable[Any] | None, policy: PolicyLike = None) -> To
         if isinstance(item, McpTools):
             mcp.append(item)
             continue
-        made = TOOLS.register(check_tool(item))
-        if made.name in BUILTIN_TOOLS or made.name in custom:
+        made = TOOLS.register(item)
+        if made.name in custom:
             raise ToolNameConflictError(f"tool {made.name!r} is given twice to one agent")
         custom[made.name] = CustomToolSpec.of(made)
     rules = _policy(policy)

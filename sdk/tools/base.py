@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from rath.backend import ToolExecutionFailure
 from rath.errors import ConfigError
-from rath.tools.bodies import error_body, result_body
+from rath.tools.bodies import error_body, exception_body, result_body
 from rath.tools.schema import check_object
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -124,8 +124,7 @@ async def run_tool_call(
     except ValidationError as exc:
         return error_body("invalid_tool_arguments", _first_error(exc)), False
     except Exception as exc:
-        kind = type(exc).__name__
-        return error_body("tool_execution_exception", f"{kind}: {exc}", kind), False
+        return exception_body(exc), False
     # A backend failure value is the tool's own report of a failed call.
     return result_body(value), not isinstance(value, ToolExecutionFailure)
 

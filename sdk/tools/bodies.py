@@ -38,6 +38,12 @@ def error_body(kind: str, message: str, detail: str | None = None) -> str:
     return dumps(body)
 
 
+def exception_body(exc: BaseException) -> str:
+    """The body of a tool call that raised ``exc`` unexpectedly: ``tool_execution_exception``."""
+    kind = type(exc).__name__
+    return error_body("tool_execution_exception", f"{kind}: {exc}", kind)
+
+
 def dumps(body: Mapping[str, Any]) -> str:
     """Serialise a body (non-ASCII kept as is, as OpenRath does)."""
     return json.dumps(body, ensure_ascii=False)

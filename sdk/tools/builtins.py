@@ -20,7 +20,7 @@ from rath.errors import ConfigError
 from rath.session.host import current_host
 from rath.session.placement import NO_SANDBOX
 from rath.tools.base import FlowToolCall
-from rath.tools.bodies import backend_result_body, dumps, error_body
+from rath.tools.bodies import backend_result_body, dumps, error_body, exception_body
 from rath.tools.schema import check_object
 
 if TYPE_CHECKING:
@@ -323,7 +323,7 @@ class FlowToolCodeRun(SystemTool):
         return backend_result_body(result, durable=True)
 
 
-_SYSTEM_TOOLS: Mapping[str, SystemTool] = MappingProxyType(
+BUILTIN_TOOLS: Mapping[str, SystemTool] = MappingProxyType(
     {
         tool.name: tool
         for tool in (
@@ -336,13 +336,12 @@ _SYSTEM_TOOLS: Mapping[str, SystemTool] = MappingProxyType(
         )
     }
 )
-BUILTIN_TOOLS = _SYSTEM_TOOLS
 """The built-in tools by name (read-only): :func:`global_system_tools`."""
 
 
 def global_system_tools() -> Mapping[str, SystemTool]:
     """The six built-in tools by name (process-wide instances, read-only)."""
-    return _SYSTEM_TOOLS
+    return BUILTIN_TOOLS
 
 
 def tool_schemas(names: Iterable[str]) -> list[dict[str, Any]]:
@@ -390,7 +389,5 @@ async def run_builtin(
     except ToolFailure as failure:
         return ToolOutcome(error_body(failure.kind, failure.message, failure.detail), False)
     except Exception as exc:
-        kind = type(exc).__name__
-        body_text = error_body("tool_execution_exception", f"{kind}: {exc}", kind)
-        return ToolOutcome(body_text, False, exc)
+        return ToolOutcome(exception_body(exc), False, exc)
     return ToolOutcome(dumps(body), True)
