@@ -76,12 +76,8 @@ def mcp_tools_from_server(
         argv = [command] if isinstance(command, str) else list(command)
         if not argv:
             raise ConfigError("mcp_tools_from_server: command is empty")
-        if transport not in (None, "stdio"):
-            raise ConfigError(f"a command runs over stdio, not {transport!r}")
         fields.update(
-            transport="stdio",
-            command=argv[0],
-            args=(*argv[1:], *args),
+            _stdio_fields("mcp_tools_from_server", transport, argv, args),
             env=list(env) if not isinstance(env, Mapping) else dict(env),
             cwd=None if cwd is None else os.fspath(cwd),
         )
@@ -198,15 +194,8 @@ def _entry_spec(name: str, entry: Any) -> McpServerSpec:
         argv = [command] if isinstance(command, str) else command
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
             raise ConfigError(f"{where}: command must be a string or a non-empty list of strings")
-        if transport not in (None, "stdio"):
-            raise ConfigError(f"{where}: a command runs over stdio, not {transport!r}")
-        fields.update(
-            transport="stdio",
-            command=argv[0],
-            args=(*argv[1:], *entry.get("args", ())),
-            env=entry.get("env") or {},
-            cwd=entry.get("cwd"),
-        )
+        stdio = _stdio_fields(where, transport, argv, entry.get("args", ()))
+        fields.update(stdio, env=entry.get("env") or {}, cwd=entry.get("cwd"))
     elif url is not None and command is None:
         if not isinstance(url, str):
             raise ConfigError(f"{where}: url must be a string")
@@ -218,6 +207,13 @@ def _entry_spec(name: str, entry: Any) -> McpServerSpec:
     else:
         raise ConfigError(f"{where}: give exactly one of command and url")
     return _spec(fields, where)
+
+
+def _stdio_fields(where: str, transport: Any, argv: Sequence[str], args: Any) -> dict[str, Any]:
+    """A stdio server's transport, command and args (``transport`` may only be ``"stdio"``)."""
+    if transport not in (None, "stdio"):
+        raise ConfigError(f"{where}: a command runs over stdio, not {transport!r}")
+    return {"transport": "stdio", "command": argv[0], "args": (*argv[1:], *args)}
 
 
 def _transport(url: str, transport: Any, where: str = "mcp_tools_from_server") -> McpTransport:
