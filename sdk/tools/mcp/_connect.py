@@ -17,6 +17,7 @@ from rath.tools.mcp._errors import McpError
 if TYPE_CHECKING:
     from mcp import Client
     from mcp.client._transport import TransportStreams
+    from mcp_types import Tool
 
 _CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC code for "the connection went away"
 _REQUEST_TIMEOUT = -32001  # the SDK's code for a request that got no answer in time
@@ -32,6 +33,7 @@ _SESSION_GONE = frozenset(
 )
 _RETRYABLE_STATUS = frozenset({408, 425, 429})
 _READ_TIMEOUT = 300.0
+_MAX_PAGES = 100  # a server whose tool list never ends cannot hang a listing
 
 
 def new_client(spec: McpServerSpec, environ: Mapping[str, str], connect_timeout: float) -> Client:
@@ -68,6 +70,19 @@ def stdio_client(
     params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
     # The response cache is off: a tool list must be the server's current one.
     return Client(params, cache=None, client_info=_client_info())
+
+
+async def list_all_tools(client: Client) -> list[Tool]:
+    """Every page of an entered ``client``'s tool list (at most 100 pages)."""
+    tools: list[Tool] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools
 
 
 def _client_info() -> Any:

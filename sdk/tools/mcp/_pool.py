@@ -20,6 +20,7 @@ from rath.errors import RathError
 from rath.tools.mcp._connect import (
     is_connection_lost,
     is_request_timeout,
+    list_all_tools,
     new_client,
     translate,
 )
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _log = logging.getLogger(__name__)
-_MAX_PAGES = 100  # a server whose tool list never ends cannot hang list_tools
 
 
 @dataclass(eq=False)
@@ -94,19 +94,7 @@ class McpPool:
             McpError: The server could not be reached or refused the request.
             ConfigError: The spec cannot be started here (missing command or variable).
         """
-
-        async def fetch(client: Client) -> list[Tool]:
-            tools: list[Tool] = []
-            cursor: str | None = None
-            for _ in range(_MAX_PAGES):
-                page = await client.list_tools(cursor=cursor)
-                tools.extend(page.tools)
-                cursor = page.next_cursor
-                if cursor is None:
-                    break
-            return tools
-
-        tools = await self._use(spec, fetch)
+        tools = await self._use(spec, list_all_tools)
         return McpToolList(server_key=spec.key, tools=tuple(_info(tool) for tool in tools))
 
     async def call_tool(

@@ -17,7 +17,7 @@ from rath.backend import SharedLoop, ToolExecutionFailure, shared_loop
 from rath.config import ConfigStore, default_store
 from rath.errors import ConfigEntryNotFoundError
 from rath.tools.base import FlowToolCall
-from rath.tools.mcp._connect import stdio_client
+from rath.tools.mcp._connect import list_all_tools, stdio_client
 
 _EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
 
@@ -55,15 +55,8 @@ class MCPClient:
         return stdio_client(self.command, self.args, env={**os.environ, **self.env})
 
     async def _list(self) -> list[Tool]:
-        tools: list[Tool] = []
         async with self._client() as client:
-            cursor: str | None = None
-            while True:
-                page = await client.list_tools(cursor=cursor)
-                tools.extend(page.tools)
-                cursor = page.next_cursor
-                if not cursor:
-                    return tools
+            return await list_all_tools(client)
 
     async def _call(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
         async with self._client() as client:
