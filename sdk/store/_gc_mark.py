@@ -8,11 +8,8 @@ from dataclasses import dataclass, field
 
 from rath.session.table_ref import TableRef
 from rath.store._trash import trash_key
+from rath.store.chunk_store import object_key
 from rath.store.objects import ObjectStore
-
-
-def _key(digest: str) -> str:
-    return f"{digest[:2]}/{digest[2:]}"
 
 
 @dataclass
@@ -69,7 +66,7 @@ def _read_node(
     objects: ObjectStore, digest: str, marks: Marks | None
 ) -> dict[str, list[str]] | None:
     """The node ``digest`` names, or None for a row (or an object that is nowhere)."""
-    key = _key(digest)
+    key = object_key(digest)
     try:
         data = objects.get(key)
     except FileNotFoundError:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from rath.errors import StoreError
-from rath.store.objects import ObjectStore
+from rath.store.objects import ObjectStore, read_model
 
 CALLS_PREFIX = "calls/"
 """Key prefix of every journal record."""
@@ -122,13 +120,4 @@ def read_record(objects: ObjectStore, name: str) -> CallRecord | None:
     Raises:
         StoreError: The record is not one (the message names the object and the store).
     """
-    try:
-        data = objects.get(name)
-    except FileNotFoundError:
-        return None
-    try:
-        return CallRecord.model_validate(json.loads(data))
-    except (ValueError, ValidationError) as exc:
-        raise StoreError(
-            f"tool-call record {name} in {objects.describe()} is corrupt: {exc}"
-        ) from exc
+    return read_model(objects, name, CallRecord, "tool-call record")

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from rath.errors import StoreError
-from rath.store.objects import ObjectStore
+from rath.store.objects import ObjectStore, read_model
 
 CATALOG_PREFIX = "catalog/"
 """Key prefix of every catalog record."""
@@ -80,12 +79,7 @@ class Catalog:
         Raises:
             StoreError: The record exists but cannot be read.
         """
-        key = record_key(session_id)
-        try:
-            data = self.objects.get(key)
-        except FileNotFoundError:
-            return None
-        return self._parse(key, data)
+        return read_model(self.objects, record_key(session_id), SessionRecord, "catalog record")
 
     def delete(self, session_id: UUID | str) -> None:
         """Remove a session's record and graph (its chunks are left to garbage collection)."""
@@ -107,23 +101,12 @@ class Catalog:
         """Every record, in no particular order (unreadable records are skipped)."""
         for info in self.objects.list(CATALOG_PREFIX):
             try:
-                data = self.objects.get(info.key)
-            except FileNotFoundError:  # deleted while listing
-                continue
-            try:
-                yield self._parse(info.key, data)
+                record = read_model(self.objects, info.key, SessionRecord, "catalog record")
             except StoreError:
                 continue
+            if record is not None:  # None: deleted while listing
+                yield record
 
     def records(self) -> list[SessionRecord]:
         """Every record, oldest first."""
         return sorted(self, key=lambda record: (record.created, str(record.id)))
-
-    def _parse(self, key: str, data: bytes) -> SessionRecord:
-        try:
-            return SessionRecord.model_validate(json.loads(data))
-        except (ValueError, ValidationError) as exc:
-            raise StoreError(
-                f"catalog record {key!r} in {self.objects.describe()!r} is unreadable ({exc}); "
-                "delete it, or restore it from a backup of the store"
-            ) from None

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from rath.errors import SettingError
+from pydantic import BaseModel, ValidationError
+
+from rath.errors import SettingError, StoreError
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,3 +153,23 @@ class DirectoryStore:
                 except FileNotFoundError:  # deleted while listing
                     continue
                 yield ObjectInfo(key, stat.st_mtime, stat.st_size)
+
+
+def read_model(objects: ObjectStore, key: str, model: type[_M], what: str) -> _M | None:
+    """The ``model`` stored as JSON under ``key``, or None when there is no such object.
+
+    Raises:
+        StoreError: The object is not a valid ``model`` (the message names ``what``, the key
+            and the store).
+    """
+    try:
+        data = objects.get(key)
+    except FileNotFoundError:
+        return None
+    try:
+        return model.model_validate(json.loads(data))
+    except (ValueError, ValidationError) as exc:
+        raise StoreError(
+            f"{what} {key!r} in {objects.describe()!r} is unreadable ({exc}); "
+            "delete it, or restore it from a backup of the store"
+        ) from exc
