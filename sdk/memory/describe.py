@@ -5,6 +5,7 @@ The one way a store crosses Temporal (docs/memory.md, "Naming a store: MemorySpe
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 from rath.errors import ConfigError
 from rath.llm.credentials import VAULT
 from rath.llm.embedding import Embedder
-from rath.memory.abc import MemoryStore, MemoryStoreSpec
+from rath.memory.abc import _SPEC_FIELDS, MemoryStore, MemoryStoreSpec
 from rath.memory.registry import current, get
 from rath.memory.spec import DEFAULT_STORE_NAME, BackendStoreSpec, EmbeddingSpec, MemorySpec
 from rath.settings import Settings
@@ -55,11 +56,7 @@ def open_memory_store(
 
 def local_store_factory(*, directory: Path | None = None) -> StoreFactory:
     """A worker's :data:`StoreFactory`: :func:`open_memory_store` with a fixed ``directory``."""
-
-    def open_store(spec: MemorySpec) -> MemoryStore:
-        return open_memory_store(spec, directory=directory)
-
-    return open_store
+    return functools.partial(open_memory_store, directory=directory)
 
 
 def _sqlite(path: Path, embedder: Embedder | EmbeddingSpec | None, threshold: float) -> MemoryStore:
@@ -104,7 +101,7 @@ def describe_store(store: MemoryStore) -> MemorySpec:
             )
     if store.backend.name == "local":
         options["path"] = store.handle
-    ids = {key: getattr(spec, key) for key in ("namespace", "account_id", "user_id", "agent_id")}
+    ids = {key: getattr(spec, key) for key in _SPEC_FIELDS}
     described = BackendStoreSpec(name=store.backend.name, options=options, **ids)
     return MemorySpec(kind="backend", backend=described)
 
@@ -118,7 +115,7 @@ def open_described(described: BackendStoreSpec) -> MemoryStore:
         options["api_key"] = VAULT.resolve(str(ref), default_env=str(env or ""))
     elif env:
         options["api_key"] = os.environ.get(str(env))
-    fields = described.model_dump(include={"namespace", "account_id", "user_id", "agent_id"})
+    fields = described.model_dump(include=set(_SPEC_FIELDS))
     return get(described.name).open(MemoryStoreSpec(**fields, options=options))
 
 

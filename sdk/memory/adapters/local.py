@@ -411,13 +411,9 @@ def _extract(root: Path, chat: Any, messages: list[dict[str, Any]]) -> int:
         uri, content = item.get("uri"), item.get("content")
         if not (isinstance(uri, str) and valid_memory_uri(uri) and isinstance(content, str)):
             continue
-        base = _path_of(root, uri)
-        if not _is_entry(root, base) or not content.strip():
-            continue
-        path = base.with_name(base.name + ".md")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content.strip())
-        written += 1
+        if content.strip():
+            done = _write(root, ops.MemoryOpWrite(uri, content.strip()))
+            written += isinstance(done, res.MemoryWriteResult)
     return written
 
 

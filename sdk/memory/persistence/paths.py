@@ -5,15 +5,15 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from rath.settings import Settings
+from rath.memory.describe import memory_dir
 
 MEMORY_DIR_NAME = "memory"
 LOCAL_SUBDIR = "local"
 
 
 def memory_root() -> Path:
-    """``<RATH_HOME>/memory`` (not created)."""
-    return Settings.from_env().home / MEMORY_DIR_NAME
+    """``<RATH_HOME>/memory`` (not created): :func:`rath.memory.describe.memory_dir`."""
+    return memory_dir()
 
 
 def local_memory_root() -> Path:
