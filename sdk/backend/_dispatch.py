@@ -91,10 +91,10 @@ async def _on_host_dir(target: Target, box: HostDirSandbox, call: t.BackendTool)
         ran = await box.run_python(call.code, language=call.language, timeout=timeout)
         return r.CodeResult(None, ran.raw_stdout, ran.raw_stderr, code_error(ran))
     if isinstance(call, t.BackendToolFilesRead):
-        content = await box.read_whole_file(call.path, encoding=call.encoding or "utf-8")
+        content = await box.read_file(call.path, encoding=call.encoding or "utf-8", whole=True)
         return r.FileContent(content.data if call.encoding else _raw(content.data))
     if isinstance(call, t.BackendToolFilesList):
-        return _entries(target, await box.list_all_files(call.path))
+        return _entries(target, await box.list_files(call.path, whole=True))
     return await _on_primitives(target, call)
 
 

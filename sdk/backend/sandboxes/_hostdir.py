@@ -82,24 +82,27 @@ class HostDirSandbox(SandboxBackend):
             ToolFailure: ``timeout`` or ``os_error``.
         """
 
-    async def _run(
+    async def _spawn(
         self,
         argv: Sequence[str],
         *,
         env: Mapping[str, str],
         idempotency_key: str | None,
         timeout: float | None,
+        cap: int | None,
         stdin: bytes | None,
+        cwd: str = ".",
     ) -> ProcessOutput:
-        """Run ``argv`` with the spec's timeout and output cap (the agents' tool path)."""
+        """Run ``argv`` in the workspace with a scrubbed environment: every program's path."""
         root = await self._workspace()
         run = Execution(
             root=root,
             argv=tuple(argv),
             env=self._child_env(root, env, idempotency_key),
-            timeout=check_timeout(timeout, self.spec.command_timeout),
-            cap=self.spec.max_output_bytes,
+            timeout=timeout,
+            cap=cap,
             stdin=stdin,
+            cwd=cwd,
         )
         return await self._execute(run)
 
@@ -140,16 +143,15 @@ class HostDirSandbox(SandboxBackend):
             raise ToolFailure("invalid_argument", "argv must be non-empty strings without NUL")
         seconds = _plane_timeout(timeout)
         where = "." if cwd is None else await asyncio.to_thread(_cwd, root, self._host_view(cwd))
-        run = Execution(
-            root=root,
-            argv=tuple(argv),
-            env=self._child_env(root, env or {}, None),
+        return await self._spawn(
+            argv,
+            env=env or {},
+            idempotency_key=None,
             timeout=seconds,
             cap=cap,
             stdin=stdin,
             cwd=where,
         )
-        return await self._execute(run)
 
     async def run_python(
         self,
@@ -165,10 +167,27 @@ class HostDirSandbox(SandboxBackend):
             ToolFailure: ``unsupported_tool`` (not Python), ``invalid_argument``, ``timeout``
                 or ``os_error``.
         """
+        return await self._python(code, language, timeout, cap, plane=True)
+
+    async def _python(
+        self, code: str, language: str, timeout: float | None, cap: int | None, *, plane: bool
+    ) -> ProcessOutput:
+        """Feed ``code`` to Python; ``plane``: the backend plane's limits, else the agents'."""
         await self._workspace()
-        self._check_python(language, code)
+        if not isinstance(language, str) or language.strip().lower() != "python":
+            raise ToolFailure(
+                "unsupported_tool",
+                f"language {language!r} is not supported by the {self.name} sandbox; use 'python'",
+            )
+        if not isinstance(code, str):
+            raise ToolFailure("invalid_argument", "code must be a string")
         stdin = _files.encode_text(code, "code")
-        return await self.run_program(self._python_argv(), stdin=stdin, timeout=timeout, cap=cap)
+        seconds = (
+            _plane_timeout(timeout) if plane else check_timeout(timeout, self.spec.command_timeout)
+        )
+        return await self._spawn(
+            self._python_argv(), env={}, idempotency_key=None, timeout=seconds, cap=cap, stdin=stdin
+        )
 
     def _python_argv(self) -> list[str]:
         """How to start Python reading a program from stdin (default: the worker's own)."""
@@ -180,11 +199,12 @@ class HostDirSandbox(SandboxBackend):
         """Run ``/bin/sh -c cmd`` in the workspace (see :meth:`SandboxBackend.run_command`)."""
         await self._workspace()
         check_command(cmd)
-        out = await self._run(
+        out = await self._spawn(
             ["/bin/sh", "-c", cmd],
             env=env,
             idempotency_key=key,
-            timeout=timeout,
+            timeout=check_timeout(timeout, self.spec.command_timeout),
+            cap=self.spec.max_output_bytes,
             stdin=stdin,
         )
         return CommandResult(
@@ -203,15 +223,7 @@ class HostDirSandbox(SandboxBackend):
         The code is fed on stdin, so nothing is written into the workspace. Isolated mode
         means modules written into the workspace are not importable by name.
         """
-        await self._workspace()
-        self._check_python(language, code)
-        out = await self._run(
-            self._python_argv(),
-            env={},
-            idempotency_key=None,
-            timeout=timeout,
-            stdin=_files.encode_text(code, "code"),
-        )
+        out = await self._python(code, language, timeout, self.spec.max_output_bytes, plane=False)
         return CodeResult(
             text=None,
             exit_code=out.exit_code,
@@ -220,15 +232,6 @@ class HostDirSandbox(SandboxBackend):
             error=code_error(out),
             truncated=out.truncated,
         )
-
-    def _check_python(self, language: str, code: str) -> None:
-        if not isinstance(language, str) or language.strip().lower() != "python":
-            raise ToolFailure(
-                "unsupported_tool",
-                f"language {language!r} is not supported by the {self.name} sandbox; use 'python'",
-            )
-        if not isinstance(code, str):
-            raise ToolFailure("invalid_argument", "code must be a string")
 
     def _host_view(self, path: str) -> str:
         """``path`` as the file tools take it: the guest's workspace path becomes relative.
@@ -247,19 +250,16 @@ class HostDirSandbox(SandboxBackend):
             return normal[len(guest) + 1 :]
         return path
 
-    async def read_file(self, path: str, *, encoding: str | None = "utf-8") -> FileContent:
-        """Read a workspace file (see :meth:`SandboxBackend.read_file`)."""
-        root = await self._workspace()
-        return await asyncio.to_thread(
-            _files.read_file, root, self._host_view(path), encoding, self.spec.max_output_bytes
-        )
+    async def read_file(
+        self, path: str, *, encoding: str | None = "utf-8", whole: bool = False
+    ) -> FileContent:
+        """Read a workspace file (see :meth:`SandboxBackend.read_file`).
 
-    async def read_whole_file(self, path: str, *, encoding: str | None = "utf-8") -> FileContent:
-        """Read a whole workspace file, however long: the backend plane's read."""
+        ``whole``: however long (the backend plane's read), not up to the output cap.
+        """
         root = await self._workspace()
-        return await asyncio.to_thread(
-            _files.read_file, root, self._host_view(path), encoding, None
-        )
+        cap = None if whole else self.spec.max_output_bytes
+        return await asyncio.to_thread(_files.read_file, root, self._host_view(path), encoding, cap)
 
     async def write_file(self, path: str, data: str | bytes) -> FileWriteResult:
         """Atomically write a workspace file (see :meth:`SandboxBackend.write_file`)."""
@@ -268,15 +268,14 @@ class HostDirSandbox(SandboxBackend):
             return _files.write_file(root, self._host_view(path), data)
         return await asyncio.to_thread(_files.write_file, root, self._host_view(path), data)
 
-    async def list_files(self, path: str) -> FileEntries:
-        """List a workspace directory (see :meth:`SandboxBackend.list_files`)."""
-        root = await self._workspace()
-        return await asyncio.to_thread(_files.list_files, root, self._host_view(path))
+    async def list_files(self, path: str, *, whole: bool = False) -> FileEntries:
+        """List a workspace directory (see :meth:`SandboxBackend.list_files`).
 
-    async def list_all_files(self, path: str) -> FileEntries:
-        """List every entry of a workspace directory: the backend plane's listing."""
+        ``whole``: every entry (the backend plane's listing), not up to the usual limit.
+        """
         root = await self._workspace()
-        return await asyncio.to_thread(_files.list_files, root, self._host_view(path), None)
+        limit = None if whole else _files.MAX_LIST_ENTRIES
+        return await asyncio.to_thread(_files.list_files, root, self._host_view(path), limit)
 
     async def path_exists(self, path: str) -> bool:
         """Tell whether a workspace path exists (see :meth:`SandboxBackend.path_exists`)."""
