@@ -21,6 +21,7 @@ from uuid import UUID
 from rath.backend.abc import BackendSandbox
 from rath.backend.persistence.paths import (
     OPENSANDBOX_INDEX_SUFFIX,
+    aware_utc,
     ensure_local_root,
     ensure_opensandbox_root,
     local_root,
@@ -160,7 +161,7 @@ class PersistentSandboxRegistry:
     def prune_remote(self, *, older_than: timedelta) -> list[UUID]:
         """Delete records last used before ``older_than`` ago."""
         cutoff = datetime.now(UTC) - older_than
-        pruned = [r.id for r in self.list_remote() if _aware(r.last_used_at) < cutoff]
+        pruned = [r.id for r in self.list_remote() if aware_utc(r.last_used_at) < cutoff]
         return [i for i in pruned if self.delete_remote(i)]
 
     def reattach_remote(self, sandbox_id: UUID | str) -> BackendSandbox:
@@ -198,10 +199,6 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return math.inf  # gone meanwhile: nothing to prune
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _write_private(path: Path, data: dict[str, Any]) -> None:

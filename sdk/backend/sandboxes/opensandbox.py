@@ -21,6 +21,7 @@ from typing import Any, Self
 from rath.backend import results as r
 from rath.backend.capabilities import Capabilities, IsolationLevel
 from rath.backend.sandboxes._base import Env, SandboxBackend, ToolFailure, closed_error
+from rath.backend.sandboxes._hostdir import GUEST_WORKSPACE
 from rath.backend.sandboxes._process import CappedBuffer, check_command, check_timeout
 from rath.backend.sandboxes._registry import unavailable_error
 from rath.backend.spec import BackendSandboxSpec
@@ -35,7 +36,6 @@ __all__ = [
 ]
 
 DEFAULT_IMAGE = "opensandbox/code-interpreter:v1.0.2"
-GUEST_WORKSPACE = "/workspace"
 ID_FILE = ".opensandbox-id"
 _IDLE = ["tail", "-f", "/dev/null"]
 _LIFETIME = timedelta(hours=1)

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import UUID
 
+from rath.backend.persistence.paths import aware_utc
 from rath.errors import PersistenceError
 from rath.session.host import current_host
 from rath.session.persistence._records import (
@@ -86,7 +87,7 @@ def prune_sessions(*, older_than: timedelta) -> list[UUID]:
     pruned = []
     current_host().catalog().reconcile()  # a run that ended unannounced is not running
     for meta in list_persisted_sessions():
-        old = _aware(meta.created_at) < cutoff and (meta.closed or meta.path is not None)
+        old = aware_utc(meta.created_at) < cutoff and (meta.closed or meta.path is not None)
         if old and delete_session(meta.id, path=meta.path):
             pruned.append(meta.id)
     return pruned
@@ -109,10 +110,6 @@ def _files() -> list[Path]:
         for p in directory.iterdir()
         if p.name.endswith(SESSION_FILE_SUFFIX) or p.name.endswith(SESSION_PARTIAL_SUFFIX)
     )
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 __all__ = [
