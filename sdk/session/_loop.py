@@ -9,11 +9,10 @@ from typing import Any
 from rath.budget import Budget, with_total_tokens
 from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
-from rath.session._graph_mode import stamped
+from rath.session._graph_mode import stamped_output
 from rath.session.graph.kind import LineageKind
 from rath.session.host import LoopRequest, Persist, current_host
 from rath.session.session import Session
-from rath.utils.ids import new_id
 
 
 def run_session_loop(
@@ -44,14 +43,12 @@ def run_session_loop(
         PersistenceError: ``persist_path`` is taken by another session file (see
             :class:`~rath.session.persistence.SessionWriter`); nothing starts.
     """
-    out = Session(
-        id=new_id(),
-        sandbox=user_session.sandbox,
-        **stamped(
-            parent_session_ids=(user_session.id, agent_session.id),
-            lineage_kind=LineageKind.OP_SESSION_LOOP,
-            lineage_operator="run_session_loop",
-        ),
+    out = stamped_output(
+        Session,
+        user_session,
+        agent_session,
+        LineageKind.OP_SESSION_LOOP,
+        "run_session_loop",
     )
     request = LoopRequest(
         user=user_session,

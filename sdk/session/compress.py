@@ -8,12 +8,11 @@ from typing import Any
 
 from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.provider import Provider
-from rath.session._graph_mode import stamped
+from rath.session._graph_mode import stamped_output
 from rath.session._loop import persisting
 from rath.session.graph.kind import LineageKind
 from rath.session.host import CompressJob, current_host
 from rath.session.session import Session
-from rath.utils.ids import new_id
 from rath.utils.in_workflow import in_workflow
 
 COMPRESS_EXTRAS = (("compression.lossy", True), ("compression.rows_out", 1))
@@ -43,15 +42,13 @@ def run_session_compress(
         PersistenceError: ``persist_path`` is taken by another session file; nothing starts.
         RunFailedError: The compression failed (plain Python).
     """
-    out = Session(
-        id=new_id(),
-        sandbox=user_session.sandbox,
-        **stamped(
-            parent_session_ids=(user_session.id, agent_session.id),
-            lineage_kind=LineageKind.OP_SESSION_COMPRESS,
-            lineage_operator="run_session_compress",
-            lineage_extras=COMPRESS_EXTRAS,
-        ),
+    out = stamped_output(
+        Session,
+        user_session,
+        agent_session,
+        LineageKind.OP_SESSION_COMPRESS,
+        "run_session_compress",
+        extras=COMPRESS_EXTRAS,
     )
     job = CompressJob(
         user=user_session,

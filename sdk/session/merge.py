@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeAlias
 from rath.llm.chat_response import RathLLMTokenUsage, add_usage
 from rath.llm.provider import Provider
 from rath.session._diff import SessionDiff
-from rath.session._graph_mode import stamped
+from rath.session._graph_mode import stamped_output
 from rath.session.chunk import ChunkKind, ChunkRow
 from rath.session.graph.kind import LineageKind
 from rath.session.host import CompressJob, current_host
@@ -114,14 +114,13 @@ def merge_sessions(ours: Session, theirs: Session, policy: MergePolicy) -> Sessi
             "move one with `.to(...)` first"
         )
     name = policy_name(policy)
-    out = make(
-        sandbox=ours.sandbox,  # self's, as in OpenRath: an unbound self stays unbound
-        **stamped(
-            parent_session_ids=(ours.id, theirs.id),
-            lineage_kind=LineageKind.OP_MERGE,
-            lineage_operator="Session.merge",
-            lineage_extras=(() if name == "concat" else (("merge.policy", name),)),
-        ),
+    out = stamped_output(
+        make,
+        ours,  # its sandbox, as in OpenRath: an unbound self stays unbound
+        theirs,
+        LineageKind.OP_MERGE,
+        "Session.merge",
+        extras=() if name == "concat" else (("merge.policy", name),),
     )
     host = current_host()
     if name == "summarize":
