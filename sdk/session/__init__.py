@@ -1,6 +1,5 @@
 """Sessions: the values that flow through agents. See docs/modules.md."""
 
-from rath.session._attach import attach
 from rath.session._diff import SessionDiff
 from rath.session._loop import run_session_loop
 from rath.session.chunk import (
@@ -39,6 +38,7 @@ from rath.session.manager import SessionRegistry, session_registry
 from rath.session.merge import MergePolicy, Summarize, interleave_by_time
 from rath.session.placement import Placement
 from rath.session.primitives import (
+    attach,
     create_system_session,
     create_user_session,
     detach_session,

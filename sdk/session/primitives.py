@@ -1,9 +1,12 @@
-"""OpenRath's module-level session constructors and operators."""
+"""OpenRath's module-level session constructors and operators, and ``attach``."""
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from rath.session.chunk import system_text_chunk, user_text_chunk
 from rath.session.graph.kind import LineageKind
+from rath.session.host import current_host
 from rath.session.session import Session, stamped_leaf
 
 
@@ -25,3 +28,16 @@ def fork_session(from_session: Session) -> Session:
 def detach_session(from_session: Session) -> Session:
     """``from_session.detach()``."""
     return from_session.detach()
+
+
+def attach(session_or_run: UUID | str) -> Session:
+    """``rath.session.attach``: the session a run produces (or produced), from any process.
+
+    By session id or by workflow id; the session is lazy while the run goes on.
+
+    Raises:
+        RunNotFoundError: Neither the catalog nor Temporal knows it, or the run is of a
+            kind that makes no session (``rath.CloseSandbox``).
+    """
+    out: Session = current_host().attach(session_or_run)
+    return out
