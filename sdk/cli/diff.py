@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from rath.runtime.session_catalog import load_recorded
-from rath.session.branch import count_rounds, row_digest
+from rath.session.branch import count_rounds
 from rath.session.chunk import ChunkKind, ChunkRow, format_chunk_row_brief
 from rath.store import SessionRecord, current_catalog
 from rath.store.lineage import models_of
@@ -24,7 +24,7 @@ def common_prefix(ours: tuple[ChunkRow, ...], theirs: tuple[ChunkRow, ...]) -> i
     """How many leading rows two transcripts share (compared by digest)."""
     count = 0
     for mine, other in zip(ours, theirs, strict=False):
-        if row_digest(mine) != row_digest(other):
+        if mine.digest() != other.digest():
             break
         count += 1
     return count

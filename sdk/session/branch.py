@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 from uuid import UUID
 
@@ -47,11 +46,6 @@ def round_cut(rows: tuple[ChunkRow, ...], at: int) -> tuple[int, int]:
     return cut, k
 
 
-def row_digest(row: ChunkRow) -> str:
-    """The chunk-store digest of ``row`` (what ``ChunkStore.put_row`` names it)."""
-    return hashlib.sha256(row.canonical_json()).hexdigest()
-
-
 def is_stored(table: TableRef) -> bool:
     """True when every row of ``table`` is a stored one (no inline row anywhere in it)."""
     if any(isinstance(row, ChunkRow) for row in table.rows):
@@ -64,7 +58,7 @@ def prefix_table(table: TableRef, rows: tuple[ChunkRow, ...], cut: int) -> Table
     if cut == len(rows):
         return table
     if not table.is_empty() and is_stored(table):
-        return TableRef(rows=tuple(row_digest(row) for row in rows[:cut]))
+        return TableRef(rows=tuple(row.digest() for row in rows[:cut]))
     return TableRef.inline(*rows[:cut])
 
 

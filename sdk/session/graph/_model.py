@@ -111,9 +111,7 @@ class SessionGraph(BaseModel):
 
     def write_jsonl(self, path: str | PathLike[str]) -> None:
         """Write :meth:`to_jsonl` to ``path`` as UTF-8, creating parent directories."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(self.to_jsonl(), encoding="utf-8")
+        write_text(path, self.to_jsonl())
 
     @classmethod
     def from_jsonl(cls, text: str) -> SessionGraph:
@@ -148,3 +146,10 @@ class SessionGraph(BaseModel):
 
     def __str__(self) -> str:
         return repr(self)
+
+
+def write_text(path: str | PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` as UTF-8, creating parent directories (the JSONL exports)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
+from rath.session.graph._model import write_text
 from rath.session.graph._node import GraphNode
 from rath.session.graph.recording import LineageJournal
 from rath.session.manager import session_registry
@@ -37,7 +37,7 @@ def export_jsonl_string(sessions: Iterable[Session]) -> str:
 
 def export_jsonl(sessions: Iterable[Session], path: str | PathLike[str]) -> None:
     """Write :func:`export_jsonl_string` to ``path`` (parent directories are created)."""
-    _write(Path(path), export_jsonl_string(sessions))
+    write_text(path, export_jsonl_string(sessions))
 
 
 def export_journal_jsonl(
@@ -58,7 +58,7 @@ def export_journal_jsonl(
             lines.append(_line(_openrath_row(snapshots[session_id])))
         elif not skip_unknown:
             raise KeyError(f"session {session_id} is in neither the registry nor the journal")
-    _write(Path(path), "".join(lines))
+    write_text(path, "".join(lines))
 
 
 def _openrath_row(node: GraphNode) -> dict[str, Any]:
@@ -68,8 +68,3 @@ def _openrath_row(node: GraphNode) -> dict[str, Any]:
 
 def _line(row: dict[str, Any]) -> str:
     return json.dumps(row, ensure_ascii=False) + "\n"
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")

@@ -25,6 +25,7 @@ from rath.session.persistence.paths import (
     SESSION_PARTIAL_SUFFIX,
     SESSIONS_DIR_NAME,
     ensure_sessions_dir,
+    partial_of,
     session_file,
     session_partial_file,
     sessions_dir,
@@ -73,7 +74,7 @@ def delete_session(session_id: UUID | str, *, path: Path | None = None) -> bool:
     """Remove a session's files and catalog record; False if there was nothing to remove."""
     removed = False
     files = [Path(path)] if path is not None else [session_file(session_id)]
-    files.append(files[0].with_name(files[0].name + ".__partial__"))
+    files.append(partial_of(files[0]))
     for file in files:
         if file.exists():
             file.unlink()

@@ -14,7 +14,6 @@ from rath.backend.persistence.spec_json import spec_from_jsonable, spec_to_jsona
 from rath.backend.spec import BackendSandboxSpec
 from rath.errors import PersistenceError
 from rath.llm.chat_response import RathLLMTokenUsage
-from rath.session.branch import row_digest
 from rath.session.chunk import ChunkKind, ChunkTable
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
@@ -147,7 +146,7 @@ class PersistedSession:
         stored = self.path is None and self.closed and bool(rows)
         session = Session(
             id=header.id,
-            table=TableRef(rows=tuple(map(row_digest, rows))) if stored else None,
+            table=TableRef(rows=tuple(row.digest() for row in rows)) if stored else None,
             chunk_table=None if stored else self.chunk_table,
             parent_session_ids=header.parent_session_ids,
             lineage_kind=header.lineage_kind,

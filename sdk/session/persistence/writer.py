@@ -11,7 +11,7 @@ from typing import IO, Any, Self
 from uuid import UUID
 
 from rath.errors import PersistenceError
-from rath.llm.chat_response import RathLLMTokenUsage
+from rath.llm.chat_response import RathLLMTokenUsage, usage_json
 from rath.session.chunk import ChunkRow
 from rath.session.persistence._records import (
     CURRENT_SCHEMA_VERSION,
@@ -19,6 +19,7 @@ from rath.session.persistence._records import (
 )
 from rath.session.persistence.paths import ensure_sessions_dir, partial_of, session_file
 from rath.session.session import Session
+from rath.session.usage import recorded_usage
 
 
 class SessionWriter:
@@ -73,12 +74,13 @@ class SessionWriter:
         """Write the trailer and rename the file to its final name (idempotent)."""
         if self._closed:
             return
+        counts = recorded_usage(usage)  # the three counts only, as the file has always held
         self._line(
             {
                 "record_type": "trailer",
                 "closed_at": datetime.now(UTC).isoformat(),
                 "final_chunk_count": self._count,
-                "cumulative_usage": _usage_json(usage),
+                "cumulative_usage": None if counts is None else usage_json(counts),
             }
         )
         os.replace(self._partial, self._path)
@@ -163,13 +165,3 @@ def _header(session: Session, sandbox_handle_id: str | None) -> PersistedSession
         sandbox_spec=placement.spec if placement else None,
         sandbox_handle_id=sandbox_handle_id or (str(placement.sandbox_id) if placement else None),
     )
-
-
-def _usage_json(usage: RathLLMTokenUsage | None) -> dict[str, int] | None:
-    if usage is None:
-        return None
-    return {
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "total_tokens": usage.total_tokens,
-    }
