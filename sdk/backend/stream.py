@@ -8,7 +8,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from rath.backend.results import ToolResult
 from rath.backend.tool_types import BackendTool
@@ -89,12 +89,15 @@ class _Op:
     """One queued piece of work: ``run`` it, or ``fail`` it after a fatal worker error."""
 
     counted = True  # whether it keeps the stream busy (``query``)
+    future: Future[Any] | None = None  # what its caller waits on, if anything
 
     def run(self, sandbox: Dispatcher) -> None:
         raise NotImplementedError
 
     def fail(self, error: BaseException) -> None:
         """Resolve the op's waiter with ``error`` (an op nobody waits on is dropped)."""
+        if self.future is not None:
+            self.future._fail(error)
 
 
 class _Call(_Op):
@@ -111,9 +114,6 @@ class _Call(_Op):
                 raise  # fatal: the worker fails what is queued, then dies visibly
         else:
             self.future._set(result)
-
-    def fail(self, error: BaseException) -> None:
-        self.future._fail(error)
 
 
 class _Record(_Op):
@@ -140,9 +140,6 @@ class _Wait(_Op):
             self.future._set(None)
         else:
             self.future._fail(TimeoutError(f"wait_event timed out after {self.timeout}s"))
-
-    def fail(self, error: BaseException) -> None:
-        self.future._fail(error)
 
 
 class _Sync(_Op):
