@@ -21,6 +21,7 @@ from rath.llm.chat_response import (
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
 )
+from rath.llm.provider import SAMPLING_FIELDS
 from rath.llm.tool_args import parse_tool_arguments
 
 DEFAULT_MAX_TOKENS = 4096
@@ -36,29 +37,7 @@ STOP_REASONS: dict[str, RathLLMFinishReason] = {
     "refusal": "content_filter",
 }
 # OpenAI request fields with no Anthropic equivalent, and those mapped by hand below.
-_NOT_FORWARDED = frozenset(
-    {
-        "n",
-        "seed",
-        "frequency_penalty",
-        "presence_penalty",
-        "logit_bias",
-        "logprobs",
-        "top_logprobs",
-        "response_format",
-        "reasoning_effort",
-        "verbosity",
-        "store",
-        "service_tier",
-        "parallel_tool_calls",
-        "max_completion_tokens",
-        "max_tokens",
-        "stop",
-        "tool_choice",
-        "user",
-        "metadata",
-    }
-)
+_NOT_FORWARDED = frozenset(SAMPLING_FIELDS) - {"temperature", "top_p"}
 
 RAW_INPUT = "rath_raw_input"
 """Key of a streamed ``tool_use`` block whose arguments did not parse (kept as text)."""

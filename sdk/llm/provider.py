@@ -33,31 +33,6 @@ _KINDS: dict[ProviderKind, str | None] = {
     "demo": None,
 }
 
-# Provider fields copied verbatim into the chat-completions request when set.
-SAMPLING_FIELDS: tuple[str, ...] = (
-    "temperature",
-    "top_p",
-    "max_completion_tokens",
-    "max_tokens",
-    "stop",
-    "n",
-    "seed",
-    "frequency_penalty",
-    "presence_penalty",
-    "tool_choice",
-    "parallel_tool_calls",
-    "response_format",
-    "logit_bias",
-    "logprobs",
-    "top_logprobs",
-    "reasoning_effort",
-    "verbosity",
-    "metadata",
-    "user",
-    "store",
-    "service_tier",
-)
-
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Provider:
@@ -161,6 +136,16 @@ class Provider:
         options = {name: value for name, value in options.items() if value is not None}
         options.update(self.extra_create_args)
         return options
+
+
+_PROVIDER_FIELDS = [f.name for f in dataclasses.fields(Provider)]
+# Provider fields copied verbatim into the chat-completions request when set: the run of
+# fields from temperature to service_tier, in declaration order.
+SAMPLING_FIELDS: tuple[str, ...] = tuple(
+    _PROVIDER_FIELDS[
+        _PROVIDER_FIELDS.index("temperature") : _PROVIDER_FIELDS.index("service_tier") + 1
+    ]
+)
 
 
 class ProviderSpec(BaseModel):
