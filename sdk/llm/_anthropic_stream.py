@@ -10,8 +10,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from rath.llm._anthropic_wire import RAW_INPUT, STOP_REASONS, _usage, finish_reason
-from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
+from rath.llm._anthropic_wire import (
+    RAW_INPUT,
+    STOP_REASONS,
+    _usage,
+    finish_reason,
+    openrath_usage,
+)
+from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.stream import StreamAnswer
 
 
@@ -196,14 +202,7 @@ def _message_delta(data: Mapping[str, Any]) -> list[RathLLMStreamDelta]:
         out.append(RathLLMStreamDelta(finish_reason=finish_reason(stop)))
     # OpenRath read usage inside ``delta``; the API sends it beside ``delta``, so take either.
     usage = delta.get("usage") or data.get("usage")
-    if isinstance(usage, Mapping):
-        prompt = int(usage.get("input_tokens") or 0)
-        completion = int(usage.get("output_tokens") or 0)
-        if prompt or completion:
-            tokens = RathLLMTokenUsage(
-                prompt_tokens=prompt,
-                completion_tokens=completion,
-                total_tokens=prompt + completion,
-            )
-            out.append(RathLLMStreamDelta(usage=tokens))
+    tokens = openrath_usage(usage) if isinstance(usage, Mapping) else None
+    if tokens is not None:
+        out.append(RathLLMStreamDelta(usage=tokens))
     return out

@@ -285,13 +285,10 @@ def normalize_anthropic_response(payload: Any) -> RathLLMChatResponse:
     blocks = [b for b in data.get("content") or () if isinstance(b, dict)]
     texts = [str(b.get("text") or "") for b in blocks if b.get("type") == "text"]
     calls = tuple(_openrath_tool_call(b) for b in blocks if b.get("type") == "tool_use")
-    usage = data.get("usage") or {}
-    prompt, completion = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
-    tokens = RathLLMTokenUsage(prompt, completion, prompt + completion)
+    usage = openrath_usage(data.get("usage") or {})
     reason = finish_reason(data.get("stop_reason"))
     content = "\n".join(texts) if texts else None
-    counted = tokens if prompt or completion else None
-    return _response(data, content, calls, reason, usage=counted, raw=payload)
+    return _response(data, content, calls, reason, usage=usage, raw=payload)
 
 
 def _openrath_tool_call(block: dict[str, Any]) -> RathLLMToolCallPart:
@@ -311,6 +308,14 @@ def _openrath_tool_call(block: dict[str, Any]) -> RathLLMToolCallPart:
 def finish_reason(stop_reason: object) -> RathLLMFinishReason:
     """OpenAI's finish reason for an Anthropic ``stop_reason`` (unknown or missing: ``stop``)."""
     return _FINISH_REASONS.get(stop_reason if isinstance(stop_reason, str) else "", "stop")
+
+
+def openrath_usage(usage: Mapping[str, Any]) -> RathLLMTokenUsage | None:
+    """OpenRath's usage of an Anthropic ``usage``: input plus output tokens (``None`` if 0)."""
+    prompt, completion = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+    if not (prompt or completion):
+        return None
+    return RathLLMTokenUsage(prompt, completion, prompt + completion)
 
 
 def _openrath_kwargs(req: RathLLMChatRequest, *, default_model: str | None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from rath.llm.chat_response import (
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
+    usage_from_json,
 )
 from rath.llm.provider import SAMPLING_FIELDS
 from rath.llm.tool_args import parse_tool_arguments
@@ -159,12 +160,4 @@ def _tool_call(data: Mapping[str, Any]) -> RathLLMToolCallPart:
 
 
 def _usage(data: Any) -> RathLLMTokenUsage | None:
-    if not isinstance(data, Mapping):
-        return None
-    return RathLLMTokenUsage(
-        prompt_tokens=int(data.get("prompt_tokens") or 0),
-        completion_tokens=int(data.get("completion_tokens") or 0),
-        total_tokens=int(data.get("total_tokens") or 0),
-        completion_tokens_details=data.get("completion_tokens_details"),
-        prompt_tokens_details=data.get("prompt_tokens_details"),
-    )
+    return usage_from_json(data) if isinstance(data, Mapping) else None
