@@ -20,6 +20,7 @@ from rath.llm.chat_response import (
     RathLLMTokenUsage,
     RathLLMToolCallFunction,
     RathLLMToolCallPart,
+    tool_call_part,
 )
 from rath.llm.provider import SAMPLING_FIELDS
 from rath.llm.tool_args import parse_tool_arguments
@@ -118,11 +119,8 @@ def anthropic_completion(message: object) -> RathLLMChatResponse:
             arguments = (
                 raw if raw is not None else json.dumps(block.get("input", {}), ensure_ascii=False)
             )
-            parsed, error = parse_tool_arguments(arguments)
-            function = RathLLMToolCallFunction(
-                str(block.get("name") or ""), arguments, parsed, error
-            )
-            calls.append(RathLLMToolCallPart(str(block.get("id") or ""), "function", function))
+            name = str(block.get("name") or "")
+            calls.append(tool_call_part(str(block.get("id") or ""), name, arguments))
     reason = STOP_REASONS.get(str(message.get("stop_reason")))
     reason = reason or ("tool_calls" if calls else "stop")
     content = "".join(texts) if texts else None

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rath.llm._wire import KNOWN_REASONS, counted_usage
-from rath.llm.chat_response import RathLLMStreamDelta, RathLLMTokenUsage
+from rath.llm._wire import counted_usage
+from rath.llm.chat_response import FINISH_REASONS, RathLLMStreamDelta, RathLLMTokenUsage
 from rath.llm.stream import StreamAnswer
 
 
@@ -77,7 +77,7 @@ class OpenAIStreamAnswer(StreamAnswer):
             # The answer keeps it (normalised like a plain call's); an unknown reason makes no
             # delta, as in OpenRath.
             self._finish = reason
-            if reason in KNOWN_REASONS:
+            if reason in FINISH_REASONS:
                 out.append(RathLLMStreamDelta(finish_reason=reason))
         return out
 

@@ -12,18 +12,16 @@ from typing import Any
 
 from rath.llm.chat_request import RathLLMChatRequest
 from rath.llm.chat_response import (
+    FINISH_REASONS,
     RathLLMAssistantMessage,
     RathLLMChatChoice,
     RathLLMChatResponse,
     RathLLMTokenUsage,
-    RathLLMToolCallFunction,
     RathLLMToolCallPart,
+    tool_call_part,
     usage_from_json,
 )
 from rath.llm.provider import SAMPLING_FIELDS
-from rath.llm.tool_args import parse_tool_arguments
-
-KNOWN_REASONS = frozenset({"stop", "length", "content_filter", "tool_calls", "function_call"})
 
 
 def wire_parts(
@@ -130,7 +128,7 @@ def _choice(data: Mapping[str, Any]) -> RathLLMChatChoice:
     reason = data.get("finish_reason")
     return RathLLMChatChoice(
         index=int(data.get("index") or 0),
-        finish_reason=reason if reason in KNOWN_REASONS else "stop",
+        finish_reason=reason if reason in FINISH_REASONS else "stop",
         message=RathLLMAssistantMessage(
             content=message.get("content"),
             refusal=message.get("refusal"),
@@ -145,17 +143,11 @@ def _choice(data: Mapping[str, Any]) -> RathLLMChatChoice:
 
 def _tool_call(data: Mapping[str, Any]) -> RathLLMToolCallPart:
     function = data.get("function") or {}
-    arguments = function.get("arguments") or ""
-    parsed, error = parse_tool_arguments(arguments)
-    return RathLLMToolCallPart(
-        id=str(data.get("id") or ""),
-        type=str(data.get("type") or "function"),
-        function=RathLLMToolCallFunction(
-            name=str(function.get("name") or ""),
-            arguments=arguments,
-            arguments_parsed=parsed,
-            arguments_parse_error=error,
-        ),
+    return tool_call_part(
+        str(data.get("id") or ""),
+        str(function.get("name") or ""),
+        function.get("arguments") or "",
+        kind=str(data.get("type") or "function"),
     )
 
 

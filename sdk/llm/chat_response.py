@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
+from rath.llm.tool_args import parse_tool_arguments
+
 RathLLMFinishReason = Literal["stop", "length", "tool_calls", "content_filter", "function_call"]
 
+FINISH_REASONS: frozenset[str] = frozenset(get_args(RathLLMFinishReason))
+"""Every :data:`RathLLMFinishReason`: a reason outside it is read as ``"stop"``."""
+
 __all__ = [
+    "FINISH_REASONS",
     "RathLLMAssistantMessage",
     "RathLLMChatChoice",
     "RathLLMChatResponse",
@@ -21,6 +27,7 @@ __all__ = [
     "RathLLMToolCallFunction",
     "RathLLMToolCallPart",
     "add_usage",
+    "tool_call_part",
     "usage_from_json",
     "usage_json",
 ]
@@ -105,6 +112,16 @@ class RathLLMToolCallPart:
     id: str
     type: str
     function: RathLLMToolCallFunction
+
+
+def tool_call_part(
+    call_id: str, name: str, arguments: str, *, kind: str = "function"
+) -> RathLLMToolCallPart:
+    """A tool call whose raw ``arguments`` are also parsed (OpenRath's parser and its flag)."""
+    parsed, error = parse_tool_arguments(arguments)
+    return RathLLMToolCallPart(
+        call_id, kind, RathLLMToolCallFunction(name, arguments, parsed, error)
+    )
 
 
 @dataclass(frozen=True)

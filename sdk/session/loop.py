@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol, cast, get_args, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from rath.errors import ConfigError
 from rath.llm import chat_response
@@ -12,7 +12,6 @@ from rath.llm.chat_request import RathLLMChatRequest, RathLLMFunctionTool
 from rath.llm.provider import Provider
 from rath.llm.registry import chat_client_for, not_streaming
 from rath.llm.stream import StreamFold
-from rath.llm.tool_args import parse_tool_arguments
 from rath.session._loop import run_session_loop
 from rath.session.session import Session
 
@@ -123,11 +122,7 @@ def folded_response(fold: StreamFold, *, model: str) -> chat_response.RathLLMCha
     answer = next(iter(fold.rounds.values()), None)
     content = answer.content if answer is not None else ""
     calls = tuple(
-        chat_response.RathLLMToolCallPart(
-            id=call.id or "",
-            type="function",
-            function=_function(call.name, call.arguments),
-        )
+        chat_response.tool_call_part(call.id or "", call.name, call.arguments)
         for _, call in sorted((answer.tool_calls if answer is not None else {}).items())
     )
     reason = answer.finish_reason if answer is not None else None
@@ -156,16 +151,8 @@ def folded_response(fold: StreamFold, *, model: str) -> chat_response.RathLLMCha
 
 def _finish_reason(reason: str | None, *, has_calls: bool) -> chat_response.RathLLMFinishReason:
     """The stream's last finish reason (unknown ones read as ``stop``), else by the calls."""
-    for known in get_args(chat_response.RathLLMFinishReason):
-        if reason == known:
-            return cast(chat_response.RathLLMFinishReason, known)
+    if reason in chat_response.FINISH_REASONS:
+        return cast(chat_response.RathLLMFinishReason, reason)
     if reason is None and has_calls:
         return "tool_calls"
     return "stop"
-
-
-def _function(name: str, arguments: str) -> chat_response.RathLLMToolCallFunction:
-    parsed, error = parse_tool_arguments(arguments)
-    return chat_response.RathLLMToolCallFunction(
-        name=name, arguments=arguments, arguments_parsed=parsed, arguments_parse_error=error
-    )
