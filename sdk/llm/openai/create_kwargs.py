@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from rath.errors import ConfigError
@@ -25,7 +26,7 @@ def to_create_kwargs(req: RathLLMChatRequest, *, default_model: str | None) -> d
         )
     kwargs: dict[str, Any] = {"model": model, "messages": [_message(m) for m in req.messages]}
     if req.tools is not None:
-        kwargs["tools"] = [_tool(t) for t in req.tools]
+        kwargs["tools"] = [strip_additional_properties(t.to_openai()) for t in req.tools]
     for name in SAMPLING_FIELDS:
         value = getattr(req, name)
         if value is not None:
@@ -43,9 +44,7 @@ def to_create_kwargs_stream(
 ) -> dict[str, Any]:
     """:func:`to_create_kwargs` for a streamed answer (usage included unless asked otherwise)."""
     extra = {k: v for k, v in req.extra_create_args.items() if k != "stream"}
-    plain = RathLLMChatRequest(
-        **{**{f: getattr(req, f) for f in req.__dataclass_fields__}, "extra_create_args": extra}
-    )
+    plain = dataclasses.replace(req, extra_create_args=extra)
     kwargs = to_create_kwargs(plain, default_model=default_model)
     kwargs["stream"] = True
     kwargs.setdefault("stream_options", {"include_usage": True})
@@ -58,15 +57,3 @@ def _message(message: Any) -> dict[str, Any]:
     if "tool_calls" in out:
         out["tool_calls"] = [dict(call) for call in out["tool_calls"]]
     return out
-
-
-def _tool(tool: Any) -> dict[str, Any]:
-    function: dict[str, Any] = {
-        "name": tool.name,
-        "parameters": strip_additional_properties(tool.parameters),
-    }
-    if tool.description is not None:
-        function["description"] = tool.description
-    if tool.strict is not None:
-        function["strict"] = tool.strict
-    return {"type": "function", "function": function}
