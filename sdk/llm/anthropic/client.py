@@ -17,8 +17,8 @@ from rath.llm._wire import wire_parts
 from rath.llm.chat_request import RathLLMChatRequest
 from rath.llm.chat_response import RathLLMChatResponse
 from rath.llm.clients.http import SDKErrors
-from rath.llm.clients.sdk import SDKChatClient, direct_target, resolve_endpoint
-from rath.llm.provider import Provider, ProviderSpec
+from rath.llm.clients.sdk import SDKChatClient
+from rath.llm.provider import ProviderSpec
 
 __all__ = ["ANTHROPIC_RETRYABLE", "RathAnthropicChatClient"]
 
@@ -65,13 +65,10 @@ class RathAnthropicChatClient(SDKChatClient):
     path = "/v1/messages"
     errors = ANTHROPIC_ERRORS
     new_sdk = staticmethod(anthropic_sdk)
-
-    def __init__(self, provider: Provider) -> None:
-        endpoint, site = direct_target(
-            provider, "anthropic", label="Anthropic", key_envs=lambda url: ("ANTHROPIC_API_KEY",)
-        )
-        self._setup(provider.provider_kind or "anthropic", endpoint, site, provider)
-        self._sdk(asynchronous=False)
+    default_kind = "anthropic"
+    label = "Anthropic"
+    key_envs = staticmethod(lambda url: ("ANTHROPIC_API_KEY",))
+    stream_answer = AnthropicStreamAnswer
 
     def _kwargs(self, req: RathLLMChatRequest, *, stream: bool) -> dict[str, Any]:
         kwargs = build_anthropic_kwargs(req, default_model=self._default_model)
@@ -94,11 +91,7 @@ class RathAnthropicChatClient(SDKChatClient):
     def _stream_body(self, body: dict[str, Any]) -> tuple[dict[str, Any], Any]:
         return {**body, "stream": True}, anthropic.AsyncStream[object]
 
-    def _stream_answer(self) -> AnthropicStreamAnswer:
-        return AnthropicStreamAnswer(where=self._site.where, model=self._site.model)
-
 
 def anthropic_client(spec: ProviderSpec, api_key: str | None) -> RathAnthropicChatClient:
     """The worker's factory for ``"anthropic"`` (``ANTHROPIC_*`` fill gaps)."""
-    endpoint = resolve_endpoint(spec, api_key, label="Anthropic", env_prefix="ANTHROPIC")
-    return RathAnthropicChatClient.for_endpoint(endpoint, kind="anthropic")
+    return RathAnthropicChatClient.for_spec(spec, api_key)

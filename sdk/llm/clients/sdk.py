@@ -181,12 +181,33 @@ def retried(provider: Retrying, call: Callable[[], T]) -> T:
 class SDKChatClient:
     """A vendor's chat client: both faces share the wire translations, errors and SDK setup.
 
-    Subclasses set :attr:`path`, :attr:`errors`, :attr:`new_sdk` and the translation hooks.
+    Subclasses set the class variables below and the translation hooks.
     """
 
     path: ClassVar[str]
     errors: ClassVar[SDKErrors]
     new_sdk: ClassVar[Callable[..., Any]]
+    default_kind: ClassVar[str]
+    """The kind served; its upper case is the prefix of the ``<PREFIX>_*`` variables read."""
+    label: ClassVar[str]
+    """The vendor's name in error messages."""
+    key_envs: ClassVar[Callable[..., Sequence[str]]]
+    """The variables the sync face reads a key from, given the base URL."""
+    url_envs: ClassVar[Sequence[str]] = ()
+    """The variables the sync face reads a base URL from (default ``<PREFIX>_BASE_URL``)."""
+    stream_answer: ClassVar[type[StreamAnswer]]
+
+    def __init__(self, provider: Provider) -> None:
+        cls = type(self)
+        endpoint, site = direct_target(
+            provider,
+            cls.default_kind,
+            label=cls.label,
+            key_envs=cls.key_envs,
+            url_envs=cls.url_envs,
+        )
+        self._setup(provider.provider_kind or cls.default_kind, endpoint, site, provider)
+        self._sdk(asynchronous=False)
 
     def _setup(
         self, kind: str, endpoint: Endpoint, site: CallSite, provider: Provider | None
@@ -213,6 +234,13 @@ class SDKChatClient:
         client._setup(kind, endpoint, site, None)
         client._sdk(asynchronous=True)
         return client
+
+    @classmethod
+    def for_spec(cls, spec: ProviderSpec, api_key: str | None) -> Self:
+        """The worker's client for ``spec`` (``<PREFIX>_*`` variables fill gaps)."""
+        prefix = cls.default_kind.upper()
+        endpoint = resolve_endpoint(spec, api_key, label=cls.label, env_prefix=prefix)
+        return cls.for_endpoint(endpoint, kind=cls.default_kind)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._site.where}, model={self._model!r})"
@@ -256,26 +284,21 @@ class SDKChatClient:
             ProviderError: The endpoint failed.
         """
         kwargs = self._kwargs(req, stream=False)
-
-        def call() -> Any:
-            with provider_errors(self.errors, self._site):
-                return self._create(self._client, kwargs)
-
-        return self._normalize(retried(self.provider, call))
+        return self._normalize(retried(self.provider, lambda: self._created(kwargs)))
 
     def complete_stream(self, req: RathLLMChatRequest) -> Iterator[RathLLMStreamDelta]:
         """The completion as deltas (only opening the stream is retried)."""
         kwargs = self._kwargs(req, stream=True)
-
-        def open_stream() -> Any:
-            with provider_errors(self.errors, self._site):
-                return self._create(self._client, kwargs)
-
-        stream = retried(self.provider, open_stream)
+        stream = retried(self.provider, lambda: self._created(kwargs))
         answer = self._stream_answer()
         with provider_errors(self.errors, self._site):
             for event in stream:
                 yield from answer.feed(event.model_dump())
+
+    def _created(self, kwargs: dict[str, Any]) -> Any:
+        """One SDK call of the sync face, its errors classified (one attempt)."""
+        with provider_errors(self.errors, self._site):
+            return self._create(self._client, kwargs)
 
     def close(self) -> None:
         """Close the sync face's HTTP client."""
@@ -348,7 +371,7 @@ class SDKChatClient:
         raise NotImplementedError
 
     def _stream_answer(self) -> StreamAnswer:
-        raise NotImplementedError
+        return self.stream_answer(where=self._site.where, model=self._site.model)
 
     def _kwargs(self, req: RathLLMChatRequest, *, stream: bool) -> dict[str, Any]:
         raise NotImplementedError

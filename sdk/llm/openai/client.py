@@ -16,11 +16,9 @@ from rath.llm.clients.sdk import (
     DEFAULT_TIMEOUT,
     Endpoint,
     SDKChatClient,
-    direct_target,
-    resolve_endpoint,
 )
 from rath.llm.openai.create_kwargs import to_create_kwargs, to_create_kwargs_stream
-from rath.llm.provider import Provider, ProviderSpec
+from rath.llm.provider import ProviderSpec
 from rath.testing.demo import DEMO_MODEL, demo_base_url
 
 __all__ = ["OPENAI_RETRYABLE", "RathOpenAIChatClient"]
@@ -60,6 +58,13 @@ def openai_sdk(
     return plain(base_url=base_url, **options)
 
 
+def _key_envs(base_url: str | None) -> tuple[str, ...]:
+    """The variables a key is read from: Azure's first for an Azure endpoint, else OpenAI's."""
+    if azure_style(base_url):
+        return (*AZURE_KEY_ENVS, "OPENAI_API_KEY")
+    return ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY")
+
+
 class RathOpenAIChatClient(SDKChatClient):
     """Chat Completions (``POST {base_url}/chat/completions``), from plain Python or a worker.
 
@@ -74,17 +79,11 @@ class RathOpenAIChatClient(SDKChatClient):
     path = "/chat/completions"
     errors = OPENAI_ERRORS
     new_sdk = staticmethod(openai_sdk)
-
-    def __init__(self, provider: Provider) -> None:
-        endpoint, site = direct_target(
-            provider,
-            "openai",
-            label="OpenAI",
-            key_envs=_key_envs,
-            url_envs=("OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT"),
-        )
-        self._setup(provider.provider_kind or "openai", endpoint, site, provider)
-        self._sdk(asynchronous=False)
+    default_kind = "openai"
+    label = "OpenAI"
+    key_envs = staticmethod(_key_envs)
+    url_envs = ("OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT")
+    stream_answer = OpenAIStreamAnswer
 
     def _kwargs(self, req: RathLLMChatRequest, *, stream: bool) -> dict[str, Any]:
         build = to_create_kwargs_stream if stream else to_create_kwargs
@@ -106,14 +105,10 @@ class RathOpenAIChatClient(SDKChatClient):
         streamed = {**body, "stream": True, "stream_options": {"include_usage": True}}
         return streamed, openai.AsyncStream[object]
 
-    def _stream_answer(self) -> OpenAIStreamAnswer:
-        return OpenAIStreamAnswer(where=self._site.where, model=self._site.model)
-
 
 def openai_client(spec: ProviderSpec, api_key: str | None) -> RathOpenAIChatClient:
     """The worker's factory for ``"openai"`` (``OPENAI_*`` variables fill gaps)."""
-    endpoint = resolve_endpoint(spec, api_key, label="OpenAI", env_prefix="OPENAI")
-    return RathOpenAIChatClient.for_endpoint(endpoint, kind="openai")
+    return RathOpenAIChatClient.for_spec(spec, api_key)
 
 
 def demo_client(spec: ProviderSpec, api_key: str | None) -> RathOpenAIChatClient:
@@ -125,10 +120,3 @@ def demo_client(spec: ProviderSpec, api_key: str | None) -> RathOpenAIChatClient
         timeout=spec.request_timeout or DEFAULT_TIMEOUT,
     )
     return RathOpenAIChatClient.for_endpoint(endpoint, kind="demo")
-
-
-def _key_envs(base_url: str | None) -> tuple[str, ...]:
-    """The variables a key is read from: Azure's first for an Azure endpoint, else OpenAI's."""
-    if azure_style(base_url):
-        return (*AZURE_KEY_ENVS, "OPENAI_API_KEY")
-    return ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY")
