@@ -8,6 +8,7 @@ as ``ProviderError`` and leave as ``ApplicationError`` of its type (docs/provide
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -267,9 +268,9 @@ class LLMActivities:
     ) -> CompleteResult:
         choice = result.primary_choice
         content, calls = choice.message.content, choice.message.tool_calls or ()
-        row = assistant_turn_chunk(
-            content=content, tool_calls=[_wire_call(call) for call in calls]
-        ).stamped(time.time())
+        # The row stores every call as a "function" call, whatever type the client gave it.
+        wire = [dataclasses.replace(call, type="function") for call in calls]
+        row = assistant_turn_chunk(content=content, tool_calls=wire).stamped(time.time())
         return CompleteResult(
             transcript=sealed,
             assistant=self._store.put_row(row),
@@ -282,12 +283,6 @@ class LLMActivities:
             rows=rows + 1,
             reply="" if calls else preview(content or "", REPLY_CHARS),
         )
-
-
-def _wire_call(call: RathLLMToolCallPart) -> dict[str, Any]:
-    """The OpenAI wire dict of a call, as the assistant row stores it."""
-    function = {"name": call.function.name, "arguments": call.function.arguments}
-    return {"id": call.id, "type": "function", "function": function}
 
 
 def _plan(index: int, call: RathLLMToolCallPart) -> ToolCallPlan:
