@@ -24,9 +24,6 @@ _BUILT_IN: dict[str, str] = {
     "openai": "rath.llm.openai:RathOpenAIChatClient",
     "anthropic": "rath.llm.anthropic:RathAnthropicChatClient",
 }
-declare_kind("openai", "OPENAI_API_KEY")
-declare_kind("anthropic", "ANTHROPIC_API_KEY")
-declare_kind("demo", None)
 
 
 def register_chat_client(
