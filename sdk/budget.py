@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from rath.utils.frozen import Frozen
 
 
-class Budget(BaseModel):
+class Budget(Frozen):
     """Limits for a run (``None`` means unlimited)."""
-
-    model_config = ConfigDict(frozen=True)
 
     total_tokens: int | None = Field(default=None, gt=0)
     tool_calls: int | None = Field(default=None, ge=0)
@@ -24,10 +24,8 @@ def with_total_tokens(budget: Budget | None, tokens: int | None) -> Budget | Non
     return (budget or Budget()).model_copy(update={"total_tokens": tokens})
 
 
-class Spent(BaseModel):
+class Spent(Frozen):
     """What a run (or a tree of runs) has used so far."""
-
-    model_config = ConfigDict(frozen=True)
 
     tokens: int = 0
     tool_calls: int = 0

@@ -7,9 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 import rath.session.graph as graph
 import rath.utils as utils
+from rath.contracts.llm import DescribeImageArgs
+from rath.contracts.mcp import McpServerSpec
 
 
 def test_decodes_utf8_and_falls_back_without_raising() -> None:
@@ -60,3 +63,13 @@ def test_lazy_names_import_each_name_once_from_its_module() -> None:
 def test_a_lazy_module_names_what_it_lacks() -> None:
     with pytest.raises(AttributeError, match=r"'rath.session.graph' has no attribute 'Nope'"):
         graph.Nope  # noqa: B018
+
+
+def test_a_frozen_model_that_adds_its_own_config_stays_frozen() -> None:
+    spec = McpServerSpec(transport="stdio", command="server")
+    with pytest.raises(ValidationError, match="frozen"):
+        spec.command = "other"  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="Extra inputs"):
+        McpServerSpec(transport="stdio", command="server", colour="red")  # type: ignore[call-arg]
+    assert DescribeImageArgs.model_config["frozen"] is True
+    assert DescribeImageArgs.model_config["ser_json_bytes"] == "base64"

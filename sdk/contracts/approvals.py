@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict
+from rath.utils.frozen import Frozen
 
 APPROVE_UPDATE = "rath.approve"
 """The update that answers a waiting call: an :class:`ApprovalDecision`."""
@@ -12,10 +12,8 @@ PENDING_APPROVALS_QUERY = "pending_approvals"
 """The query listing the waiting calls: ``list[PendingApproval]``."""
 
 
-class PendingApproval(BaseModel):
+class PendingApproval(Frozen):
     """A tool call waiting for a person (the ``pending_approvals`` query lists these)."""
-
-    model_config = ConfigDict(frozen=True)
 
     call_id: str
     tool: str
@@ -24,10 +22,8 @@ class PendingApproval(BaseModel):
     asked_at: datetime
 
 
-class ApprovalDecision(BaseModel):
+class ApprovalDecision(Frozen):
     """A person's answer to a pending call (the ``rath.approve`` update's input)."""
-
-    model_config = ConfigDict(frozen=True)
 
     call_id: str
     approve: bool

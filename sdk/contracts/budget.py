@@ -5,10 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
-
 from rath.budget import Budget, Spent
 from rath.session.session import Session
+from rath.utils.frozen import Frozen
 
 if TYPE_CHECKING:
     from temporalio.exceptions import ApplicationError
@@ -50,10 +49,8 @@ def exceeded_session(failure: BaseException | None) -> tuple[str, Session] | Non
     return None
 
 
-class BudgetGate(BaseModel):
+class BudgetGate(Frozen):
     """What an agent run enforces (its input's ``budget``)."""
-
-    model_config = ConfigDict(frozen=True)
 
     own: Budget | None = None
     deadline_at: datetime | None = None
@@ -69,20 +66,16 @@ class BudgetGate(BaseModel):
         return self.model_copy(update={"own": own, "deadline_at": deadline})
 
 
-class BudgetAsk(BaseModel):
+class BudgetAsk(Frozen):
     """An agent run asking its parent whether the tree has room for another LLM call."""
-
-    model_config = ConfigDict(frozen=True)
 
     child_id: str
     seq: int
     spent: Spent
 
 
-class BudgetGrant(BaseModel):
+class BudgetGrant(Frozen):
     """The parent's answer: ``refused`` says why not; ``tool_calls_left`` for the tree."""
-
-    model_config = ConfigDict(frozen=True)
 
     seq: int
     refused: str | None = None

@@ -6,9 +6,8 @@ import fnmatch
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict
-
 from rath.contracts.mcp import McpToolBinding, McpTools
+from rath.utils.frozen import Frozen
 
 Decision = Literal["allow", "deny", "ask"]
 
@@ -22,10 +21,8 @@ class DescribedTool(Protocol):
     parallel_safe: bool
 
 
-class CustomToolSpec(BaseModel):
+class CustomToolSpec(Frozen):
     """A custom tool as a workflow knows it: name and schema (the worker has the code)."""
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     description: str | None = None
@@ -50,10 +47,8 @@ class CustomToolSpec(BaseModel):
         return {"type": "function", "function": function}
 
 
-class ToolPolicy(BaseModel):
+class ToolPolicy(Frozen):
     """Which tool calls run, which are refused, and which wait for a person (``ask``)."""
-
-    model_config = ConfigDict(frozen=True)
 
     rules: tuple[tuple[str, Decision], ...] = ()
     default: Decision = "allow"
@@ -67,10 +62,8 @@ class ToolPolicy(BaseModel):
         return self.default
 
 
-class ToolSet(BaseModel):
+class ToolSet(Frozen):
     """What an agent asks for beyond the built-ins (``SessionLoopInput.tools``)."""
-
-    model_config = ConfigDict(frozen=True)
 
     custom: tuple[CustomToolSpec, ...] = ()
     mcp: tuple[McpTools, ...] = ()
@@ -81,10 +74,8 @@ class ToolSet(BaseModel):
         return not self.custom and not self.mcp
 
 
-class ToolCatalog(BaseModel):
+class ToolCatalog(Frozen):
     """A run's tools, resolved once and carried across continue-as-new."""
-
-    model_config = ConfigDict(frozen=True)
 
     builtins: tuple[str, ...] = ()
     custom: dict[str, CustomToolSpec] = {}

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
 from rath.contracts._contract import ActivityContract
+from rath.utils.frozen import Frozen
 
 
-class StopChildrenArgs(BaseModel):
+class StopChildrenArgs(Frozen):
     """Input of ``rath.runs.stop_old_children``."""
-
-    model_config = ConfigDict(frozen=True)
 
     workflow_id: str
     run_id: str
@@ -19,10 +16,8 @@ class StopChildrenArgs(BaseModel):
     wait_seconds: float = 60.0
 
 
-class StopChildrenResult(BaseModel):
+class StopChildrenResult(Frozen):
     """The old children stopped: cancelled (they closed in time) and terminated."""
-
-    model_config = ConfigDict(frozen=True)
 
     cancelled: tuple[str, ...] = ()
     terminated: tuple[str, ...] = ()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from rath.contracts._contract import ActivityContract
 from rath.llm.chat_response import RathLLMTokenUsage
@@ -10,24 +10,21 @@ from rath.llm.provider import ProviderSpec
 from rath.llm.stream import StreamOptions
 from rath.llm.vlm import DEFAULT_IMAGE_PROMPT
 from rath.session.table_ref import TableRef
+from rath.utils.frozen import Frozen
 
 REPLY_CHARS = 2000
 """How much of a run's final reply its result shows (history holds it once)."""
 
 
-class ExecutorRef(BaseModel):
+class ExecutorRef(Frozen):
     """A loop executor (``run_session_loop(executor=...)``) of the process that started a run."""
-
-    model_config = ConfigDict(frozen=True)
 
     id: str
     queue: str
 
 
-class CompleteArgs(BaseModel):
+class CompleteArgs(Frozen):
     """Input of ``rath.llm.complete``: references only, no transcript bytes."""
-
-    model_config = ConfigDict(frozen=True)
 
     agent_name: str
     provider: ProviderSpec
@@ -43,10 +40,8 @@ class CompleteArgs(BaseModel):
     """Ask this executor instead of the provider's endpoint."""
 
 
-class ToolCallPlan(BaseModel):
+class ToolCallPlan(Frozen):
     """What the workflow needs to dispatch one tool call (not its arguments)."""
-
-    model_config = ConfigDict(frozen=True)
 
     index: int
     id: str
@@ -56,10 +51,8 @@ class ToolCallPlan(BaseModel):
     preview: str
 
 
-class CompleteResult(BaseModel):
+class CompleteResult(Frozen):
     """Output of ``rath.llm.complete``."""
-
-    model_config = ConfigDict(frozen=True)
 
     transcript: str
     assistant: str
@@ -75,10 +68,8 @@ class CompleteResult(BaseModel):
     """The reply's text (up to :data:`REPLY_CHARS`) when it ends the loop: no tool calls."""
 
 
-class CompressArgs(BaseModel):
+class CompressArgs(Frozen):
     """Input of ``rath.llm.compress``: references only."""
-
-    model_config = ConfigDict(frozen=True)
 
     agent_name: str
     provider: ProviderSpec
@@ -89,20 +80,18 @@ class CompressArgs(BaseModel):
     """Ask this executor instead of the provider's endpoint."""
 
 
-class CompressResult(BaseModel):
+class CompressResult(Frozen):
     """Output of ``rath.llm.compress``: the summary USER row, by digest."""
-
-    model_config = ConfigDict(frozen=True)
 
     row: str
     usage: RathLLMTokenUsage | None
     preview: str
 
 
-class DescribeImageArgs(BaseModel):
+class DescribeImageArgs(Frozen):
     """Input of ``rath.llm.describe_image``: one image (bytes or a URL) and a prompt."""
 
-    model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 
     provider: ProviderSpec
     prompt: str = DEFAULT_IMAGE_PROMPT
@@ -112,29 +101,23 @@ class DescribeImageArgs(BaseModel):
     agent_name: str = "vlm"
 
 
-class DescribeImageResult(BaseModel):
+class DescribeImageResult(Frozen):
     """Output of ``rath.llm.describe_image``."""
-
-    model_config = ConfigDict(frozen=True)
 
     text: str
     usage: RathLLMTokenUsage | None
 
 
-class EmbedArgs(BaseModel):
+class EmbedArgs(Frozen):
     """Input of ``rath.llm.embed``: texts to embed with the provider's model."""
-
-    model_config = ConfigDict(frozen=True)
 
     provider: ProviderSpec
     texts: tuple[str, ...]
     query: bool = False
 
 
-class EmbedResult(BaseModel):
+class EmbedResult(Frozen):
     """Output of ``rath.llm.embed``: one vector per text, in order."""
-
-    model_config = ConfigDict(frozen=True)
 
     model: str
     vectors: tuple[tuple[float, ...], ...]

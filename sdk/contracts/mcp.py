@@ -14,11 +14,12 @@ from fnmatch import fnmatchcase
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import ConfigDict, field_validator, model_validator
 
 from rath.contracts._contract import ActivityContract
 from rath.contracts.tools import RunToolResult, function_schema
 from rath.errors import ConfigError, ToolNameConflictError
+from rath.utils.frozen import Frozen
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -81,7 +82,7 @@ McpTransport = Literal["stdio", "sse", "streamable_http"]
 _KEY_FIELDS = ("transport", "command", "args", "env", "cwd", "url", "headers")
 
 
-class McpServerSpec(BaseModel):
+class McpServerSpec(Frozen):
     """An MCP server, described so it can travel through workflow history.
 
     The spec never holds a secret: ``env`` and ``headers`` values are references to the
@@ -101,7 +102,7 @@ class McpServerSpec(BaseModel):
         headers: sse / streamable_http: HTTP headers, each mapped to a reference.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(extra="forbid")
 
     transport: McpTransport
     name: str | None = None
@@ -189,7 +190,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _GLOB = re.compile(r"[*?\[]")
 
 
-class McpToolInfo(BaseModel):
+class McpToolInfo(Frozen):
     """One tool as the server lists it.
 
     Attributes:
@@ -198,14 +199,12 @@ class McpToolInfo(BaseModel):
         parameters: Its JSON Schema (always an object schema).
     """
 
-    model_config = ConfigDict(frozen=True)
-
     name: str
     description: str = ""
     parameters: dict[str, Any]
 
 
-class McpToolList(BaseModel):
+class McpToolList(Frozen):
     """Result of ``rath.mcp.list_tools``: one server's tools, for workflow state.
 
     Attributes:
@@ -213,13 +212,11 @@ class McpToolList(BaseModel):
         tools: The tools, in the server's order.
     """
 
-    model_config = ConfigDict(frozen=True)
-
     server_key: str
     tools: tuple[McpToolInfo, ...]
 
 
-class McpToolBinding(BaseModel):
+class McpToolBinding(Frozen):
     """One MCP tool as the model sees it, with what is needed to call it.
 
     Attributes:
@@ -230,8 +227,6 @@ class McpToolBinding(BaseModel):
         server: The server to call.
         parallel_safe: Whether calls may overlap with other calls to the same server.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     tool: str
@@ -251,7 +246,7 @@ class McpToolBinding(BaseModel):
         return ("mcp", self.server.key)
 
 
-class McpTools(BaseModel):
+class McpTools(Frozen):
     """An MCP server's tools, to pass to an Agent (``tools=[...]``). Nothing connects here.
 
     Build one with :func:`~rath.tools.mcp.mcp_tools_from_server` or
@@ -263,8 +258,6 @@ class McpTools(BaseModel):
         allow: Server tool names (or ``fnmatch`` patterns) to offer; ``None`` offers all.
         parallel_safe: Let calls to this server overlap (default: one at a time, in order).
     """
-
-    model_config = ConfigDict(frozen=True)
 
     server: McpServerSpec
     prefix: str = ""
@@ -363,15 +356,13 @@ def _model_name(name: str) -> str:
     return _UNSAFE.sub("_", name)[:_MAX_NAME] or "_"
 
 
-class McpListArgs(BaseModel):
+class McpListArgs(Frozen):
     """Input of ``rath.mcp.list_tools``."""
-
-    model_config = ConfigDict(frozen=True)
 
     server: McpServerSpec
 
 
-class McpCallArgs(BaseModel):
+class McpCallArgs(Frozen):
     """Input of ``rath.mcp.call_tool``.
 
     Attributes:
@@ -382,8 +373,6 @@ class McpCallArgs(BaseModel):
         origin_run_id: The run whose history this run started from (its own unless reset),
             which the call's idempotency key names.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     server: McpServerSpec
     assistant: str

@@ -6,24 +6,21 @@ Transcripts travel by reference; memories enter history only as short previews a
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
 from rath.contracts._contract import ActivityContract
 from rath.llm.provider import ProviderSpec
 from rath.memory.op_types import RecallMode
 from rath.memory.results import MemoryHit, MemoryRecord
 from rath.memory.spec import CommitResult, MemorySpec
 from rath.session.table_ref import TableRef
+from rath.utils.frozen import Frozen
 
 
-class AgentMemory(BaseModel):
+class AgentMemory(Frozen):
     """How an agent run uses memory (``Agent(memory=...)``), as workflow input.
 
     ``top_k`` memories from ``target`` are injected before the first round; with
     ``commit_on_forward`` the transcript's durable facts are stored after the run.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     spec: MemorySpec
     top_k: int = 4
@@ -31,10 +28,8 @@ class AgentMemory(BaseModel):
     commit_on_forward: bool = False
 
 
-class RememberArgs(BaseModel):
+class RememberArgs(Frozen):
     """Input of ``rath.memory.remember``."""
-
-    model_config = ConfigDict(frozen=True)
 
     content: str
     memory: MemorySpec = MemorySpec()
@@ -47,18 +42,14 @@ class RememberArgs(BaseModel):
     session_id: str | None = None
 
 
-class RememberResult(BaseModel):
+class RememberResult(Frozen):
     """Output of ``rath.memory.remember``: the stored (or already present) record."""
-
-    model_config = ConfigDict(frozen=True)
 
     record: MemoryRecord
 
 
-class RecallArgs(BaseModel):
+class RecallArgs(Frozen):
     """Input of ``rath.memory.recall``."""
-
-    model_config = ConfigDict(frozen=True)
 
     query: str
     memory: MemorySpec = MemorySpec()
@@ -68,18 +59,14 @@ class RecallArgs(BaseModel):
     mode: RecallMode = "hybrid"
 
 
-class RecallResult(BaseModel):
+class RecallResult(Frozen):
     """Output of ``rath.memory.recall``: hits, best first, every score positive."""
-
-    model_config = ConfigDict(frozen=True)
 
     hits: tuple[MemoryHit, ...]
 
 
-class InjectArgs(BaseModel):
+class InjectArgs(Frozen):
     """Input of ``rath.memory.inject``: the transcript by reference."""
-
-    model_config = ConfigDict(frozen=True)
 
     memory: MemorySpec
     transcript: TableRef
@@ -89,20 +76,16 @@ class InjectArgs(BaseModel):
     mode: RecallMode = "hybrid"
 
 
-class InjectResult(BaseModel):
+class InjectResult(Frozen):
     """Output of ``rath.memory.inject``: chunk-store digests of the rows to add, best first."""
-
-    model_config = ConfigDict(frozen=True)
 
     rows: tuple[str, ...] = ()
     uris: tuple[str, ...] = ()
     preview: str = "no memories"
 
 
-class CommitArgs(BaseModel):
+class CommitArgs(Frozen):
     """Input of ``rath.memory.commit``: the transcript by reference, no secrets."""
-
-    model_config = ConfigDict(frozen=True)
 
     memory: MemorySpec
     transcript: TableRef

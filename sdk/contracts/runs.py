@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from rath.backend.lease import Lease
 from rath.budget import Budget, Spent
@@ -20,12 +20,11 @@ from rath.llm.stream import StreamOptions
 from rath.session.placement import Placement
 from rath.session.session import Session
 from rath.session.table_ref import TableRef
+from rath.utils.frozen import Frozen
 
 
-class LoopOptions(BaseModel):
+class LoopOptions(Frozen):
     """How a session loop runs: round limit, activity timeouts and retries."""
-
-    model_config = ConfigDict(frozen=True)
 
     max_tool_rounds: int = 64
     llm_timeout_seconds: float = 600.0
@@ -46,10 +45,8 @@ class LoopOptions(BaseModel):
     compress_instruction: str | None = None
 
 
-class LoopCarry(BaseModel):
+class LoopCarry(Frozen):
     """State carried across continue-as-new (and exposed by the ``progress`` query)."""
-
-    model_config = ConfigDict(frozen=True)
 
     transcript: TableRef
     rounds: int = 0
@@ -73,10 +70,8 @@ CODE_VERSION = 2
 1 runs still record ``rath-commit-memory-archive-only``, version 2's first change)."""
 
 
-class SessionLoopInput(BaseModel):
+class SessionLoopInput(Frozen):
     """Input of ``rath.SessionLoop``."""
-
-    model_config = ConfigDict(frozen=True)
 
     user: Session
     agent: Session
@@ -115,19 +110,15 @@ class LoopResult(Session):
         return head | data
 
 
-class CompressInput(BaseModel):
+class CompressInput(Frozen):
     """Input of ``rath.Compress``: the activity's input and the output's eager shell."""
-
-    model_config = ConfigDict(frozen=True)
 
     args: CompressArgs
     output: Session
 
 
-class ModuleSpec(BaseModel):
+class ModuleSpec(Frozen):
     """A ``Workflow`` by reference: ``target`` (``"module:QualName"``) and its JSON arguments."""
-
-    model_config = ConfigDict(frozen=True)
 
     target: str
     init_args: list[Any] = []
@@ -139,10 +130,8 @@ class ModuleSpec(BaseModel):
         return self.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
 
 
-class ForwardInput(BaseModel):
+class ForwardInput(Frozen):
     """Input of ``rath.Forward``."""
-
-    model_config = ConfigDict(frozen=True)
 
     module: ModuleSpec
     session: Session

@@ -6,70 +6,55 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
-
 from rath.contracts._contract import ActivityContract
 from rath.llm.chat_response import RathLLMTokenUsage
 from rath.session.chunk import ChunkRow
 from rath.session.graph import SessionGraph
 from rath.session.placement import Placement
 from rath.session.table_ref import TableRef
+from rath.utils.frozen import Frozen
 
 
-class ReadArgs(BaseModel):
+class ReadArgs(Frozen):
     """Input of ``rath.session.read``."""
-
-    model_config = ConfigDict(frozen=True)
 
     table: TableRef
 
 
-class ReadResult(BaseModel):
+class ReadResult(Frozen):
     """The rows of a table."""
-
-    model_config = ConfigDict(frozen=True)
 
     rows: tuple[ChunkRow, ...]
 
 
-class InterleaveArgs(BaseModel):
+class InterleaveArgs(Frozen):
     """Input of ``rath.session.interleave``: the two branches, by reference."""
-
-    model_config = ConfigDict(frozen=True)
 
     ours: TableRef
     theirs: TableRef
 
 
-class InterleaveResult(BaseModel):
+class InterleaveResult(Frozen):
     """The merged table's digest (a sealed node in the store) and its row count."""
-
-    model_config = ConfigDict(frozen=True)
 
     table: str
     rows: int
 
 
-class PutToolsArgs(BaseModel):
+class PutToolsArgs(Frozen):
     """Input of ``rath.session.put_tools``: tool schemas (OpenAI wire dicts)."""
-
-    model_config = ConfigDict(frozen=True)
 
     schemas: list[dict[str, Any]]
 
 
-class PutToolsResult(BaseModel):
+class PutToolsResult(Frozen):
     """Where the schemas are stored (what each LLM round carries instead of them)."""
-
-    model_config = ConfigDict(frozen=True)
 
     digest: str
 
 
-class CatalogArgs(BaseModel):
+class CatalogArgs(Frozen):
     """Input of ``rath.session.catalog``: a session's record, its transcript by reference."""
-
-    model_config = ConfigDict(frozen=True)
 
     session_id: UUID
     parents: tuple[UUID, ...] = ()
@@ -91,10 +76,8 @@ class CatalogArgs(BaseModel):
     inside ``forward`` have no run, hence no record, of their own)."""
 
 
-class CatalogResult(BaseModel):
+class CatalogResult(Frozen):
     """The sealed root of the recorded transcript, if it had one."""
-
-    model_config = ConfigDict(frozen=True)
 
     root: str | None = None
 

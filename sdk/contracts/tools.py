@@ -10,13 +10,12 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from rath.backend.lease import Lease
 from rath.contracts._contract import ActivityContract
 from rath.contracts.llm import ExecutorRef
 from rath.session.placement import Placement
 from rath.session.table_ref import TableRef
+from rath.utils.frozen import Frozen
 
 
 def function_schema(name: str, description: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
@@ -25,10 +24,8 @@ def function_schema(name: str, description: str, parameters: Mapping[str, Any]) 
     return {"type": "function", "function": copy.deepcopy(function)}
 
 
-class RunToolArgs(BaseModel):
+class RunToolArgs(Frozen):
     """Input of ``rath.tools.run``: a built-in tool call, in the session's sandbox."""
-
-    model_config = ConfigDict(frozen=True)
 
     agent_name: str
     placement: Placement
@@ -39,20 +36,16 @@ class RunToolArgs(BaseModel):
     keyed by it, so a reset run's calls keep the idempotency keys of its original's."""
 
 
-class RunToolResult(BaseModel):
+class RunToolResult(Frozen):
     """Output of every tool call (built-in, custom, MCP): the stored tool-result row."""
-
-    model_config = ConfigDict(frozen=True)
 
     result: str
     ok: bool
     preview: str
 
 
-class CustomToolArgs(BaseModel):
+class CustomToolArgs(Frozen):
     """Input of ``rath.tools.custom``: the call by reference, and its session."""
-
-    model_config = ConfigDict(frozen=True)
 
     agent_name: str
     tool_name: str
@@ -71,26 +64,20 @@ class ExecutorToolArgs(CustomToolArgs):
     executor: ExecutorRef
 
 
-class ClaimArgs(BaseModel):
+class ClaimArgs(Frozen):
     """Input of ``rath.sandbox.claim``."""
-
-    model_config = ConfigDict(frozen=True)
 
     placement: Placement
 
 
-class ClaimResult(BaseModel):
+class ClaimResult(Frozen):
     """The task queue of the worker that now owns the sandbox."""
-
-    model_config = ConfigDict(frozen=True)
 
     owner: str
 
 
-class CloseArgs(BaseModel):
+class CloseArgs(Frozen):
     """Input of ``rath.sandbox.close``: the lease of a sandbox no session holds."""
-
-    model_config = ConfigDict(frozen=True)
 
     lease: Lease
 
