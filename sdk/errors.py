@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
+
+_E = TypeVar("_E", bound="RathError")
 
 
 class RathError(Exception):
-    """Root of every error raised by Rath."""
+    """Root of every error raised by Rath.
+
+    Every subclass pickles with its message and attributes, whatever its constructor takes:
+    unpickling rebuilds the error from its ``args`` and restores its attributes, without calling
+    ``__init__`` again.
+    """
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_revive, (type(self), self.args), self.__dict__)
+
+
+def _revive(cls: type[_E], args: tuple[object, ...]) -> _E:
+    """An error of type ``cls`` with these ``args``; pickle then restores its attributes."""
+    error = cls.__new__(cls)
+    error.args = args
+    return error
 
 
 class UserError(RathError):
@@ -59,9 +76,6 @@ class RunFailedError(RunError):
         super().__init__(message)
         self.workflow_id = workflow_id
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_run_failed, (str(self), self.workflow_id))
-
 
 class RunUnreachableError(RunError):
     """Temporal stayed unreachable while a client waited on a run; the run may still be going."""
@@ -69,17 +83,6 @@ class RunUnreachableError(RunError):
     def __init__(self, message: str, *, workflow_id: str) -> None:
         super().__init__(message)
         self.workflow_id = workflow_id
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_unreachable, (str(self), self.workflow_id))
-
-
-def _rebuild_unreachable(message: str, workflow_id: str) -> RunUnreachableError:
-    return RunUnreachableError(message, workflow_id=workflow_id)
-
-
-def _rebuild_run_failed(message: str, workflow_id: str) -> RunFailedError:
-    return RunFailedError(message, workflow_id=workflow_id)
 
 
 class BudgetExceededError(RunFailedError):
@@ -96,15 +99,6 @@ class BudgetExceededError(RunFailedError):
         super().__init__(message, workflow_id=workflow_id)
         self.session = session
         self.reason = reason
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_budget, (str(self), self.workflow_id, self.session, self.reason))
-
-
-def _rebuild_budget(
-    message: str, workflow_id: str, session: Any, reason: str
-) -> BudgetExceededError:
-    return BudgetExceededError(message, workflow_id=workflow_id, session=session, reason=reason)
 
 
 class WorkerUnavailableError(RunError):
@@ -137,15 +131,6 @@ class MemoryStoreError(RunError):
     def __init__(self, message: str, *, retryable: bool = True) -> None:
         super().__init__(message)
         self.retryable = retryable
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_memory_store_error, (type(self), str(self), self.retryable))
-
-
-def _rebuild_memory_store_error(
-    cls: type[MemoryStoreError], message: str, retryable: bool
-) -> MemoryStoreError:
-    return cls(message, retryable=retryable)
 
 
 __all__ = [

@@ -23,9 +23,6 @@ class UnsupportedBackendTool(BackendError):
         self.call_type = call_type
         self.backend_name = backend_name
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.call_type, self.backend_name))
-
 
 class BackendSandboxClosed(BackendError):
     """A sandbox handle was used after it was closed."""
@@ -33,9 +30,6 @@ class BackendSandboxClosed(BackendError):
     def __init__(self, handle: str) -> None:
         super().__init__(f"sandbox {handle!r} is closed")
         self.handle = handle
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.handle,))
 
 
 class BackendNotFound(BackendError):
@@ -46,6 +40,3 @@ class BackendNotFound(BackendError):
         super().__init__(f"no sandbox backend {name!r} (registered: {listed})")
         self.name = name
         self.available = list(available)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.name, self.available))

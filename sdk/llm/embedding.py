@@ -30,15 +30,6 @@ class EmbeddingError(MemoryStoreError):
         super().__init__(message, retryable=retryable)
         self.retry_after = retry_after
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_embedding_error, (str(self), self.retryable, self.retry_after))
-
-
-def _rebuild_embedding_error(
-    message: str, retryable: bool, retry_after: float | None
-) -> EmbeddingError:
-    return EmbeddingError(message, retryable=retryable, retry_after=retry_after)
-
 
 class Embedder(Protocol):
     """Anything that turns texts into embedding vectors (vectors are kept per :attr:`model`)."""

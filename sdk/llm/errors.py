@@ -27,23 +27,7 @@ class ProviderError(LLMError):
         self.retry_after = retry_after
         self.status = status
 
-    def __reduce__(self) -> tuple[object, ...]:
-        fields = (str(self), self.error_type, self.retryable, self.retry_after, self.status)
-        return (_rebuild, fields)
-
     @property
     def auth_rejected(self) -> bool:
         """True for 401 and 403: this key was refused, another key may not be."""
         return self.status in (401, 403)
-
-
-def _rebuild(
-    message: str, error_type: str, retryable: bool, retry_after: float | None, status: int | None
-) -> ProviderError:
-    return ProviderError(
-        message,
-        error_type=error_type,
-        retryable=retryable,
-        retry_after=retry_after,
-        status=status,
-    )

@@ -19,10 +19,3 @@ class McpError(RunError):
         super().__init__(message)
         self.retryable = retryable
         self.code = code
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild, (str(self), self.retryable, self.code))
-
-
-def _rebuild(message: str, retryable: bool, code: int | None) -> McpError:
-    return McpError(message, retryable=retryable, code=code)
