@@ -37,14 +37,12 @@ QUERY_SECONDS = 10.0
 
 def pending_approvals(run: Session | str, *, timeout: float = 30.0) -> list[PendingApproval]:
     """Tool calls of ``run`` (an agent run or a whole durable tree) waiting for an answer."""
-    runtime = get_runtime()
 
-    async def ask() -> list[PendingApproval]:
-        client = await runtime.client()
+    async def ask(client: Client) -> list[PendingApproval]:
         found = await _pending(client, await _agent_runs(client, run))
         return [item for items in found.values() for item in items]
 
-    return runtime.submit(ask()).result(timeout=timeout)
+    return get_runtime().call(ask, timeout=timeout)
 
 
 def approve(run: Session | str, call_id: str, *, timeout: float = 30.0) -> str:
@@ -64,10 +62,8 @@ def deny(
 
 
 def _answer(run: Session | str, decision: ApprovalDecision, timeout: float) -> str:
-    runtime = get_runtime()
 
-    async def send() -> str:
-        client = await runtime.client()
+    async def send(client: Client) -> str:
         waiting = await _pending(client, await _agent_runs(client, run))
         owner = next(
             (
@@ -98,7 +94,7 @@ def _answer(run: Session | str, decision: ApprovalDecision, timeout: float) -> s
             ) from None
         return owner
 
-    return runtime.submit(send()).result(timeout=timeout)
+    return get_runtime().call(send, timeout=timeout)
 
 
 async def _agent_runs(client: Client, run: Session | str) -> list[str]:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rath.cli.gc import add_gc_arguments
 from rath.errors import RathError
 from rath.settings import Settings
+
+if TYPE_CHECKING:
+    from temporalio.client import Client
 
 DEMO_PROMPT = "Create notes.txt saying hi, then read it back."
 HANDOFF_SECONDS = 5.0
@@ -79,12 +82,10 @@ def _warn_without_worker(run_id: str) -> None:
     from rath.runtime.handoff import unstarted_activities
     from rath.runtime.runtime import get_runtime
 
-    runtime = get_runtime()
+    async def ask(client: Client) -> list[str]:
+        return await unstarted_activities(client, run_id, within=HANDOFF_SECONDS)
 
-    async def ask() -> list[str]:
-        return await unstarted_activities(await runtime.client(), run_id, within=HANDOFF_SECONDS)
-
-    waiting = runtime.submit(ask()).result(timeout=HANDOFF_SECONDS + 30)
+    waiting = get_runtime().call(ask, timeout=HANDOFF_SECONDS + 30)
     if waiting:
         print(
             f"rath: run {run_id!r} goes on once a worker that has its code runs: no running "

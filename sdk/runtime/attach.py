@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from temporalio.client import Client
+
 from rath.contracts.runs import COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.errors import RunNotFoundError
 from rath.llm.chat_response import usage_from_json
@@ -28,12 +30,11 @@ def attach(session_or_run: UUID | str) -> Session:
     """
     record = _record(session_or_run)
     run_id = record.workflow_id if record is not None else str(session_or_run)
-    runtime = get_runtime()
 
-    async def look() -> StartedRun | None:
-        return await run_input(await runtime.client(), run_id or "")
+    async def look(client: Client) -> StartedRun | None:
+        return await run_input(client, run_id or "")
 
-    found = runtime.submit(look()).result(timeout=60) if run_id else None
+    found = get_runtime().call(look, timeout=60) if run_id else None
     if found is None:
         if record is not None and record.status != "running":
             return _from_record(record)

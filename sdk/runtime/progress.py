@@ -65,8 +65,7 @@ def wait_noting_missing_worker(
 def _missing_worker(runtime: Runtime, run_id: str) -> tuple[str | None, int]:
     """Why no worker answers for ``run_id`` (None: one did), and its history's length."""
 
-    async def probe() -> tuple[str | None, int]:
-        client = await runtime.reader()
+    async def probe(client: Client) -> tuple[str | None, int]:
         length = (await client.get_workflow_handle(run_id).describe()).history_length
         try:
             await check_worker(client, run_id, timeout=_PROBE_SECONDS)
@@ -75,22 +74,23 @@ def _missing_worker(runtime: Runtime, run_id: str) -> tuple[str | None, int]:
         return None, length
 
     try:
-        return runtime.submit(probe()).result(timeout=_PROBE_SECONDS + 10)
+        return runtime.call(probe, timeout=_PROBE_SECONDS + 10, reader=True)
     except Exception:  # not started yet, closing, a busy server: ask again later
         return None, -1
 
 
 def _facts(runtime: Runtime, run_id: str, workflow: str) -> str:
     try:
-        return runtime.submit(_ask(runtime, run_id, workflow)).result(timeout=_QUERY_SECONDS + 5)
+        return runtime.call(
+            lambda client: _ask(client, run_id, workflow), timeout=_QUERY_SECONDS + 5, reader=True
+        )
     except WorkerUnavailableError as exc:
         return f"waiting: {exc}"
     except Exception:  # a run not started yet, or a worker busy: keep the line going
         return "starting"
 
 
-async def _ask(runtime: Runtime, run_id: str, workflow: str) -> str:
-    client = await runtime.reader()
+async def _ask(client: Client, run_id: str, workflow: str) -> str:
     if workflow == SESSION_LOOP.name:
         carry = await _query(client, run_id, "progress", LoopCarry | None)
         if carry is None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+from temporalio.client import Client
+
 from rath.contracts.runs import FORWARD, SESSION_LOOP
 from rath.errors import ConfigError, WorkerUnavailableError
 from rath.runtime.run_history import history_graph
@@ -32,10 +34,8 @@ def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
             "this session was not produced by a run, so it has no run graph; use "
             "rath.session.graph.lineage_journal_tracking() to record client-side operations"
         )
-    runtime = get_runtime()
 
-    async def query() -> SessionGraph:
-        client = await runtime.reader()
+    async def query(client: Client) -> SessionGraph:
         if (await describe_run(client, run_id)).workflow_type not in _ASKED:
             return await history_graph(client, run_id)  # no graph query of its own
         try:
@@ -47,4 +47,4 @@ def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
             logger.warning("%s; the graph shown is what the run's history holds", exc)
         return await history_graph(client, run_id)
 
-    return runtime.submit(query()).result(timeout=timeout + _DESCRIBE_SECONDS)
+    return get_runtime().call(query, timeout=timeout + _DESCRIBE_SECONDS, reader=True)

@@ -10,7 +10,7 @@ import contextlib
 import sys
 import threading
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from temporalio.client import Client
@@ -69,6 +69,23 @@ class Runtime:
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the runtime loop; never blocks."""
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def call(
+        self, work: Callable[[Client], Awaitable[T]], *, timeout: float, reader: bool = False
+    ) -> T:
+        """``work(client)`` run on the runtime loop, waited for up to ``timeout`` seconds.
+
+        The client is :meth:`reader`'s when ``reader`` is true (no worker starts), else
+        :meth:`client`'s.
+
+        Raises:
+            TimeoutError: No result within ``timeout`` seconds (the work goes on).
+        """
+
+        async def connected() -> T:
+            return await work(await (self.reader() if reader else self.client()))
+
+        return self.submit(connected()).result(timeout=timeout)
 
     def track(self, run_id: str, future: concurrent.futures.Future[Any]) -> None:
         """Note work of run ``run_id`` this script started: the exit waits for it."""

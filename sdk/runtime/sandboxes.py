@@ -6,6 +6,8 @@ import concurrent.futures
 import logging
 import uuid
 
+from temporalio.client import Client
+
 from rath.backend.persistence.leases import Lease, LeaseRegistry
 from rath.contracts.runs import CLOSE_SANDBOX_RUN
 from rath.runtime.runtime import get_runtime
@@ -49,8 +51,7 @@ def _close(lease: Lease) -> None:
 
     started: concurrent.futures.Future[None] = concurrent.futures.Future()
 
-    async def run() -> None:
-        client = await runtime.client()
+    async def run(client: Client) -> None:
         handle = await client.start_workflow(
             CLOSE_SANDBOX_RUN.name,
             lease,
@@ -69,9 +70,8 @@ def _close(lease: Lease) -> None:
         started.set_result(None)
         await handle.result()
 
-    closing = runtime.submit(run())
     try:
-        closing.result(timeout=CLOSE_TIMEOUT)
+        runtime.call(run, timeout=CLOSE_TIMEOUT)
     except concurrent.futures.TimeoutError:
         if not started.done():
             raise  # not even started: the record stays (with no holders), nothing forgotten

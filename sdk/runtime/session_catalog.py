@@ -9,6 +9,8 @@ import logging
 from typing import Any
 from uuid import UUID
 
+from temporalio.client import Client
+
 from rath.backend.spec import BackendSandboxSpec
 from rath.contracts.runs import SESSION_LOOP, LoopCarry
 from rath.errors import RathError
@@ -108,17 +110,15 @@ def _table_of(record: SessionRecord) -> TableRef | None:
         return TableRef.sealed(record.root)
     if record.status != "running" or record.workflow_id is None:
         return None
-    runtime = get_runtime()
     run_id = record.workflow_id
 
-    async def ask() -> Any:
-        client = await runtime.reader()
+    async def ask(client: Client) -> Any:
         if (await describe_run(client, run_id)).workflow_type != SESSION_LOOP.name:
             return None
         return await query_run(client, run_id, "progress", LoopCarry | None, timeout=_QUERY_SECONDS)
 
     try:
-        carry = runtime.submit(ask()).result(timeout=_QUERY_SECONDS + 10)
+        carry = get_runtime().call(ask, timeout=_QUERY_SECONDS + 10, reader=True)
     except (RathError, TimeoutError) as exc:
         logger.warning("session %s: rows so far not shown: %s", record.id, exc)
         return None  # no worker answers now: the record alone (no rows yet)
