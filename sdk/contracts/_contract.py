@@ -127,19 +127,6 @@ class WorkflowContract(Generic[I, R]):
     input: type[I]
     result: type[R]
 
-    async def execute_child(self, arg: I, **options: Unpack[ChildOptions]) -> R:
-        """Workflow code: run the workflow as a child and wait for its result.
-
-        Raises:
-            temporalio.exceptions.ChildWorkflowError: The child failed.
-        """
-        from temporalio import workflow  # deferred, for cost: values load no Temporal
-
-        result: R = await workflow.execute_child_workflow(
-            self.name, arg, result_type=self.result, **options
-        )
-        return result
-
     async def start_child(
         self, arg: I, **options: Unpack[ChildOptions]
     ) -> workflow.ChildWorkflowHandle[Any, R]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -30,17 +31,31 @@ def module_spec(module: Any, encode_provider: Encoder) -> ModuleSpec:
     """
     cls = type(module)
     args, kwargs = module.__dict__.get("_init_args", ((), {}))
-    where = f"{cls.__name__}(...)"
-    return ModuleSpec(
-        target=class_target(cls),
-        init_args=[
-            encode(value, encode_provider, f"{where} argument {i}") for i, value in enumerate(args)
-        ],
-        init_kwargs={
-            name: encode(value, encode_provider, f"{where} argument {name!r}")
-            for name, value in kwargs.items()
-        },
-    )
+    init_args, init_kwargs = encode_call(args, kwargs, encode_provider, f"{cls.__name__}(...)")
+    return ModuleSpec(target=class_target(cls), init_args=init_args, init_kwargs=init_kwargs)
+
+
+def encode_call(
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    encode_provider: Encoder,
+    where: str,
+    *,
+    first: int = 0,
+) -> tuple[list[Any], dict[str, Any]]:
+    """Positional and keyword arguments as tagged JSON (the inverse of :func:`decode_call`).
+
+    An error names ``where`` and the argument: its position (counted from ``first``) or its key.
+    """
+    positional = [
+        encode(value, encode_provider, f"{where} argument {i}")
+        for i, value in enumerate(args, first)
+    ]
+    named = {
+        key: encode(value, encode_provider, f"{where} argument {key!r}")
+        for key, value in kwargs.items()
+    }
+    return positional, named
 
 
 def encode(value: Any, encode_provider: Encoder, where: str) -> Any:

@@ -7,7 +7,12 @@ from typing import Any, Protocol
 
 from rath.budget import Budget
 from rath.contracts.calls import run_id_for, slug
-from rath.contracts.modules import class_target, encode, module_spec, register_workflow_class
+from rath.contracts.modules import (
+    class_target,
+    encode_call,
+    module_spec,
+    register_workflow_class,
+)
 from rath.contracts.queues import workflow_queue
 from rath.contracts.runs import CODE_VERSION, FORWARD, ForwardInput
 from rath.llm.provider import demo_fallback, provider_spec
@@ -44,19 +49,13 @@ def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any
         return provider_spec(provider, settings)
 
     spec = module_spec(module, ship)
-    call_args = [
-        encode(value, ship, f"{name}.forward argument {i + 2}") for i, value in enumerate(args)
-    ]
-    call_kwargs = {
-        key: encode(value, ship, f"{name}.forward argument {key!r}")
-        for key, value in kwargs.items()
-    }
+    call_args, call_kwargs = encode_call(args, kwargs, ship, f"{name}.forward", first=2)
     target = class_target(type(module))
+    agents = [m for _, m in module.named_workflows() if getattr(m, "_is_agent", False)]
     if settings.embedded:  # the in-process worker runs it: it must have the class and tools
         register_workflow_class(type(module))
-        for _, member in module.named_workflows():
-            if getattr(member, "_is_agent", False):
-                agent_tool_set(member.tools)  # registers them with this process's workers
+        for agent in agents:
+            agent_tool_set(agent.tools)  # registers them with this process's workers
     out = Session(
         id=new_id(),
         parent_session_ids=(session.id,),
@@ -64,7 +63,6 @@ def run_forward(module: Forwardable, session: Session, *args: Any, **kwargs: Any
         lineage_operator=f"{name}.forward",
         sandbox=session.sandbox,
     )
-    agents = [m for _, m in module.named_workflows() if getattr(m, "_is_agent", False)]
     names = ", ".join(a.name for a in agents) or "none"
     models = ", ".join(f"{a.name} ({ship(a.agent.provider).label()})" for a in agents)
 

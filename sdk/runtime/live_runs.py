@@ -8,14 +8,11 @@ from dataclasses import dataclass
 
 from temporalio.client import Client
 
-from rath.contracts.runs import CLOSE_SANDBOX_RUN, COMPRESS_RUN, FORWARD, SESSION_LOOP
 from rath.errors import GcRefusedError
 from rath.runtime.connect import connect
 from rath.runtime.devserver import ensure_server
+from rath.runtime.run_history import RUN_TYPES
 from rath.settings import Settings
-
-RUN_TYPES = frozenset({SESSION_LOOP.name, FORWARD.name, COMPRESS_RUN.name, CLOSE_SANDBOX_RUN.name})
-"""The workflow types whose histories can reference chunks."""
 
 _DIGEST = re.compile(rb"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
 _UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
