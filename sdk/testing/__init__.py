@@ -1,6 +1,5 @@
 """Test doubles for Rath: fake model servers over real loopback HTTP. See docs/modules.md."""
 
-from rath.testing._anthropic_server import FakeAnthropicServer
 from rath.testing._replies import (
     Handler,
     RecordedRequest,
@@ -16,7 +15,7 @@ from rath.testing._replies import (
     tool_call_reply,
     truncated,
 )
-from rath.testing._server import FakeChatServer, FakeServer
+from rath.testing._server import FakeAnthropicServer, FakeChatServer, FakeServer
 
 __all__ = [
     "FakeAnthropicServer",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import threading
+from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 
@@ -81,6 +83,40 @@ class LoopbackServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class LoopbackHandler(BaseHTTPRequestHandler):
+    """A fake server's request handler: quiet, and replying with JSON or bytes."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep test output quiet."""
+
+    def send_json(self, status: int, body: Any, headers: Iterable[tuple[str, str]] = ()) -> None:
+        """Reply with ``body`` as JSON."""
+        self.send_bytes(status, json.dumps(body).encode(), "application/json", headers)
+
+    def send_bytes(
+        self,
+        status: int,
+        data: bytes,
+        content_type: str,
+        headers: Iterable[tuple[str, str]] = (),
+        truncate: float | None = None,
+    ) -> None:
+        """Reply with ``data``; with ``truncate`` (a fraction), only that part of it, then close."""
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        if truncate is None:
+            self.wfile.write(data)
+            return
+        # Full Content-Length, part of the body, then close: a response that ends early.
+        self.wfile.write(data[: int(len(data) * truncate)])
+        self.wfile.flush()
+        self.close_connection = True
 
 
 class _HTTPServer(ThreadingHTTPServer):

@@ -7,10 +7,10 @@ import sys
 import threading
 import traceback
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar, Protocol, cast
 
-from rath.testing._loopback import LoopbackServer
+from rath.testing._anthropic_wire import AnthropicWire
+from rath.testing._loopback import LoopbackHandler, LoopbackServer
 from rath.testing._openai_wire import OpenAIWire
 from rath.testing._replies import Handler, RecordedRequest, Reply, as_handler, error_reply
 
@@ -18,7 +18,6 @@ from rath.testing._replies import Handler, RecordedRequest, Reply, as_handler, e
 class Wire(Protocol):
     """How one provider's protocol looks: its paths and its JSON and event encodings."""
 
-    name: str
     base_path: str
     post_paths: tuple[str, ...]
     models_paths: tuple[str, ...]
@@ -44,7 +43,7 @@ class Wire(Protocol):
         ...
 
 
-class _RequestHandler(BaseHTTPRequestHandler):
+class _RequestHandler(LoopbackHandler):
     protocol_version = "HTTP/1.1"
     # Headers and body go out in separate writes; with Nagle's algorithm on, a keep-alive
     # client's delayed ACK would add ~40 ms to every reply.
@@ -54,22 +53,19 @@ class _RequestHandler(BaseHTTPRequestHandler):
     def owner(self) -> FakeServer:
         return cast(FakeServer, cast(Any, self.server).owner)
 
-    def log_message(self, format: str, *args: Any) -> None:
-        """Keep test output quiet."""
-
     def do_GET(self) -> None:
         """Serve the models listing."""
         wire = self.owner.wire
         if self.path.split("?")[0] not in wire.models_paths:
             self._send_reply(error_reply(404, f"unknown path {self.path}"))
             return
-        self._send_json(200, wire.models(self.owner.model))
+        self.send_json(200, wire.models(self.owner.model))
 
     def do_POST(self) -> None:
         """Serve a completion request: record it, ask the handler, send its reply."""
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
         path = self.path.split("?")[0]
-        if not _accepts(self.owner.wire, path):
+        if not self.owner.wire.accepts(path):
             self._send_reply(error_reply(404, f"unknown path {self.path}"))
             return
         try:
@@ -103,9 +99,6 @@ class _RequestHandler(BaseHTTPRequestHandler):
         except OSError:
             self.close_connection = True  # the client gave up; nothing to answer
 
-    def _send_json(self, status: int, body: dict[str, Any]) -> None:
-        self._send_bytes(status, json.dumps(body).encode(), "application/json", (), None)
-
     def _send_reply(self, reply: Reply, model: str | None = None) -> None:
         wire = self.owner.wire
         if reply.raw is not None:
@@ -118,29 +111,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         else:
             data = json.dumps(wire.body(reply, model or self.owner.model)).encode()
             content_type = "application/json"
-        self._send_bytes(reply.status, data, content_type, reply.headers, reply.truncate)
-
-    def _send_bytes(
-        self,
-        status: int,
-        data: bytes,
-        content_type: str,
-        headers: Sequence[tuple[str, str]],
-        truncate: float | None,
-    ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in headers:
-            self.send_header(name, value)
-        self.end_headers()
-        if truncate is None:
-            self.wfile.write(data)
-            return
-        # Full Content-Length, part of the body, then close: a response that ends early.
-        self.wfile.write(data[: int(len(data) * truncate)])
-        self.wfile.flush()
-        self.close_connection = True
+        self.send_bytes(reply.status, data, content_type, reply.headers, reply.truncate)
 
     def _send_stream(self, reply: Reply, frames: list[bytes]) -> None:
         # No Content-Length: the stream ends when the connection closes.
@@ -209,7 +180,7 @@ class FakeChatServer(FakeServer):
     wire: ClassVar[Wire] = OpenAIWire()
 
 
-def _accepts(wire: Wire, path: str) -> bool:
-    """Whether ``wire`` serves ``path`` (a wire written before ``accepts``: its post paths)."""
-    accepts = getattr(wire, "accepts", None)
-    return bool(accepts(path)) if callable(accepts) else path in wire.post_paths
+class FakeAnthropicServer(FakeServer):
+    """A scripted fake Anthropic Messages server (``POST /v1/messages``, JSON and streaming)."""
+
+    wire: ClassVar[Wire] = AnthropicWire()

@@ -8,10 +8,9 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from typing import Any, cast
 
-from rath.testing._loopback import LoopbackServer
+from rath.testing._loopback import LoopbackHandler, LoopbackServer
 from rath.utils.text import words
 from rath.utils.vectors import normalized, pack
 
@@ -49,12 +48,9 @@ class _Failure:
     retry_after: float | None
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(LoopbackHandler):
     # HTTP/1.0: one request per connection, so no keep-alive client outlives stop().
     protocol_version = "HTTP/1.0"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Keep test output quiet."""
 
     def do_POST(self) -> None:
         """Serve ``POST /v1/embeddings``."""
@@ -108,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
             data.append({"object": "embedding", "index": index, "embedding": encoded})
         tokens = sum(len(words(text)) for text in texts)
-        self._send(
+        self.send_json(
             200,
             {
                 "object": "list",
@@ -127,19 +123,9 @@ class _Handler(BaseHTTPRequestHandler):
         retry_after: float | None = None,
     ) -> None:
         kind = "invalid_request_error" if status < 500 else "server_error"
-        headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
+        headers = [("retry-after", str(retry_after))] if retry_after is not None else []
         body = {"error": {"message": message, "type": kind, "param": param, "code": None}}
-        self._send(status, body, headers)
-
-    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(status, body, headers)
 
 
 class FakeEmbeddingServer(LoopbackServer):
