@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rath.settings import Settings
@@ -66,14 +67,13 @@ def run_gc(args: argparse.Namespace) -> int:
     from rath.backend.persistence.leases import LeaseRegistry
     from rath.errors import GcRefusedError, RathError
     from rath.runtime.live_runs import live_runs
-    from rath.runtime.reconcile import reconcile
+    from rath.runtime.reconcile import reconcile_noting
     from rath.store import store_for
     from rath.store.gc import collect_garbage
 
     settings = Settings.from_env()
-    reconciled = reconcile(store_for(settings))  # records of runs that ended unannounced
-    if reconciled.note is not None:
-        print(reconciled.note, file=sys.stderr)
+    # Records of runs that ended unannounced are brought up to date first.
+    reconcile_noting(store_for(settings), note=partial(print, file=sys.stderr))
     try:
         runs = live_runs(settings, timeout=args.timeout)
     except GcRefusedError as exc:

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -15,12 +16,11 @@ from rath.cli.gc import parse_duration
 from rath.cli.lab import fork_record
 from rath.cli.view import view_command
 from rath.errors import ConfigError
-from rath.runtime.reconcile import reconcile
+from rath.runtime.reconcile import reconcile, reconcile_noting
 from rath.runtime.runtime import get_runtime
-from rath.runtime.session_catalog import load_recorded
+from rath.runtime.session_catalog import lineage_kind_of, load_recorded
 from rath.session.chunk import ChunkRow, format_chunk_row_brief
 from rath.session.graph import GraphNode, SessionGraph
-from rath.session.graph.kind import LineageKind
 from rath.session.persistence import SessionWriter, load_session, prune_sessions
 from rath.session.persistence.loader import read_session_file
 from rath.session.session import Session
@@ -219,14 +219,9 @@ def add_sessions_arguments(commands: Any) -> None:
     check.set_defaults(func=reconcile_command)
 
 
-_KINDS = {kind.value: kind for kind in LineageKind}
-
-
 def _reconciled(records: list[SessionRecord]) -> list[SessionRecord]:
     """``records`` with those whose runs closed unannounced brought up to date."""
-    result = reconcile(current_store(), records)
-    if result.note is not None:
-        print(result.note, file=sys.stderr)
+    result = reconcile_noting(current_store(), records, note=partial(print, file=sys.stderr))
     return result.apply(records)
 
 
@@ -309,7 +304,7 @@ def _session_value(record: SessionRecord) -> Session:
     return Session(
         id=record.id,
         parent_session_ids=record.parents,
-        lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
+        lineage_kind=lineage_kind_of(record),
         lineage_operator=record.operator,
     )
 

@@ -12,13 +12,12 @@ from rath.llm.chat_response import usage_from_json
 from rath.runtime.launch import attach_run
 from rath.runtime.run_history import StartedRun, run_input
 from rath.runtime.runtime import get_runtime
+from rath.runtime.session_catalog import lineage_kind_of
 from rath.session.graph.kind import LineageKind
 from rath.session.placement import Placement
 from rath.session.session import Session
 from rath.session.table_ref import TableRef
 from rath.store import SessionRecord, current_catalog
-
-_KINDS = {kind.value: kind for kind in LineageKind}
 
 
 def attach(session_or_run: UUID | str) -> Session:
@@ -82,7 +81,7 @@ def _from_record(record: SessionRecord, *, table: bool = True) -> Session:
     session = Session(
         id=record.id,
         parent_session_ids=record.parents,
-        lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
+        lineage_kind=lineage_kind_of(record),
         lineage_operator=record.operator,
         sandbox=Placement.model_validate(record.placement) if record.placement else None,
         usage=usage_from_json(record.usage) if record.usage else None,

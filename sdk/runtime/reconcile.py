@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -71,6 +71,19 @@ def reconcile(
         changed=tuple(changed),
         by_id={str(r.id): r for r in changed},
     )
+
+
+def reconcile_noting(
+    store: ChunkStore,
+    records: Sequence[SessionRecord] | None = None,
+    *,
+    note: Callable[[str], object],
+) -> Reconciled:
+    """:func:`reconcile`, giving ``note`` the line that says the check could not be made."""
+    result = reconcile(store, records)
+    if result.note is not None:
+        note(result.note)
+    return result
 
 
 async def _reconciled(

@@ -14,7 +14,7 @@ from temporalio.client import Client
 from rath.backend.spec import BackendSandboxSpec
 from rath.contracts.runs import SESSION_LOOP, LoopCarry
 from rath.errors import RathError
-from rath.runtime.reconcile import reconcile
+from rath.runtime.reconcile import reconcile_noting
 from rath.runtime.run_query import describe_run, query_run
 from rath.runtime.runtime import get_runtime
 from rath.session.chunk import ChunkTable
@@ -58,9 +58,7 @@ class SessionCatalog:
 
     def reconcile(self) -> None:
         """Mark the records of runs that ended unannounced (a warning if that cannot be)."""
-        result = reconcile(current_store())
-        if result.note is not None:
-            logger.warning("%s", result.note)
+        reconcile_noting(current_store(), note=logger.warning)
 
 
 def load_recorded(record: SessionRecord) -> PersistedSession:
@@ -71,10 +69,12 @@ def load_recorded(record: SessionRecord) -> PersistedSession:
 
 def reconciled(record: SessionRecord) -> SessionRecord:
     """``record`` checked against Temporal (when it says running); a warning if it cannot be."""
-    result = reconcile(current_store(), [record])
-    if result.note is not None:
-        logger.warning("%s", result.note)
-    return result.apply([record])[0]
+    return reconcile_noting(current_store(), [record], note=logger.warning).apply([record])[0]
+
+
+def lineage_kind_of(record: SessionRecord) -> LineageKind:
+    """The lineage kind ``record`` names (``UNKNOWN`` for a kind this version does not know)."""
+    return _KINDS.get(record.kind, LineageKind.UNKNOWN)
 
 
 def _from_record(record: SessionRecord) -> PersistedSession:
@@ -89,7 +89,7 @@ def _from_record(record: SessionRecord) -> PersistedSession:
         created_at=record.created,
         parent_session_ids=record.parents,
         lineage_operator=record.operator,
-        lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
+        lineage_kind=lineage_kind_of(record),
         sandbox_backend=backend,
         sandbox_spec=BackendSandboxSpec(**spec) if spec else None,
         sandbox_handle_id=placement.get("sandbox_id"),
@@ -133,7 +133,7 @@ def _meta_of_record(record: SessionRecord) -> PersistedSessionMeta:
         path=None,
         created_at=record.created,
         lineage_operator=record.operator,
-        lineage_kind=_KINDS.get(record.kind, LineageKind.UNKNOWN),
+        lineage_kind=lineage_kind_of(record),
         chunk_count=count,
         closed=record.status != "running",
     )
