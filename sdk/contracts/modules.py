@@ -13,14 +13,9 @@ from rath.contracts.runs import ModuleSpec
 from rath.errors import ConfigError
 from rath.llm.provider import Provider, ProviderSpec, provider_from_spec
 from rath.memory import MemoryStore, memory_spec
-from rath.utils.targets import import_option, import_target
+from rath.utils.targets import class_target, import_option, import_target
 
 Encoder = Any  # a callable Provider -> ProviderSpec (client-side, resolves secrets)
-
-
-def class_target(cls: type) -> str:
-    """``"module:QualName"`` for a class."""
-    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def module_spec(module: Any, encode_provider: Encoder) -> ModuleSpec:

@@ -7,12 +7,7 @@ from typing import Any, Protocol
 
 from rath.budget import Budget
 from rath.contracts.calls import run_id_for, slug
-from rath.contracts.modules import (
-    class_target,
-    encode_call,
-    module_spec,
-    register_workflow_class,
-)
+from rath.contracts.modules import encode_call, module_spec, register_workflow_class
 from rath.contracts.queues import workflow_queue
 from rath.contracts.runs import CODE_VERSION, FORWARD, ForwardInput
 from rath.llm.provider import demo_fallback, provider_spec
@@ -23,6 +18,7 @@ from rath.session.session import Session
 from rath.settings import Settings
 from rath.tools.agent_tools import agent_tool_set
 from rath.utils.ids import new_id
+from rath.utils.targets import class_target
 from rath.utils.text import markdown_fields
 
 

@@ -156,9 +156,9 @@ class Runtime:
         self.search_attributes = await usable_search_attributes(client, settings)
         if settings.embedded and self._serves:
             queues = registered_code_queues(settings)
-            self._workers = rath_workers(client, settings, code_queues=queues)
             self._served.update((settings.task_queue, settings.affinity_queue, *queues))
-            self._worker_tasks = [asyncio.ensure_future(w.run()) for w in self._workers]
+            for worker in rath_workers(client, settings, code_queues=queues):
+                self._run(worker)
         return client
 
     async def serve_registered_code(self) -> None:
@@ -167,20 +167,21 @@ class Runtime:
         if not self.settings.embedded or not self._serves:
             return
         for queue in registered_code_queues(self.settings):
-            if queue not in self._served:
-                self._served.add(queue)
-                worker = code_worker(client, self.settings, queue)
-                self._workers.append(worker)
-                self._worker_tasks.append(asyncio.ensure_future(worker.run()))
+            self._serve(client, queue)
 
     async def serve_local_queue(self) -> None:
         """Poll :attr:`local_queue` (once a run has a loop executor; embedded or not)."""
-        client = await self.client()
-        if self.local_queue not in self._served:
-            self._served.add(self.local_queue)
-            worker = code_worker(client, self.settings, self.local_queue)
-            self._workers.append(worker)
-            self._worker_tasks.append(asyncio.ensure_future(worker.run()))
+        self._serve(await self.client(), self.local_queue)
+
+    def _serve(self, client: Client, queue: str) -> None:
+        """Poll ``queue`` with a code worker of this process, unless one already does."""
+        if queue not in self._served:
+            self._served.add(queue)
+            self._run(code_worker(client, self.settings, queue))
+
+    def _run(self, worker: Worker) -> None:
+        self._workers.append(worker)
+        self._worker_tasks.append(asyncio.ensure_future(worker.run()))
 
     def shutdown(self, timeout: float = _SHUTDOWN_TIMEOUT) -> None:
         """Stop the in-process worker (within ``timeout`` seconds) and the loop thread."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar, Generic, Protocol, TypeVar
+
+from rath.utils.targets import class_target, import_target
 
 
 class Pluggable(Protocol):
@@ -20,10 +21,6 @@ class Pluggable(Protocol):
 
 
 T = TypeVar("T", bound=Pluggable)
-
-
-def _target_of(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 class NamedRegistry(Generic[T]):
@@ -55,7 +52,7 @@ class NamedRegistry(Generic[T]):
         def add(cls: type[T]) -> type[T]:
             with self._lock:
                 builtin = self._targets.get(name)
-                if name in self._classes or builtin not in (None, _target_of(cls)):
+                if name in self._classes or builtin not in (None, class_target(cls)):
                     raise ValueError(f"a {self._kind} named {name!r} is already registered")
                 cls.name = name
                 self._classes[name] = cls
@@ -88,8 +85,7 @@ class NamedRegistry(Generic[T]):
         return cls
 
     def _load(self, name: str, target: str) -> type[T]:
-        module, _, qualname = target.partition(":")
-        found: type[T] = getattr(importlib.import_module(module), qualname)
+        found: type[T] = import_target(target)
         with self._lock:
             found.name = name
             return self._classes.setdefault(name, found)

@@ -10,6 +10,11 @@ from typing import Any
 from rath.errors import ConfigError
 
 
+def class_target(cls: type) -> str:
+    """``"module:QualName"`` for a class (what :func:`import_target` imports back)."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
 def import_target(target: str) -> Any:
     """The object named ``"module:QualName"``."""
     module_name, _, qualname = target.partition(":")
