@@ -32,9 +32,6 @@ class MemoryStoreClosed(UserError, MemoryBackendError):
         )
         self.handle = handle
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.handle, str(self)))
-
 
 class UnsupportedMemoryOp(MemoryBackendError):
     """A backend was given an op type it does not run."""
@@ -43,9 +40,6 @@ class UnsupportedMemoryOp(MemoryBackendError):
         super().__init__(f"memory backend {backend_name!r} does not support {op_type}")
         self.op_type = op_type
         self.backend_name = backend_name
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.op_type, self.backend_name))
 
 
 class MemoryBackendNotFound(MemoryBackendError):
@@ -61,9 +55,6 @@ class MemoryBackendNotFound(MemoryBackendError):
         self.name = name
         self.available = list(available)
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.name, self.available))
-
 
 class MemoryNotFound(MemoryBackendError):
     """Nothing is stored at ``uri``."""
@@ -72,9 +63,6 @@ class MemoryNotFound(MemoryBackendError):
         super().__init__(f"no memory at {uri!r}", retryable=False)
         self.uri = uri
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.uri,))
-
 
 class MemoryConflict(MemoryBackendError):
     """Something else is already stored at ``uri``."""
@@ -82,6 +70,3 @@ class MemoryConflict(MemoryBackendError):
     def __init__(self, uri: str) -> None:
         super().__init__(f"memory {uri!r} already exists", retryable=False)
         self.uri = uri
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.uri,))

@@ -39,9 +39,6 @@ class SandboxUnavailableError(ConfigError):
         self.reason = reason
         self.available = available
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.backend, self.reason, self.available))
-
 
 def register_backend(name: str, cls: type[SandboxBackend]) -> None:
     """Make a backend class available to :func:`open_sandbox` under ``name``.
