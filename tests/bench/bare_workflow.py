@@ -1,4 +1,4 @@
-"""The bare baselines: P1's no-op activity rounds, P3s's child fan-out."""
+"""The bare baselines: P1's no-op activity rounds (and with a model call), P3s's child fan-out."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import asyncio
 from datetime import timedelta
 
 from temporalio import activity, workflow
+
+with workflow.unsafe.imports_passed_through():
+    from openai import AsyncOpenAI
 
 
 @activity.defn(name="bench.noop")
@@ -26,6 +29,35 @@ class BareRounds:
                 await workflow.execute_activity(
                     noop, i, start_to_close_timeout=timedelta(seconds=30)
                 )
+        return rounds
+
+
+class ModelCall:
+    """P1's floor: the round's model call and nothing else (no transcript, no tool)."""
+
+    def __init__(self, base_url: str) -> None:
+        self.client = AsyncOpenAI(base_url=base_url, api_key="bench-key", max_retries=0)
+
+    @activity.defn(name="bench.model_call")
+    async def call(self, _: int) -> int:
+        """One chat completion of a one-message request, its answer read as JSON."""
+        body = {"model": "fake", "messages": [{"role": "user", "content": "go"}]}
+        await self.client.post("/chat/completions", body=body, cast_to=object)
+        return 0
+
+
+@workflow.defn(name="bench.ModelRounds")
+class ModelRounds:
+    """``rounds`` rounds of a model call and a no-op activity: the least any agent round does."""
+
+    @workflow.run
+    async def run(self, rounds: int) -> int:
+        """Run the rounds."""
+        for i in range(rounds):
+            await workflow.execute_activity(
+                "bench.model_call", i, start_to_close_timeout=timedelta(seconds=30)
+            )
+            await workflow.execute_activity(noop, i, start_to_close_timeout=timedelta(seconds=30))
         return rounds
 
 

@@ -9,7 +9,8 @@ Results and the command are recorded in ``docs/benchmarks.md``.
 P1  median time per loop round (zero-latency fake LLM in its own process + one tool call)
     / time per round of two bare no-op activities in a bare workflow, the two
     interleaved run by run (5 each, after a warm-up)                       target <= 1.2 (issue 30)
-    also prints the hand-written agent's round (the same model and tool call, no framework)
+    also prints the round of a model call and a no-op (the least an agent round does) and
+    the hand-written agent's round (the same model and tool call, no framework)
 P2  history bytes of a 200-round session / bytes of the chunks it added    target <= 3
 P3  fork to 64 agents (fake LLM with 100 ms latency) then merge, wall time
     / the same workflow with one agent                                       target <= 3
@@ -160,11 +161,12 @@ class SideWorker:
 def p1(rounds: int = 50, repeats: int = 5) -> float:
     """Per-round time of the agent loop against two bare activities per round, interleaved.
 
-    The hand-written agent (``handwritten.py``: the same model call and tool call per round,
-    without a framework) runs in the same rounds, to show what any agent's model and tool
-    calls cost over the bare activities.
+    Two more contenders run in the same rounds, to show what any agent's round costs over the
+    bare activities: a model call and a no-op (the least an agent round does: no transcript,
+    no tool) and the hand-written agent (``handwritten.py``: the same model and tool call per
+    round, without a framework).
     """
-    from bare_workflow import BareRounds, noop
+    from bare_workflow import BareRounds, ModelCall, ModelRounds, noop
     from handwritten import AgentActivities, HandwrittenAgent
     from support import FAST
 
@@ -185,20 +187,24 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
             provider = flow.Provider(model="fake", base_url=base_url)
             agent = flow.Agent("bench", provider=provider, options=FAST)
             acts = AgentActivities(base_url, home / "handwritten")
+            model = ModelCall(base_url)
             with (
-                SideWorker(address, [BareRounds], [noop]) as bare,
+                SideWorker(address, [BareRounds, ModelRounds], [noop, model.call]) as bare,
                 SideWorker(address, [HandwrittenAgent], [acts.complete, acts.path_exists]) as hand,
             ):
                 one_run(agent, home / "ws", rounds)  # the first runs warm up each worker
                 bare.run(BareRounds.run, rounds)
+                bare.run(ModelRounds.run, rounds)
                 hand.run(HandwrittenAgent.run, "go")
                 # Interleaved, so that the machine's drift (large on this box) weighs on all.
-                loop_times, bare_times, hand_times = [], [], []
+                loop_times, bare_times, model_times, hand_times = [], [], [], []
                 for _ in range(repeats):
                     loop_times.append(one_run(agent, home / "ws", rounds))
                     bare_times.append(bare.run(BareRounds.run, rounds))
+                    model_times.append(bare.run(ModelRounds.run, rounds))
                     hand_times.append(hand.run(HandwrittenAgent.run, "go"))
                 hand.close_on_loop(acts.client.close)
+                bare.close_on_loop(model.client.close)
         finally:
             llm.communicate(timeout=30)
     finally:
@@ -207,10 +213,13 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
     loop_round = statistics.median(loop_times) / rounds
     bare_round = statistics.median(bare_times) / rounds
     hand_round = statistics.median(hand_times) / rounds
+    model_round = statistics.median(model_times) / rounds
     ratio = loop_round / bare_round
     print(
         f"P1 per round: rath {loop_round * 1000:.1f} ms, two bare activities"
         f" {bare_round * 1000:.1f} ms -> ratio {ratio:.2f} (target <= 1.2);"
+        f" the model call and a no-op {model_round * 1000:.1f} ms"
+        f" ({model_round / bare_round:.2f} of bare);"
         f" hand-written agent {hand_round * 1000:.1f} ms"
         f" ({hand_round / bare_round:.2f} of bare; rath / hand-written"
         f" {loop_round / hand_round:.2f})"
