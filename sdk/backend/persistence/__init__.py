@@ -21,7 +21,6 @@ from uuid import UUID
 from rath.backend.abc import BackendSandbox
 from rath.backend.persistence.paths import (
     OPENSANDBOX_INDEX_SUFFIX,
-    aware_utc,
     ensure_local_root,
     ensure_opensandbox_root,
     local_root,
@@ -35,6 +34,7 @@ from rath.backend.persistence.paths import (
 from rath.backend.persistence.spec_json import spec_from_jsonable, spec_to_jsonable
 from rath.backend.registry import get
 from rath.backend.spec import BackendSandboxSpec
+from rath.utils.records import aware_utc
 
 SCHEMA_VERSION = 1
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID
 
@@ -58,8 +57,3 @@ def ensure_opensandbox_root() -> Path:
     root = opensandbox_root()
     root.mkdir(parents=True, exist_ok=True)
     return root
-
-
-def aware_utc(moment: datetime) -> datetime:
-    """``moment`` with a time zone: a naive one, as older records hold, is taken as UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

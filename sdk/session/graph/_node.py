@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from uuid import UUID
 
@@ -11,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from rath.llm.chat_response import RathLLMTokenUsage, usage_json
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
+from rath.utils.records import jsonable
 
 
 class GraphNode(BaseModel):
@@ -55,7 +55,9 @@ class GraphNode(BaseModel):
             "parent_session_ids": [str(pid) for pid in self.parent_session_ids],
             "lineage_operator": self.lineage_operator,
             "lineage_kind": self.lineage_kind.value,
-            "lineage_extras": [[str(key), _jsonable(value)] for key, value in self.lineage_extras],
+            "lineage_extras": [
+                [str(key), jsonable(value, allow_nan=False)] for key, value in self.lineage_extras
+            ],
             "chunk_count": self.chunk_count,
             "cumulative_usage": None if usage is None else usage_json(usage),
             "agent": self.agent,
@@ -70,11 +72,3 @@ def _known_chunk_count(session: Session) -> int | None:
         return len(session._rows)
     inline = session.table.inline_rows()
     return None if inline is None else len(inline)
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):  # unserialisable, circular, or NaN/inf (invalid JSON)
-        return str(value)
-    return value

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import UUID
 
-from rath.backend.persistence.paths import aware_utc
 from rath.errors import PersistenceError
 from rath.session.host import current_host
 from rath.session.persistence._records import (
@@ -31,6 +30,7 @@ from rath.session.persistence.paths import (
     sessions_dir,
 )
 from rath.session.persistence.writer import SessionWriter
+from rath.utils.records import aware_utc
 
 logger = logging.getLogger("rath.session.persistence")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +17,7 @@ from rath.session.chunk import ChunkKind, ChunkTable
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
 from rath.session.table_ref import TableRef
+from rath.utils.records import jsonable
 
 CURRENT_SCHEMA_VERSION = 1
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
@@ -85,7 +85,7 @@ class PersistedSessionHeader:
             "parent_session_ids": [str(p) for p in self.parent_session_ids],
             "lineage_operator": self.lineage_operator,
             "lineage_kind": self.lineage_kind.value,
-            "lineage_extras": [[k, _jsonable(v)] for k, v in self.lineage_extras],
+            "lineage_extras": [[k, jsonable(v)] for k, v in self.lineage_extras],
             "sandbox_backend": self.sandbox_backend,
             "sandbox_spec": spec_to_jsonable(self.sandbox_spec),
             "sandbox_handle_id": self.sandbox_handle_id,
@@ -200,11 +200,3 @@ def _uuids(values: Any) -> list[UUID]:
         except ValueError:
             continue  # unparseable parents are dropped, as OpenRath does
     return found
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return value
