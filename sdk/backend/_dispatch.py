@@ -11,6 +11,7 @@ import sys
 from collections.abc import Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from rath.backend import results as r
@@ -56,11 +57,13 @@ def _in_activity() -> bool:
 
 @dataclass
 class Target:
-    """An open sandbox as the plane dispatches to it."""
+    """An open sandbox as the plane dispatches to it, and the host directory it works on."""
 
     box: SandboxBackend
     shown_root: str  # where listed paths live, as OpenRath's FileEntry.path shows them
     timeout: float | None  # the spec's command timeout; None: none
+    root: Path
+    owned: bool  # whether closing it deletes ``root`` (the plane made it)
 
 
 async def dispatch(target: Target, call: t.BackendTool) -> r.ToolResult | bool:
@@ -68,9 +71,9 @@ async def dispatch(target: Target, call: t.BackendTool) -> r.ToolResult | bool:
     if isinstance(call, t.BackendToolFilesExists):
         return await _exists(target.box, call.path)
     try:
-        if isinstance(target.box, HostDirSandbox) and not _CALLED_IN_ACTIVITY.get():
-            return await _on_host_dir(target, target.box, call)
-        return await _on_primitives(target, call)
+        box = target.box
+        host = box if isinstance(box, HostDirSandbox) and not _CALLED_IN_ACTIVITY.get() else None
+        return await _run(target, call, host)
     except ToolFailure as failure:
         return _openrath_failure(failure, call)
 
@@ -83,24 +86,50 @@ async def _exists(box: SandboxBackend, path: str) -> bool:
         return False
 
 
-async def _on_host_dir(target: Target, box: HostDirSandbox, call: t.BackendTool) -> r.ToolResult:
+async def _run(target: Target, call: t.BackendTool, host: HostDirSandbox | None) -> r.ToolResult:
+    """Run ``call``: on ``host``'s plane entry points if given, else on the sandbox's primitives.
+
+    ``host``'s entry points are uncapped, with OpenRath's semantics; the ordinary primitives are
+    capped and checked as for agents' tools.
+    """
+    box = target.box
     if isinstance(call, t.BackendToolCommandRun):
-        return await _command(target, box, call)
-    if isinstance(call, t.BackendToolCodeRun):
-        timeout = target.timeout if call.timeout is None else call.timeout
-        ran = await box.run_python(call.code, language=call.language, timeout=timeout)
-        return r.CodeResult(None, ran.raw_stdout, ran.raw_stderr, code_error(ran))
+        if host is not None:
+            return await _program(target, host, call)
+        line = call.cmd if isinstance(call.cmd, str) else shlex.join(call.cmd)
+        if call.cwd:
+            line = f"cd {shlex.quote(call.cwd)} && {line}"
+        done = await box.run_command(line, timeout=call.timeout, env=call.env, stdin=call.stdin)
+        return r.CommandResult(
+            done.exit_code, _raw(done.stdout), _raw(done.stderr), done.elapsed_ms
+        )
     if isinstance(call, t.BackendToolFilesRead):
-        content = await box.read_file(call.path, encoding=call.encoding or "utf-8", whole=True)
+        codec = call.encoding or "utf-8"
+        if host is not None:
+            content = await host.read_file(call.path, encoding=codec, whole=True)
+        else:
+            content = await box.read_file(call.path, encoding=codec)
         return r.FileContent(content.data if call.encoding else _raw(content.data))
+    if isinstance(call, t.BackendToolFilesWrite):
+        return await box.write_file(call.path, call.data)
     if isinstance(call, t.BackendToolFilesList):
-        return _entries(target, await box.list_files(call.path, whole=True))
-    return await _on_primitives(target, call)
+        if host is not None:
+            return _entries(target, await host.list_files(call.path, whole=True))
+        return _entries(target, await box.list_files(call.path))
+    if isinstance(call, t.BackendToolCodeRun):
+        if host is not None:
+            timeout = target.timeout if call.timeout is None else call.timeout
+            ran = await host.run_python(call.code, language=call.language, timeout=timeout)
+            return r.CodeResult(None, ran.raw_stdout, ran.raw_stderr, code_error(ran))
+        primitive = await box.run_code(call.code, language=call.language, timeout=call.timeout)
+        return r.CodeResult(None, _raw(primitive.stdout), _raw(primitive.stderr), primitive.error)
+    return r.ToolExecutionFailure("unsupported_tool", f"no such payload: {type(call).__name__}")
 
 
-async def _command(
+async def _program(
     target: Target, box: HostDirSandbox, call: t.BackendToolCommandRun
 ) -> r.ToolResult:
+    """``call`` as a program on ``box``: a string under ``/bin/sh -c``, a sequence as an argv."""
     if isinstance(call.cmd, str):
         argv = ["/bin/sh", "-c", call.cmd]
     else:  # subprocess, which OpenRath used, also takes path objects
@@ -115,30 +144,6 @@ async def _command(
         timeout=target.timeout if call.timeout is None else call.timeout,
     )
     return r.CommandResult(done.exit_code, done.raw_stdout, done.raw_stderr, done.elapsed_ms)
-
-
-async def _on_primitives(target: Target, call: t.BackendTool) -> r.ToolResult:
-    """The sandbox's ordinary primitives (capped and checked as for agents' tools)."""
-    box = target.box
-    if isinstance(call, t.BackendToolCommandRun):
-        line = call.cmd if isinstance(call.cmd, str) else shlex.join(call.cmd)
-        if call.cwd:
-            line = f"cd {shlex.quote(call.cwd)} && {line}"
-        done = await box.run_command(line, timeout=call.timeout, env=call.env, stdin=call.stdin)
-        return r.CommandResult(
-            done.exit_code, _raw(done.stdout), _raw(done.stderr), done.elapsed_ms
-        )
-    if isinstance(call, t.BackendToolFilesRead):
-        content = await box.read_file(call.path, encoding=call.encoding or "utf-8")
-        return r.FileContent(content.data if call.encoding else _raw(content.data))
-    if isinstance(call, t.BackendToolFilesWrite):
-        return await box.write_file(call.path, call.data)
-    if isinstance(call, t.BackendToolFilesList):
-        return _entries(target, await box.list_files(call.path))
-    if isinstance(call, t.BackendToolCodeRun):
-        ran = await box.run_code(call.code, language=call.language, timeout=call.timeout)
-        return r.CodeResult(None, _raw(ran.stdout), _raw(ran.stderr), ran.error)
-    return r.ToolExecutionFailure("unsupported_tool", f"no such payload: {type(call).__name__}")
 
 
 def _raw(data: bytes | str) -> bytes:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -30,21 +29,15 @@ from rath.backend.spec import BackendSandboxSpec
 from rath.backend.tool_types import BackendTool
 
 
-@dataclass
-class _Opened(Target):
-    root: Path
-    owned: bool
-
-
 class HostDirBackend(Backend):
     """A backend whose sandboxes are :mod:`rath.backend.sandboxes` sandboxes on a host directory."""
 
     sandbox_class: ClassVar[type[SandboxBackend]] = LocalSandbox
 
     @property
-    def _boxes(self) -> dict[int, _Opened]:
+    def _boxes(self) -> dict[int, Target]:
         # Made on first use, so a subclass whose __init__ skips super().__init__() still works.
-        boxes: dict[int, _Opened] = self.__dict__.setdefault("_opened_boxes", {})
+        boxes: dict[int, Target] = self.__dict__.setdefault("_opened_boxes", {})
         return boxes
 
     @classmethod
@@ -70,7 +63,7 @@ class HostDirBackend(Backend):
         box = open_sandbox(dataclasses.replace(spec, backend=self.name, working_dir=str(root)))
         await box.__aenter__()
         sandbox = BackendSandbox(backend=self, handle=str(root), spec=spec)
-        self._boxes[id(sandbox)] = _Opened(box, self.shown_root(root), timeout, root, owned)
+        self._boxes[id(sandbox)] = Target(box, self.shown_root(root), timeout, root, owned)
         return sandbox
 
     async def _aclose(self, sandbox: BackendSandbox) -> None:
