@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
-import shutil
-import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -24,9 +21,11 @@ from rath.backend.persistence.paths import (
     ensure_local_root,
     ensure_opensandbox_root,
     local_root,
-    local_sandbox_dir,
     opensandbox_index_path,
     opensandbox_root,
+)
+from rath.backend.persistence.paths import (
+    local_sandbox_dir as local_sandbox_dir,
 )
 from rath.backend.persistence.paths import (
     sandboxes_dir as sandboxes_dir,
@@ -34,6 +33,7 @@ from rath.backend.persistence.paths import (
 from rath.backend.persistence.spec_json import spec_from_jsonable, spec_to_jsonable
 from rath.backend.registry import get
 from rath.backend.spec import BackendSandboxSpec
+from rath.utils.local_dirs import LocalDirRegistry
 from rath.utils.records import aware_utc
 
 SCHEMA_VERSION = 1
@@ -55,54 +55,26 @@ class RemoteSandboxRecord:
     path: Path = field(repr=False)
 
 
-class PersistentSandboxRegistry:
+class PersistentSandboxRegistry(LocalDirRegistry):
     """Allocates, lists, prunes and reattaches sandbox identities (state on disk, no locking).
 
     Every remote record lives in ``sandboxes/opensandbox/<uuid>.json``, whatever its backend
     (the record names it), as in OpenRath.
     """
 
+    kind = "local sandbox"
+
+    def _root(self) -> Path:
+        return local_root()
+
     def ensure_dirs(self) -> None:
         """Create both roots: ``sandboxes/local`` and ``sandboxes/opensandbox``."""
         ensure_local_root()
         ensure_opensandbox_root()
 
-    def alloc_local_id(self) -> UUID:
-        """A new local sandbox id, with its directory created."""
-        sandbox_id = uuid.uuid4()
-        self.ensure_local(sandbox_id)
-        return sandbox_id
-
-    def ensure_local(self, sandbox_id: UUID | str) -> Path:
-        """The directory of ``sandbox_id``, created if missing."""
-        path = local_sandbox_dir(sandbox_id)
-        path.mkdir(parents=True, exist_ok=True)
-        return path
-
-    def local_path(self, sandbox_id: UUID | str) -> Path:
-        """The directory of ``sandbox_id`` (not created)."""
-        return local_sandbox_dir(sandbox_id)
-
-    def list_local(self) -> list[UUID]:
-        """The local sandbox ids, sorted."""
-        root = local_root()
-        if not root.is_dir():
-            return []
-        return sorted(UUID(p.name) for p in root.iterdir() if p.is_dir() and _is_uuid(p.name))
-
-    def delete_local(self, sandbox_id: UUID | str) -> bool:
-        """Delete a local sandbox's directory; whether there was one."""
-        path = local_sandbox_dir(sandbox_id)
-        if not path.is_dir():
-            return False
-        shutil.rmtree(path)
-        return True
-
     def prune_local(self, *, older_than: timedelta) -> list[UUID]:
         """Delete local sandboxes whose directory was last modified before ``older_than`` ago."""
-        cutoff = time.time() - older_than.total_seconds()
-        pruned = [i for i in self.list_local() if _mtime(local_sandbox_dir(i)) < cutoff]
-        return [i for i in pruned if self.delete_local(i)]
+        return [i for i in self._stale(older_than.total_seconds()) if self.delete_local(i)]
 
     def record_remote(
         self,
@@ -184,21 +156,6 @@ class PersistentSandboxRegistry:
         sandbox: BackendSandbox = attach(record.remote_id, spec=record.spec)
         self.touch_remote(record.id)
         return sandbox
-
-
-def _is_uuid(text: str) -> bool:
-    try:
-        UUID(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return math.inf  # gone meanwhile: nothing to prune
 
 
 def _write_private(path: Path, data: dict[str, Any]) -> None:

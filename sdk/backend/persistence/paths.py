@@ -6,6 +6,7 @@ from pathlib import Path
 from uuid import UUID
 
 from rath.settings import Settings
+from rath.utils.local_dirs import local_dir
 
 SANDBOXES_DIR_NAME = "sandboxes"
 LOCAL_SUBDIR = "local"
@@ -29,10 +30,7 @@ def local_sandbox_dir(sandbox_id: UUID | str) -> Path:
     Raises:
         ValueError: ``sandbox_id`` is not one plain directory name.
     """
-    name = str(sandbox_id)
-    if not name or name in (".", "..") or "/" in name or "\\" in name:
-        raise ValueError(f"invalid local sandbox id {name!r}: use a plain name or a UUID")
-    return local_root() / name
+    return local_dir(local_root(), sandbox_id, "local sandbox")
 
 
 def opensandbox_root() -> Path:

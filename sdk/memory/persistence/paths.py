@@ -6,6 +6,7 @@ import uuid
 from pathlib import Path
 
 from rath.memory.describe import memory_dir
+from rath.utils.local_dirs import local_dir
 
 MEMORY_DIR_NAME = "memory"
 LOCAL_SUBDIR = "local"
@@ -30,7 +31,4 @@ def ensure_local_memory_root() -> Path:
 
 def local_store_dir(store_id: str | uuid.UUID) -> Path:
     """The directory of local store ``store_id`` (``ValueError``: not a plain name)."""
-    name = str(store_id)
-    if not name or name in (".", "..") or "/" in name or "\\" in name:
-        raise ValueError(f"invalid local memory store id {name!r}: use a plain name or a UUID")
-    return local_memory_root() / name
+    return local_dir(local_memory_root(), store_id, "local memory store")
