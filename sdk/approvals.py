@@ -22,7 +22,7 @@ from rath.contracts.approvals import (
 from rath.contracts.runs import FORWARD, SESSION_LOOP
 from rath.errors import ConfigError, RunNotFoundError, WorkerUnavailableError
 from rath.runtime.run_history import agent_names, child_runs
-from rath.runtime.run_query import describe_run, no_worker_message, query_run
+from rath.runtime.run_query import describe_run, no_worker_message, query_run, run_id_of
 from rath.runtime.runtime import get_runtime
 from rath.session.graph import SessionGraph
 from rath.session.graph.kind import LineageKind
@@ -100,9 +100,8 @@ def _answer(run: Session | str, decision: ApprovalDecision, timeout: float) -> s
 async def _agent_runs(client: Client, run: Session | str) -> list[str]:
     """The agent runs to ask: the run itself, or every agent run of a durable tree."""
     if isinstance(run, Session):
-        if run.run_id is None:
-            raise ConfigError("this session was not produced by a run, so no call can be waiting")
-        run_id, tree = run.run_id, run.lineage_kind is LineageKind.OP_WORKFLOW
+        run_id = run_id_of(run, "no call can be waiting")
+        tree = run.lineage_kind is LineageKind.OP_WORKFLOW
     else:
         run_id = run
         description = await describe_run(client, run_id)

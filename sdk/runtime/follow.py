@@ -21,6 +21,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from rath.errors import ConfigError
 from rath.llm.chat_response import RathLLMStreamDelta
 from rath.llm.stream import TOPIC
+from rath.runtime.run_query import run_id_of
 from rath.runtime.runtime import get_runtime
 from rath.session.deferred import PendingResult
 from rath.session.session import Session
@@ -172,9 +173,7 @@ def follow_events(
     Raises:
         ConfigError: ``run`` is a session that no run produced.
     """
-    run_id = run if isinstance(run, str) else run.run_id
-    if run_id is None:
-        raise ConfigError("this session was not produced by a run, so it has no events")
+    run_id = run_id_of(run, "it has no events")
     runtime = get_runtime()
     follower = EventFollower(run_id, from_offset)
 

@@ -7,9 +7,9 @@ import logging
 from temporalio.client import Client
 
 from rath.contracts.runs import FORWARD, SESSION_LOOP
-from rath.errors import ConfigError, WorkerUnavailableError
+from rath.errors import WorkerUnavailableError
 from rath.runtime.run_history import history_graph
-from rath.runtime.run_query import describe_run, query_run
+from rath.runtime.run_query import describe_run, query_run, run_id_of
 from rath.runtime.runtime import get_runtime
 from rath.session.graph import SessionGraph
 from rath.session.session import Session
@@ -28,12 +28,11 @@ def run_graph(run: Session | str, *, timeout: float = 30.0) -> SessionGraph:
         ConfigError: ``run`` is a session that no run produced (nothing to ask).
         RunNotFoundError: No run has that workflow id.
     """
-    run_id = run if isinstance(run, str) else run.run_id
-    if run_id is None:
-        raise ConfigError(
-            "this session was not produced by a run, so it has no run graph; use "
-            "rath.session.graph.lineage_journal_tracking() to record client-side operations"
-        )
+    run_id = run_id_of(
+        run,
+        "it has no run graph; use "
+        "rath.session.graph.lineage_journal_tracking() to record client-side operations",
+    )
 
     async def query(client: Client) -> SessionGraph:
         if (await describe_run(client, run_id)).workflow_type not in _ASKED:

@@ -13,8 +13,9 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from rath.contracts.queues import code_of
 from rath.contracts.runs import FORWARD
-from rath.errors import RunNotFoundError, WorkerUnavailableError
+from rath.errors import ConfigError, RunNotFoundError, WorkerUnavailableError
 from rath.runtime.run_history import run_input
+from rath.session.session import Session
 
 _NO_ANSWER = (RPCStatusCode.CANCELLED, RPCStatusCode.DEADLINE_EXCEEDED)
 _NO_POLLER = "no poller seen"
@@ -23,6 +24,19 @@ PROBE_QUERY = "__temporal_workflow_metadata"
 """A query every Temporal worker answers for every workflow it runs."""
 NO_POLLER_GRACE = 2.0
 """Seconds a query waits on a queue that no worker polls: one just started may not show yet."""
+
+
+def run_id_of(run: Session | str, lacking: str) -> str:
+    """The workflow id of ``run`` (an id, or a session a run produced).
+
+    Raises:
+        ConfigError: ``run`` is a session that no run produced; the message ends with
+            ``lacking`` (what such a session has not).
+    """
+    run_id = run if isinstance(run, str) else run.run_id
+    if run_id is None:
+        raise ConfigError(f"this session was not produced by a run, so {lacking}")
+    return run_id
 
 
 async def describe_run(client: Client, run_id: str) -> WorkflowExecutionDescription:
