@@ -22,7 +22,13 @@ from rath.contracts.approvals import (
 from rath.contracts.runs import FORWARD, SESSION_LOOP
 from rath.errors import ConfigError, RunNotFoundError, WorkerUnavailableError
 from rath.runtime.run_history import agent_names, child_runs
-from rath.runtime.run_query import describe_run, no_worker_message, query_run, run_id_of
+from rath.runtime.run_query import (
+    describe_run,
+    find_run,
+    no_worker_message,
+    query_run,
+    run_id_of,
+)
 from rath.runtime.runtime import get_runtime
 from rath.session.graph import SessionGraph
 from rath.session.graph.kind import LineageKind
@@ -110,26 +116,20 @@ async def _agent_runs(client: Client, run: Session | str) -> list[str]:
         tree = description.workflow_type == FORWARD.name
     if not tree:
         return [run_id]
-    try:
-        if await _closed(client, run_id):
-            return sorted(agent_names(await child_runs(client, run_id)))
-    except RunNotFoundError:
+    found = await find_run(client, run_id)
+    if found is None:
         return []  # not started yet (runs start lazily): nothing can be waiting
+    if found.status != WorkflowExecutionStatus.RUNNING:
+        return sorted(agent_names(await child_runs(client, run_id)))
     graph = await _query(client, run_id, "graph", SessionGraph, SessionGraph())
     kinds = (LineageKind.OP_SESSION_LOOP,)
     return sorted({n.run_id for n in graph.nodes if n.run_id and n.lineage_kind in kinds})
 
 
-async def _closed(client: Client, run_id: str) -> bool:
-    description = await describe_run(client, run_id)
-    return description.status != WorkflowExecutionStatus.RUNNING
-
-
 async def _asks(client: Client, run_id: str) -> bool:
     """Whether ``run_id`` is an agent run still going (only those can have calls waiting)."""
-    try:
-        description = await describe_run(client, run_id)
-    except RunNotFoundError:
+    description = await find_run(client, run_id)
+    if description is None:
         return False  # not started yet
     running = description.status == WorkflowExecutionStatus.RUNNING
     return running and description.workflow_type == SESSION_LOOP.name

@@ -15,7 +15,7 @@ from temporalio.client import Client
 from rath.contracts.runs import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
 from rath.errors import WorkerUnavailableError
 from rath.llm.chat_response import RathLLMTokenUsage
-from rath.runtime.run_query import check_worker, query_run
+from rath.runtime.run_query import check_worker, describe_run, query_run
 from rath.runtime.runtime import Runtime, notice
 from rath.session.graph import SessionGraph
 from rath.session.graph.kind import LineageKind
@@ -66,7 +66,7 @@ def _missing_worker(runtime: Runtime, run_id: str) -> tuple[str | None, int]:
     """Why no worker answers for ``run_id`` (None: one did), and its history's length."""
 
     async def probe(client: Client) -> tuple[str | None, int]:
-        length = (await client.get_workflow_handle(run_id).describe()).history_length
+        length = (await describe_run(client, run_id)).history_length
         try:
             await check_worker(client, run_id, timeout=_PROBE_SECONDS)
         except WorkerUnavailableError as exc:
@@ -101,7 +101,7 @@ async def _ask(client: Client, run_id: str, workflow: str) -> str:
         return "compressing" if workflow == COMPRESS_RUN.name else "running"
     graph = await _query(client, run_id, "graph", SessionGraph)
     usage = await _query(client, run_id, "usage", RathLLMTokenUsage | None)
-    description = await client.get_workflow_handle(run_id).describe()
+    description = await describe_run(client, run_id)
     started = {child.workflow_id for child in description.raw_description.pending_children}
     return f"{agent_counts(graph, started)} · {_tokens(usage)}"
 

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from temporalio.client import Client, WorkflowExecution, WorkflowExecutionStatus
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.service import RPCError
 
 from rath.errors import RathError
 from rath.llm.chat_response import usage_json
 from rath.runtime.run_history import CLOSED_STATUS, close_reason, closed_output
+from rath.runtime.run_query import find_run
 from rath.runtime.runtime import get_runtime
 from rath.store import Catalog, ChunkStore, SessionRecord
 
@@ -119,12 +120,8 @@ async def _runs_of(client: Client, workflow_ids: list[str]) -> dict[str, list[Wo
 
 async def _described(client: Client, workflow_id: str) -> list[WorkflowExecution]:
     """The newest run by ``describe``: visibility lags a just-started run a little."""
-    try:
-        return [await client.get_workflow_handle(workflow_id).describe()]
-    except RPCError as exc:
-        if exc.status is RPCStatusCode.NOT_FOUND:
-            return []
-        raise
+    found = await find_run(client, workflow_id)
+    return [] if found is None else [found]
 
 
 def newest(runs: Sequence[WorkflowExecution]) -> WorkflowExecution | None:

@@ -45,11 +45,19 @@ async def describe_run(client: Client, run_id: str) -> WorkflowExecutionDescript
     Raises:
         RunNotFoundError: No run has that workflow id.
     """
+    description = await find_run(client, run_id)
+    if description is None:
+        raise run_not_found(client, run_id)
+    return description
+
+
+async def find_run(client: Client, run_id: str) -> WorkflowExecutionDescription | None:
+    """The newest run of workflow id ``run_id``; None when no run has that id (yet)."""
     try:
         return await client.get_workflow_handle(run_id).describe()
     except RPCError as exc:
         if exc.status is RPCStatusCode.NOT_FOUND:
-            raise run_not_found(client, run_id) from None
+            return None
         raise
 
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowQueryFailedError
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.service import RPCError
 
 from rath.contracts.runs import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
-from rath.errors import RunNotFoundError, WorkerUnavailableError
+from rath.errors import WorkerUnavailableError
 from rath.runtime.run_history import (
     CLOSED_STATUS,
     StartedRun,
@@ -21,7 +21,13 @@ from rath.runtime.run_history import (
     closed_output,
     run_input,
 )
-from rath.runtime.run_query import check_worker, describe_run, query_run, run_not_found
+from rath.runtime.run_query import (
+    check_worker,
+    describe_run,
+    find_run,
+    query_run,
+    run_not_found,
+)
 from rath.session.chunk import ChunkRow
 from rath.session.graph import SessionGraph
 from rath.session.graph.kind import LineageKind
@@ -144,9 +150,8 @@ class _Watch:
         """Rows not reported yet: from the agent's result once it ended, else so far."""
         if agent_run in self.finished:
             return ()
-        try:
-            description = await describe_run(self.client, agent_run)
-        except RunNotFoundError:
+        description = await find_run(self.client, agent_run)
+        if description is None:
             return ()  # not started yet
         closed = description.status != WorkflowExecutionStatus.RUNNING
         if closed:
@@ -202,13 +207,7 @@ class _Watch:
 
 async def _started(client: Client, run_id: str, wait: float) -> None:
     deadline = time.monotonic() + wait
-    while True:
-        try:
-            await client.get_workflow_handle(run_id).describe()
-            return
-        except RPCError as exc:
-            if exc.status is not RPCStatusCode.NOT_FOUND:
-                raise
-            if time.monotonic() > deadline:
-                raise run_not_found(client, run_id) from None
+    while await find_run(client, run_id) is None:
+        if time.monotonic() > deadline:
+            raise run_not_found(client, run_id)
         await asyncio.sleep(POLL_SECONDS)
