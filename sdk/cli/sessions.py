@@ -16,11 +16,12 @@ from rath.cli.gc import parse_duration
 from rath.cli.lab import fork_record
 from rath.cli.view import view_command
 from rath.errors import ConfigError
+from rath.llm.chat_response import usage_json
 from rath.runtime.reconcile import reconcile, reconcile_noting
 from rath.runtime.runtime import get_runtime
 from rath.runtime.session_catalog import lineage_kind_of, load_recorded
 from rath.session.chunk import ChunkRow, format_chunk_row_brief
-from rath.session.graph import GraphNode, SessionGraph
+from rath.session.graph import GraphNode
 from rath.session.persistence import SessionWriter, load_session, prune_sessions
 from rath.session.persistence.loader import read_session_file
 from rath.session.session import Session
@@ -86,7 +87,8 @@ def export_command(args: argparse.Namespace) -> int:
     """One session as OpenRath JSONL, Markdown, or its lineage as Mermaid or DOT."""
     record = _record(args.id)
     if args.format in ("mermaid", "dot"):
-        graph = lineage_graph(current_catalog().records(), record.id)
+        catalog = current_catalog()
+        graph = catalog_graph(catalog, record.id, catalog.records())
         _emit(args.output, graph.to_mermaid() if args.format == "mermaid" else graph.to_dot())
         return 0
     loaded = load_session(record.id)
@@ -108,16 +110,7 @@ def import_command(args: argparse.Namespace) -> int:
     loaded = read_session_file(Path(args.file))
     header = loaded.header
     root = current_store().seal(TableRef.inline(*loaded.chunk_table.rows))
-    counts = loaded.cumulative_usage
-    usage = (
-        {
-            "prompt_tokens": counts.prompt_tokens,
-            "completion_tokens": counts.completion_tokens,
-            "total_tokens": counts.total_tokens,
-        }
-        if counts
-        else {}
-    )
+    usage = usage_json(loaded.cumulative_usage) if loaded.cumulative_usage else {}
     current_catalog().put(
         SessionRecord(
             id=header.id,
@@ -174,48 +167,49 @@ def reconcile_command(args: argparse.Namespace) -> int:
 
 
 def add_sessions_arguments(commands: Any) -> None:
-    """Register ``ls``, ``show``, ``export``, ``import``, ``fork``, ``prune``, ``reconcile``."""
-    ls = commands.add_parser("ls", help="list catalogued sessions")
+    """Register ``ls``, ``show``, ``export``, ``import``, ``fork``, ``prune``, ``reconcile``.
+
+    Their help lines are in :mod:`rath.cli`, whose ``rath sessions --help`` lists them.
+    """
+    ls = commands.add_parser("ls")
     ls.add_argument("--agent", help="only this agent's")
     ls.add_argument("--status", choices=STATUSES, help="only these")
     ls.add_argument("--since", type=parse_duration, help="only those created this recently (7d)")
     ls.add_argument("--root", help="only this session and those descending from it")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=ls_command)
-    show = commands.add_parser("show", help="a session's transcript, usage and lineage")
+    show = commands.add_parser("show")
     show.add_argument("id", help=ID_HELP)
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=show_command)
-    export = commands.add_parser(
-        "export", help="a session as jsonl or md, its lineage as mermaid or dot"
-    )
+    export = commands.add_parser("export")
     export.add_argument("id", help=ID_HELP)
     export.add_argument("--format", choices=("jsonl", "md", "mermaid", "dot"), default="md")
     export.add_argument("--output", "-o", help="write here (default: stdout; jsonl needs it)")
     export.set_defaults(func=export_command)
-    imported = commands.add_parser("import", help="catalog an OpenRath session file")
+    imported = commands.add_parser("import")
     imported.add_argument("file")
     imported.set_defaults(func=import_command)
-    fork = commands.add_parser("fork", help="a new session with the same transcript")
+    fork = commands.add_parser("fork")
     fork.add_argument("id", help=ID_HELP)
     fork.add_argument(
         "--at", type=int, metavar="K", help="branch at round K (0: before the first answer)"
     )
     fork.set_defaults(func=fork_command)
-    diff = commands.add_parser("diff", help="where two sessions part, and what each did after")
+    diff = commands.add_parser("diff")
     diff.add_argument("a", help=ID_HELP)
     diff.add_argument("b", help=ID_HELP)
     diff.add_argument("--json", action="store_true")
     diff.set_defaults(func=diff_command)
-    view = commands.add_parser("view", help="write a self-contained HTML page of a lineage")
+    view = commands.add_parser("view")
     view.add_argument("root", help=ID_HELP)
     view.add_argument("--output", "-o", help="the file (default: ./rath-lineage-ID.html)")
     view.set_defaults(func=view_command)
-    prune = commands.add_parser("prune", help="remove old finished sessions")
+    prune = commands.add_parser("prune")
     prune.add_argument("--older-than", type=parse_duration, required=True, help="e.g. 30d")
     prune.add_argument("--dry-run", action="store_true")
     prune.set_defaults(func=prune_command)
-    check = commands.add_parser("reconcile", help="make running records agree with Temporal")
+    check = commands.add_parser("reconcile")
     check.set_defaults(func=reconcile_command)
 
 
@@ -228,11 +222,6 @@ def _reconciled(records: list[SessionRecord]) -> list[SessionRecord]:
 def _record(key: str) -> SessionRecord:
     """The record ``key`` names: a full id, a unique prefix, or a run's workflow id."""
     return find_record(current_catalog().records(), key)
-
-
-def lineage_graph(records: list[SessionRecord], session_id: UUID) -> SessionGraph:
-    """The ancestors and descendants of ``session_id``: runs' kept graphs, then records."""
-    return catalog_graph(current_catalog(), session_id, records)
 
 
 def _ancestor_ids(record: SessionRecord, records: list[SessionRecord]) -> set[UUID]:
