@@ -15,7 +15,7 @@ from temporalio.client import Client
 from rath.contracts.runs import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
 from rath.errors import WorkerUnavailableError
 from rath.llm.chat_response import RathLLMTokenUsage
-from rath.runtime.run_query import check_worker, describe_run, query_run
+from rath.runtime.run_query import Stall, check_worker, describe_run, query_run
 from rath.runtime.runtime import Runtime, notice
 from rath.session.graph import SessionGraph
 from rath.session.graph.kind import LineageKind
@@ -51,13 +51,12 @@ def wait_noting_missing_worker(
     runtime: Runtime, run_id: str, future: concurrent.futures.Future[Any]
 ) -> Any:
     """``future``'s result; if no worker answers for ``run_id`` meanwhile, one line says so."""
-    stalled: int | None = None
+    stall = Stall()
     while not future.done():
         missing, length = _missing_worker(runtime, run_id)
-        if missing is not None and stalled is not None and length == stalled:
+        if stall.stuck(missing is not None, length):
             notice(f"{missing}; still waiting (Ctrl-C leaves the run to its workers)")
             break
-        stalled = length if missing is not None else None
         concurrent.futures.wait([future], timeout=PROBE_EVERY)
     return future.result()
 

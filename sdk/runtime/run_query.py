@@ -132,6 +132,19 @@ def worker_needed(queue: str, target: str | None = None) -> str:
     )
 
 
+class Stall:
+    """Polls of a run telling when it is stuck: no worker answered, twice, and nothing happened."""
+
+    def __init__(self) -> None:
+        self._length: int | None = None  # the history's length when no worker answered last
+
+    def stuck(self, unanswered: bool, history_length: int) -> bool:
+        """Note one poll; True when no worker answered it nor the last, and no event came since."""
+        stuck = unanswered and self._length == history_length
+        self._length = history_length if unanswered else None
+        return stuck
+
+
 def no_worker_message(run_id: str, queue: str, timeout: float, target: str | None = None) -> str:
     """Which worker must be running for ``run_id`` (on ``queue``) to answer."""
     where = f"run {run_id!r} (task queue {queue!r})"

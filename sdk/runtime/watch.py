@@ -22,6 +22,7 @@ from rath.runtime.run_history import (
     run_input,
 )
 from rath.runtime.run_query import (
+    Stall,
     check_worker,
     describe_run,
     find_run,
@@ -83,7 +84,7 @@ class _Watch:
         self.unanswered: WorkerUnavailableError | None = None
 
     async def events(self, run_id: str) -> AsyncIterator[RunEvent]:
-        stalled: int | None = None  # the history's length when no worker answered last
+        stall = Stall()
         said = False
         while True:
             description = await describe_run(self.client, run_id)
@@ -103,15 +104,14 @@ class _Watch:
                 yield RunEvent("end", "", status or "closed")
                 return
             unanswered = self._unanswered()
-            length = description.history_length
-            if unanswered is not None and self.stop_unanswered and stalled == length:
+            stuck = stall.stuck(unanswered is not None, description.history_length)
+            if stuck and self.stop_unanswered:
                 yield RunEvent("waiting", "", str(unanswered))
                 yield RunEvent("end", "", WAITING)
                 return
             if unanswered is not None and not self.stop_unanswered and not said:
                 yield RunEvent("waiting", "", str(unanswered))
                 said = True
-            stalled = length if unanswered is not None else None
             await asyncio.sleep(POLL_SECONDS)
 
     def _unanswered(self) -> WorkerUnavailableError | None:
