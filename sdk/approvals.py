@@ -21,16 +21,15 @@ from rath.contracts.approvals import (
 )
 from rath.contracts.runs import FORWARD, SESSION_LOOP
 from rath.errors import ConfigError, RunNotFoundError, WorkerUnavailableError
-from rath.runtime.run_history import agent_names, child_runs
 from rath.runtime.run_query import (
     describe_run,
     find_run,
+    forward_agents,
     no_worker_message,
     query_run,
     run_id_of,
 )
 from rath.runtime.runtime import get_runtime
-from rath.session.graph import SessionGraph
 from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
 
@@ -119,11 +118,11 @@ async def _agent_runs(client: Client, run: Session | str) -> list[str]:
     found = await find_run(client, run_id)
     if found is None:
         return []  # not started yet (runs start lazily): nothing can be waiting
-    if found.status != WorkflowExecutionStatus.RUNNING:
-        return sorted(agent_names(await child_runs(client, run_id)))
-    graph = await _query(client, run_id, "graph", SessionGraph, SessionGraph())
-    kinds = (LineageKind.OP_SESSION_LOOP,)
-    return sorted({n.run_id for n in graph.nodes if n.run_id and n.lineage_kind in kinds})
+    running = found.status == WorkflowExecutionStatus.RUNNING
+    try:
+        return sorted(await forward_agents(client, run_id, running=running, timeout=QUERY_SECONDS))
+    except RunNotFoundError:
+        return []  # gone meanwhile: nothing can be waiting
 
 
 async def _asks(client: Client, run_id: str) -> bool:

@@ -15,10 +15,10 @@ from temporalio.client import Client
 from rath.contracts.runs import COMPRESS_RUN, FORWARD, SESSION_LOOP, LoopCarry
 from rath.errors import WorkerUnavailableError
 from rath.llm.chat_response import RathLLMTokenUsage
+from rath.runtime.run_history import agent_nodes
 from rath.runtime.run_query import Stall, check_worker, describe_run, query_run
 from rath.runtime.runtime import Runtime, notice
 from rath.session.graph import SessionGraph
-from rath.session.graph.kind import LineageKind
 
 SHOW_AFTER = 2.0
 """Seconds of waiting before the line appears (short waits stay silent)."""
@@ -107,7 +107,7 @@ async def _ask(client: Client, run_id: str, workflow: str) -> str:
 
 def agent_counts(graph: SessionGraph, running_runs: set[str]) -> str:
     """``agents: R running, D done[, W waiting]`` for a forward's graph."""
-    loops = [n for n in graph.nodes if n.lineage_kind is LineageKind.OP_SESSION_LOOP]
+    loops = agent_nodes(graph)
     running = sum(1 for n in loops if n.run_id in running_runs)
     done = sum(
         1

@@ -81,6 +81,11 @@ def agent_names(runs: Sequence[StartedRun]) -> dict[str, str]:
     }
 
 
+def agent_nodes(graph: SessionGraph) -> list[GraphNode]:
+    """The agent runs (``run_session_loop`` nodes) of a run's session graph."""
+    return [node for node in graph.nodes if node.lineage_kind is LineageKind.OP_SESSION_LOOP]
+
+
 async def closed_output(client: Client, run_id: str) -> Session | None:
     """The session a closed run returned; None when it returned none (it failed, say)."""
     handle = client.get_workflow_handle(run_id, result_type=Session)

@@ -14,7 +14,8 @@ from temporalio.service import RPCError, RPCStatusCode
 from rath.contracts.queues import code_of
 from rath.contracts.runs import FORWARD
 from rath.errors import ConfigError, RunNotFoundError, WorkerUnavailableError
-from rath.runtime.run_history import run_input
+from rath.runtime.run_history import agent_names, agent_nodes, child_runs, run_input
+from rath.session.graph import SessionGraph
 from rath.session.session import Session
 
 _NO_ANSWER = (RPCStatusCode.CANCELLED, RPCStatusCode.DEADLINE_EXCEEDED)
@@ -87,6 +88,23 @@ async def query_run(
             raise
     target = await _forward_target(client, run_id)
     raise WorkerUnavailableError(no_worker_message(run_id, queue, timeout, target))
+
+
+async def forward_agents(
+    client: Client, run_id: str, *, running: bool, timeout: float
+) -> dict[str, str]:
+    """``{workflow id: agent name}`` of the agent runs a durable forward has started so far.
+
+    While it runs, those its graph holds; once it ended, the child runs its history holds.
+
+    Raises:
+        RunNotFoundError: No run has that workflow id.
+        WorkerUnavailableError: It runs, and no worker answered its graph query.
+    """
+    if not running:
+        return agent_names(await child_runs(client, run_id))
+    graph = await query_run(client, run_id, "graph", SessionGraph, timeout=timeout)
+    return {node.run_id: node.agent or "agent" for node in agent_nodes(graph) if node.run_id}
 
 
 async def check_worker(client: Client, run_id: str, *, timeout: float) -> None:

@@ -26,12 +26,11 @@ from rath.runtime.run_query import (
     check_worker,
     describe_run,
     find_run,
+    forward_agents,
     query_run,
     run_not_found,
 )
 from rath.session.chunk import ChunkRow
-from rath.session.graph import SessionGraph
-from rath.session.graph.kind import LineageKind
 from rath.session.session import Session
 from rath.session.table_ref import TableRef
 from rath.store import Catalog, ChunkStore
@@ -131,20 +130,13 @@ class _Watch:
                     self.unanswered = exc
             # a compression's one row once it ended; closing a sandbox shows only its end
             return {run_id: "compress"} if workflow_type == COMPRESS_RUN.name else {}
-        if running:
-            try:
-                graph: SessionGraph = await query_run(
-                    self.client, run_id, "graph", SessionGraph, timeout=_QUERY_SECONDS
-                )
-            except WorkerUnavailableError as exc:
-                self.unanswered = exc
-            else:
-                return {
-                    node.run_id: node.agent or "agent"
-                    for node in graph.nodes
-                    if node.lineage_kind is LineageKind.OP_SESSION_LOOP and node.run_id
-                }
-        return agent_names(await child_runs(self.client, run_id))
+        try:
+            return await forward_agents(
+                self.client, run_id, running=running, timeout=_QUERY_SECONDS
+            )
+        except WorkerUnavailableError as exc:
+            self.unanswered = exc
+        return agent_names(await child_runs(self.client, run_id))  # what its history holds
 
     async def _new_rows(self, agent_run: str, *, own: bool) -> tuple[ChunkRow, ...]:
         """Rows not reported yet: from the agent's result once it ended, else so far."""
