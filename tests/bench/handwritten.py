@@ -19,40 +19,35 @@ from temporalio import activity, workflow
 with workflow.unsafe.imports_passed_through():  # as Temporal's samples do
     from openai import AsyncOpenAI
 
-TOOLS = [
-    {
+
+def _tool(name: str, description: str, *fields: str) -> dict[str, Any]:
+    """A function tool taking the string ``fields``, all required (the Chat Completions shape)."""
+    properties = {field: {"type": "string"} for field in fields}
+    parameters = {"type": "object", "properties": properties, "required": list(fields)}
+    return {
         "type": "function",
-        "function": {
-            "name": "write_workspace_file",
-            "description": "Write text (UTF-8) to a file in the workspace.",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"],
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "workspace_path_exists",
-            "description": "Whether a path exists in the workspace.",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-            },
-        },
-    },
-]
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
+
+
+TOOLS = {
+    "write_workspace_file": _tool(
+        "write_workspace_file", "Write text (UTF-8) to a file in the workspace.", "path", "content"
+    ),
+    "workspace_path_exists": _tool(
+        "workspace_path_exists", "Whether a path exists in the workspace.", "path"
+    ),
+}
+"""The tools a run may offer, by name (a run offers one)."""
 
 
 @dataclass
 class ModelCall:
-    """One chat completion request: the whole transcript so far."""
+    """One chat completion request: the whole transcript so far, and the tool offered."""
 
     model: str
     messages: list[dict[str, Any]]
+    tool: str
 
 
 @dataclass
@@ -83,7 +78,7 @@ class AgentActivities:
         response = await self.client.chat.completions.create(
             model=call.model,
             messages=call.messages,  # type: ignore[arg-type]
-            tools=TOOLS,  # type: ignore[arg-type]
+            tools=[TOOLS[call.tool]],  # type: ignore[list-item]
         )
         return response.choices[0].message.model_dump(exclude_none=True)
 
@@ -112,8 +107,8 @@ class HandwrittenAgent:
     """The agent loop: ask the model, run its tool calls, until it answers without one."""
 
     @workflow.run
-    async def run(self, prompt: str) -> str:
-        """Run the loop on ``prompt``."""
+    async def run(self, prompt: str, tool: str = "write_workspace_file") -> str:
+        """Run the loop on ``prompt``, offering the model ``tool``."""
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": "bench"},
             {"role": "user", "content": prompt},
@@ -121,7 +116,7 @@ class HandwrittenAgent:
         while True:
             reply = await workflow.execute_activity(
                 "handwritten.complete",
-                ModelCall("fake", messages),
+                ModelCall("fake", messages, tool),
                 result_type=dict,
                 start_to_close_timeout=timedelta(seconds=60),
             )

@@ -130,14 +130,14 @@ class SideWorker:
                 raise RuntimeError("P1: a baseline worker did not start within 60 s")
         return self
 
-    def run(self, workflow_run: Callable[..., Any], arg: Any) -> float:
-        """Seconds for one run of ``workflow_run(arg)`` on this worker."""
+    def run(self, workflow_run: Callable[..., Any], *args: Any) -> float:
+        """Seconds for one run of ``workflow_run(*args)`` on this worker."""
 
         async def one() -> float:
             assert self._client is not None
             start = time.perf_counter()
             await self._client.execute_workflow(
-                workflow_run, arg, id=f"side-{uuid.uuid4()}", task_queue=self._queue
+                workflow_run, args=args, id=f"side-{uuid.uuid4()}", task_queue=self._queue
             )
             return time.perf_counter() - start
 
@@ -195,14 +195,14 @@ def p1(rounds: int = 50, repeats: int = 5) -> float:
                 one_run(agent, home / "ws", rounds)  # the first runs warm up each worker
                 bare.run(BareRounds.run, rounds)
                 bare.run(ModelRounds.run, rounds)
-                hand.run(HandwrittenAgent.run, "go")
+                hand.run(HandwrittenAgent.run, "go", "workspace_path_exists")
                 # Interleaved, so that the machine's drift (large on this box) weighs on all.
                 loop_times, bare_times, model_times, hand_times = [], [], [], []
                 for _ in range(repeats):
                     loop_times.append(one_run(agent, home / "ws", rounds))
                     bare_times.append(bare.run(BareRounds.run, rounds))
                     model_times.append(bare.run(ModelRounds.run, rounds))
-                    hand_times.append(hand.run(HandwrittenAgent.run, "go"))
+                    hand_times.append(hand.run(HandwrittenAgent.run, "go", "workspace_path_exists"))
                 hand.close_on_loop(acts.client.close)
                 bare.close_on_loop(model.client.close)
         finally:
