@@ -276,10 +276,26 @@ def test_a_frontend_port_taken_by_any_socket_is_picked_again(
             stop_server(home)
 
 
+def _stopped(pid: int, timeout: float = 30.0) -> None:
+    """Return once every thread of ``pid`` is stopped: a SIGSTOP lands thread by thread, and
+    on a loaded machine a thread not yet scheduled can still answer an RPC meanwhile."""
+    deadline = time.monotonic() + timeout
+    while True:
+        states = {
+            (task / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+            for task in Path(f"/proc/{pid}/task").iterdir()
+        }
+        if states <= {"T", "t"}:
+            return
+        assert time.monotonic() < deadline, f"server {pid} not stopped after {timeout:g} s"
+        time.sleep(0.01)
+
+
 def test_hung_server_is_replaced(home: Path) -> None:
     hung = ensure_server(home)
     os.kill(hung.pid, signal.SIGSTOP)  # alive, still a temporal process, but silent
     try:
+        _stopped(hung.pid)
         assert server_status(home) is None
         info = ensure_server(home, ready_timeout=1.0)
         assert info.started
