@@ -82,12 +82,18 @@ class AgentActivities:
         )
         return response.choices[0].message.model_dump(exclude_none=True)
 
+    def _inside(self, path: str) -> Path | None:
+        """``path`` in the session's workspace (a directory named after the workflow), or None
+        if it leads outside."""
+        workspace = (self.root / activity.info().workflow_id).resolve()
+        target = (workspace / path).resolve()
+        return target if target.is_relative_to(workspace) else None
+
     @activity.defn(name="handwritten.write_file")
     async def write_file(self, write: FileWrite) -> dict[str, Any]:
-        """Write the file in the session's workspace (a directory named after the workflow)."""
-        workspace = (self.root / activity.info().workflow_id).resolve()
-        target = (workspace / write.path).resolve()
-        if not target.is_relative_to(workspace):
+        """Write the file in the session's workspace."""
+        target = self._inside(write.path)
+        if target is None:
             return {"error": "path_outside_workspace"}
         target.parent.mkdir(parents=True, exist_ok=True)
         return {"bytes_written": target.write_text(write.content, encoding="utf-8")}
@@ -95,9 +101,8 @@ class AgentActivities:
     @activity.defn(name="handwritten.path_exists")
     async def path_exists(self, check: PathCheck) -> dict[str, Any]:
         """Whether the path exists in the session's workspace."""
-        workspace = (self.root / activity.info().workflow_id).resolve()
-        target = (workspace / check.path).resolve()
-        if not target.is_relative_to(workspace):
+        target = self._inside(check.path)
+        if target is None:
             return {"error": "path_outside_workspace"}
         return {"exists": target.exists()}
 
